@@ -1,0 +1,253 @@
+/*
+ * malloc.c - the C allocation entry points libgfpshim.so exports.
+ *
+ * Each one checks the arguments the way glibc 2.36 does, describes the
+ * request in a struct gfp_req and hands it to the fast path. Programs were
+ * written against glibc, so its answers are the contract: errno ENOMEM,
+ * posix_memalign leaves *memptr and errno alone on failure, realloc(p, 0)
+ * frees and returns NULL, free keeps errno, memalign rounds a non-power-of-two
+ * alignment up.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fastpath.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* jemalloc forbids size 0; glibc answers malloc(0) with a unique pointer. */
+static inline size_t nonzero(size_t n)
+{
+	return n ? n : 1;
+}
+
+static inline size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+EXPORT void *malloc(size_t n)
+{
+	struct gfp_req r = {.entry = GFP_E_malloc, .size = nonzero(n)};
+	return gfp_fastpath_alloc(&r);
+}
+
+EXPORT void free(void *p)
+{
+	gfp_fastpath_free(GFP_E_free, p, 0, 0);
+}
+
+EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	struct gfp_req r = {.entry = GFP_E_calloc, .mallocx_flags = MALLOCX_ZERO, .size = nonzero(n)};
+	return gfp_fastpath_alloc(&r);
+}
+
+static inline void *do_realloc(enum gfp_entry entry, void *old, size_t n)
+{
+	if (old == NULL) {
+		struct gfp_req r = {.entry = entry, .size = nonzero(n)};
+		return gfp_fastpath_alloc(&r);
+	}
+	if (n == 0) { /* glibc: REALLOC_ZERO_BYTES_FREES */
+		gfp_fastpath_free(entry, old, 0, 0);
+		return NULL;
+	}
+	struct gfp_req r = {.entry = entry, .size = n, .old = old};
+	return gfp_fastpath_realloc(&r);
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	return do_realloc(GFP_E_realloc, old, n);
+}
+
+EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return do_realloc(GFP_E_reallocarray, old, n);
+}
+
+/* glibc's _mid_memalign: small alignments are malloc's, huge ones EINVAL,
+ * others rounded up to a power of two. */
+static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
+{
+	if (align > SIZE_MAX / 2 + 1) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (align & (align - 1))
+		align = (size_t)1 << (64 - __builtin_clzll(align));
+	if (align < sizeof(void *))
+		align = sizeof(void *);
+	struct gfp_req r = {.entry = entry,
+			    .mallocx_flags = MALLOCX_ALIGN(align),
+			    .size = nonzero(n),
+			    .align = align};
+	return gfp_fastpath_alloc(&r);
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+	return do_memalign(GFP_E_memalign, align, n);
+}
+
+/* glibc before 2.38 treats aligned_alloc exactly like memalign. */
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	return do_memalign(GFP_E_aligned_alloc, align, n);
+}
+
+EXPORT void *valloc(size_t n)
+{
+	return do_memalign(GFP_E_valloc, page_size(), n);
+}
+
+EXPORT void *pvalloc(size_t n)
+{
+	size_t ps = page_size(), rounded;
+	if (__builtin_add_overflow(n, ps - 1, &rounded)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rounded &= ~(ps - 1);
+	return do_memalign(GFP_E_pvalloc, ps, rounded ? rounded : ps);
+}
+
+EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
+{
+	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
+		return EINVAL;
+	int saved = errno;
+	struct gfp_req r = {.entry = GFP_E_posix_memalign,
+			    .mallocx_flags = MALLOCX_ALIGN(align),
+			    .size = nonzero(n),
+			    .align = align};
+	void *p = gfp_fastpath_alloc(&r);
+	errno = saved;
+	if (!p)
+		return ENOMEM;
+	*memptr = p;
+	return 0;
+}
+
+EXPORT size_t malloc_usable_size(void *p)
+{
+	return p ? sallocx(p, 0) : 0;
+}
+
+/* glibc's internal names, which a few programs call directly: bound to
+ * glibc's own heap they would hand jemalloc pointers it does not own. */
+EXPORT void *__libc_malloc(size_t n) __attribute__((alias("malloc"), copy(malloc)));
+EXPORT void __libc_free(void *p) __attribute__((alias("free"), copy(free)));
+EXPORT void *__libc_calloc(size_t a, size_t b) __attribute__((alias("calloc"), copy(calloc)));
+EXPORT void *__libc_realloc(void *p, size_t n) __attribute__((alias("realloc"), copy(realloc)));
+EXPORT void *__libc_memalign(size_t a, size_t n) __attribute__((alias("memalign"), copy(memalign)));
+EXPORT void *__libc_valloc(size_t n) __attribute__((alias("valloc"), copy(valloc)));
+EXPORT void *__libc_pvalloc(size_t n) __attribute__((alias("pvalloc"), copy(pvalloc)));
+
+/* ------------------------------------------------------------------------
+ * glibc's introspection calls, answered from jemalloc's statistics.
+ * ---------------------------------------------------------------------- */
+
+struct je_totals {
+	size_t allocated, active, mapped, resident;
+};
+
+static struct je_totals je_totals(void)
+{
+	struct je_totals t = {0, 0, 0, 0};
+	uint64_t epoch = 1;
+	size_t sz = sizeof(epoch);
+	mallctl("epoch", &epoch, &sz, &epoch, sz);
+	sz = sizeof(size_t);
+	mallctl("stats.allocated", &t.allocated, &sz, NULL, 0);
+	mallctl("stats.active", &t.active, &sz, NULL, 0);
+	mallctl("stats.mapped", &t.mapped, &sz, NULL, 0);
+	mallctl("stats.resident", &t.resident, &sz, NULL, 0);
+	return t;
+}
+
+EXPORT struct mallinfo2 mallinfo2(void)
+{
+	struct je_totals t = je_totals();
+	struct mallinfo2 mi = {0};
+	mi.arena = t.mapped;
+	mi.ordblks = 1;
+	mi.uordblks = t.allocated;
+	mi.fordblks = t.mapped > t.allocated ? t.mapped - t.allocated : 0;
+	return mi;
+}
+
+/* The int-sized original, still called by old programs; values saturate. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+EXPORT struct mallinfo mallinfo(void)
+{
+	struct mallinfo2 m2 = mallinfo2();
+	struct mallinfo mi = {0};
+#define SAT(x) ((x) > (size_t)INT_MAX ? INT_MAX : (int)(x))
+	mi.arena = SAT(m2.arena);
+	mi.ordblks = SAT(m2.ordblks);
+	mi.uordblks = SAT(m2.uordblks);
+	mi.fordblks = SAT(m2.fordblks);
+#undef SAT
+	return mi;
+}
+#pragma GCC diagnostic pop
+
+/* Purging is what trimming means to jemalloc: give dirty pages back. */
+EXPORT int malloc_trim(size_t pad)
+{
+	(void)pad;
+	char name[64];
+	gfp_snprintf(name, sizeof(name), "arena.%u.purge", (unsigned)MALLCTL_ARENAS_ALL);
+	return mallctl(name, NULL, NULL, NULL, 0) == 0;
+}
+
+/* glibc's layout, on stderr, without stdio. */
+EXPORT void malloc_stats(void)
+{
+	struct je_totals t = je_totals();
+	char buf[512];
+	int n = gfp_snprintf(buf, sizeof(buf),
+			     "Arena 0:\nsystem bytes     = %10zu\nin use bytes     = %10zu\n"
+			     "Total (incl. mmap):\nsystem bytes     = %10zu\n"
+			     "in use bytes     = %10zu\nmax mmap regions = %10u\n"
+			     "max mmap bytes   = %10u\n",
+			     t.mapped, t.allocated, t.mapped, t.allocated, 0u, 0u);
+	gfp_write_all(STDERR_FILENO, buf, (size_t)n);
+}
+
+/* ------------------------------------------------------------------------
+ * The public API's hook and the library's lifetime.
+ * ---------------------------------------------------------------------- */
+
+EXPORT int gfpshim_active(void)
+{
+	return 1;
+}
+
+/* Initialisation is lazy (the first allocation does it); this only makes
+ * sure a program that never allocates before main still gets its
+ * configuration checked before main. */
+__attribute__((constructor(101))) static void gfpshim_ctor(void)
+{
+	gfp_init();
+}
+
+__attribute__((destructor(101))) static void gfpshim_dtor(void)
+{
+	gfp_fini();
+}

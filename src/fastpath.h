@@ -1,0 +1,73 @@
+/*
+ * fastpath.h - the fast path, inlined into every entry point of preload/.
+ *
+ * With no policy active a call costs one thread-local read and the jemalloc
+ * call. Everything else - the first call of a thread, a policy, a real
+ * ENOMEM - leaves through one tail call into the engine (fastpath.c), so the
+ * inlined code saves no registers and takes no locks.
+ */
+#ifndef GFP_FASTPATH_H
+#define GFP_FASTPATH_H
+
+#include <jemalloc/jemalloc.h>
+
+#include "internal.h"
+
+/* One allocation request, as every entry point describes it. */
+struct gfp_req {
+	enum gfp_entry entry;
+	int mallocx_flags; /* MALLOCX_ZERO, MALLOCX_ALIGN(): what jemalloc is asked */
+	size_t size;       /* bytes asked for; never 0 (mallocx forbids it) */
+	size_t align;      /* 0 for the natural alignment */
+	void *old;         /* realloc: the block being moved */
+	gfp_t gfp;         /* explicit flags, 0 when the caller gave none */
+};
+
+/* The engine's half, out of line. Returns NULL with errno set on failure. */
+void *gfp_alloc_policy(struct gfp_req *req) __attribute__((noinline));
+void *gfp_realloc_policy(struct gfp_req *req) __attribute__((noinline));
+void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
+	__attribute__((noinline));
+
+static inline __attribute__((always_inline)) void *gfp_fastpath_alloc(struct gfp_req *req)
+{
+	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
+		void *p = mallocx(req->size, req->mallocx_flags);
+		if (likely(p != NULL))
+			return p;
+	}
+	return gfp_alloc_policy(req);
+}
+
+static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(struct gfp_req *req)
+{
+	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
+		void *p = rallocx(req->old, req->size, req->mallocx_flags);
+		if (likely(p != NULL))
+			return p;
+	}
+	return gfp_realloc_policy(req);
+}
+
+/* `size` is the caller's size for sized deletes, 0 when unknown; `flags` the
+ * alignment the block was allocated with (jemalloc's sdallocx needs both).
+ * free() keeps errno: jemalloc may purge (madvise) inside dallocx. */
+static inline __attribute__((always_inline)) void gfp_fastpath_free(enum gfp_entry entry, void *p,
+								     size_t size, int flags)
+{
+	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
+		if (p != NULL) {
+			int *errnop = gfp_tls.errnop;
+			int saved = *errnop;
+			if (size)
+				sdallocx(p, size, flags);
+			else
+				dallocx(p, flags);
+			*errnop = saved;
+		}
+		return;
+	}
+	gfp_free_policy(entry, p, size, flags);
+}
+
+#endif /* GFP_FASTPATH_H */

@@ -1,0 +1,194 @@
+/*
+ * init.c - lazy initialisation: the first allocation of the process reads the
+ * configuration, whoever makes it (ld.so and libstdc++ allocate before any
+ * constructor of ours runs); the constructor only makes sure it happened.
+ *
+ * Reading the configuration must not allocate through the policy: it runs
+ * with the thread's guard raised, so anything libc allocates on its behalf
+ * goes straight to jemalloc. A bad configuration ends the process with
+ * status 125 before main, so a typo never silently turns a policy off.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "gfp_build.h"
+#include "internal.h"
+
+#define EXIT_CONFIG 125
+
+struct gfp_policy gfp_policy;
+bool gfp_policy_active;
+bool gfp_secure;
+
+enum { INIT_NONE, INIT_DONE };
+static int init_state; /* atomic */
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool strict = true;
+static int config_errors;
+
+extern char **environ;
+
+static void report_error(const char *msg)
+{
+	gfp_log(strict ? GFP_LOG_ERROR : GFP_LOG_WARNING, "%s%s", msg,
+		strict ? "" : " [ignored: GFP_STRICT=0]");
+}
+
+static void config_fail(const char *msg)
+{
+	report_error(msg);
+	config_errors++;
+}
+
+/* The policy file: read whole into a static buffer (no malloc here). */
+static void read_policy_file(const char *path, struct gfp_cfg_err *err)
+{
+	static char text[64 * 1024];
+	char src[300];
+	gfp_snprintf(src, sizeof(src), "GFP_POLICY_FILE %.256s", path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		char msg[512];
+		gfp_snprintf(msg, sizeof(msg),
+			     "GFP_POLICY_FILE: cannot read '%.256s': %s (fix the path or unset "
+			     "GFP_POLICY_FILE)",
+			     path, strerror(errno));
+		config_fail(msg);
+		return;
+	}
+	size_t len = 0;
+	for (;;) {
+		ssize_t r = read(fd, text + len, sizeof(text) - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len == sizeof(text))
+			break;
+	}
+	close(fd);
+	if (len == sizeof(text)) {
+		char msg[512];
+		gfp_snprintf(msg, sizeof(msg), "%s: larger than %zu bytes (split it up)", src,
+			     sizeof(text) - 1);
+		config_fail(msg);
+		return;
+	}
+	config_errors += config_parse(&gfp_policy, src, text, len, true, report_error, err);
+}
+
+static void read_strict(void)
+{
+	const char *s = secure_getenv("GFP_STRICT");
+	if (!s)
+		return;
+	if (strcmp(s, "0") == 0)
+		strict = false;
+	else if (strcmp(s, "1") != 0)
+		config_fail("GFP_STRICT: expected 0 (warn about bad settings) or 1 (exit 125, the "
+			    "default)");
+}
+
+static void log_effective_policy(void)
+{
+	char line[2048];
+	struct gfp_buf b = {line, sizeof(line), 0};
+	gfp_buf_printf(&b, "gfpshim %s policy:", GFP_VERSION);
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
+		gfp_buf_printf(&b, " %s=", gfp_keys[i].name);
+		config_format_value(&gfp_keys[i], &gfp_policy, &b);
+	}
+	gfp_log(GFP_LOG_INFO, "%s", line);
+}
+
+static void atfork_prepare(void)
+{
+	pthread_mutex_lock(&init_lock);
+	thread_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+	thread_atfork_parent();
+	pthread_mutex_unlock(&init_lock);
+}
+
+static void atfork_child(void)
+{
+	thread_atfork_child();
+	pthread_mutex_init(&init_lock, NULL);
+}
+
+static void do_init(void)
+{
+	gfp_secure = getauxval(AT_SECURE) != 0;
+	config_defaults(&gfp_policy);
+	read_strict();
+
+	char err_msg[512];
+	const char *log = secure_getenv("GFP_LOG");
+	if (log_set_dest(log, gfp_secure, err_msg, sizeof(err_msg)) != 0)
+		config_fail(err_msg);
+
+	struct gfp_cfg_err err = {0};
+	const char *file = secure_getenv("GFP_POLICY_FILE");
+	if (file && *file && !gfp_secure)
+		read_policy_file(file, &err);
+	const char *policy = secure_getenv("GFP_POLICY");
+	if (policy)
+		config_errors += config_parse(&gfp_policy, "GFP_POLICY", policy, strlen(policy),
+					      false, report_error, &err);
+
+	if (config_errors && strict)
+		_exit(EXIT_CONFIG);
+
+	const char *report = secure_getenv("GFP_REPORT");
+	if (report && *report && !gfp_secure) {
+		stats_set_report_path(report);
+		if (!gfp_policy.set[GFP_K_stats])
+			gfp_policy.stats = 1;
+	}
+	gfp_policy_active = gfp_policy.stats != 0;
+
+	if (gfp_policy.glibc_warn)
+		compat_warn_glibc_env();
+	if (gfp_policy.confirm)
+		log_effective_policy();
+
+	thread_init();
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+}
+
+bool gfp_init(void)
+{
+	if (likely(__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == INIT_DONE))
+		return true;
+	/* In theory ld.so could allocate before libc has set environ; then the
+	 * configuration cannot be read yet and the call passes through. */
+	if (environ == NULL)
+		return false;
+	gfp_tls.guard++;
+	pthread_mutex_lock(&init_lock);
+	if (__atomic_load_n(&init_state, __ATOMIC_RELAXED) != INIT_DONE) {
+		do_init();
+		__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&init_lock);
+	gfp_tls.guard--;
+	return true;
+}
+
+void gfp_fini(void)
+{
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
+		return;
+	gfp_tls.guard++;
+	stats_report_at_exit();
+	gfp_tls.guard--;
+}

@@ -1,0 +1,196 @@
+/*
+ * internal.h - declarations shared between the engine's files, grouped by the
+ * file that defines them. Nothing here is exported from libgfpshim.so.
+ */
+#ifndef GFP_INTERNAL_H
+#define GFP_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gfpshim.h"
+
+#define GFP_HIDDEN  __attribute__((visibility("hidden")))
+#define GFP_EXPORT  __attribute__((visibility("default")))
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* ------------------------------------------------------------------------
+ * entries (preload/entries.def)
+ * ---------------------------------------------------------------------- */
+enum gfp_entry {
+#define ENTRY(id, name, kind) GFP_E_##id,
+#include "entries.def"
+#undef ENTRY
+	GFP_ENTRY_COUNT
+};
+
+enum gfp_entry_kind { GFP_KIND_ALLOC, GFP_KIND_REALLOC, GFP_KIND_FREE, GFP_KIND_QUERY };
+
+extern const char *const gfp_entry_name[GFP_ENTRY_COUNT];
+extern const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT];
+
+/* ------------------------------------------------------------------------
+ * libc.c - string and formatting helpers that never allocate and are safe in
+ * signal handlers. The shim runs inside malloc: it cannot use stdio.
+ * ---------------------------------------------------------------------- */
+int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
+int gfp_snprintf(char *buf, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Appends to a bounded buffer; `len` saturates at `cap - 1`. */
+struct gfp_buf {
+	char *p;
+	size_t cap, len;
+};
+void gfp_buf_printf(struct gfp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gfp_buf_json_str(struct gfp_buf *b, const char *s);
+int gfp_strcasecmp_n(const char *a, const char *b, size_t n);
+unsigned gfp_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
+bool gfp_write_all(int fd, const char *p, size_t n);
+
+/* ------------------------------------------------------------------------
+ * flags.c - gfp flag names <-> bits.
+ * ---------------------------------------------------------------------- */
+/* Writes "NOFS|NOFAIL" style names; returns the length written. */
+size_t gfp_flags_name(gfp_t flags, char *buf, size_t n);
+/* Parses "nofs|nofail" (or 0x...); 0 on success, -1 with *bad pointing at an
+ * unknown word, -2 when more than one base context is named. No base context
+ * means KERNEL, as a bare modifier does in the kernel's GFP_KERNEL | X. */
+int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, size_t *badlen);
+
+/* ------------------------------------------------------------------------
+ * config.c - the policy, parsed from GFP_POLICY / GFP_POLICY_FILE.
+ * ---------------------------------------------------------------------- */
+enum gfp_key_type { GFP_T_BOOL, GFP_T_COUNT, GFP_T_SIZE, GFP_T_MS, GFP_T_PROB, GFP_T_ENUM, GFP_T_FLAGS };
+
+#define GFP_CTYPE_BOOL  bool
+#define GFP_CTYPE_COUNT int64_t
+#define GFP_CTYPE_SIZE  uint64_t
+#define GFP_CTYPE_MS    uint64_t
+#define GFP_CTYPE_PROB  double
+#define GFP_CTYPE_ENUM  unsigned
+#define GFP_CTYPE_FLAGS gfp_t
+
+enum gfp_key_id {
+#define KEY(id, name, type, def, min, max, choices, help) GFP_K_##id,
+#include "keys.def"
+#undef KEY
+	GFP_KEY_COUNT
+};
+
+struct gfp_policy {
+#define KEY(id, name, type, def, min, max, choices, help) GFP_CTYPE_##type id;
+#include "keys.def"
+#undef KEY
+	bool set[GFP_KEY_COUNT]; /* given explicitly, not a default */
+};
+
+struct gfp_key {
+	const char *name;
+	enum gfp_key_type type;
+	const char *def;
+	int64_t min, max;
+	const char *choices;
+	const char *help;
+	size_t offset;
+};
+extern const struct gfp_key gfp_keys[GFP_KEY_COUNT];
+
+/* Where an error message comes from: "GFP_POLICY" or "GFP_POLICY_FILE /x:3". */
+struct gfp_cfg_err {
+	char msg[512];
+	int count;
+};
+void config_defaults(struct gfp_policy *pol);
+/* Parses `key=value` pairs separated by ';', ',' or newlines ('#' comments
+ * when `file` is true). Returns the number of errors; each is formatted into
+ * err->msg (the last one wins) and passed to `report` when it is not NULL. */
+int config_parse(struct gfp_policy *pol, const char *src, const char *text, size_t len, bool file,
+		 void (*report)(const char *msg), struct gfp_cfg_err *err);
+/* Parses one value for key `k`. 0 on success, else -1 with `expect` set. */
+int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void *out,
+		       const char **expect);
+/* The nearest key name within a small edit distance, or NULL. */
+const char *config_did_you_mean(const char *key, size_t len);
+/* Prints the value of key `k` from `pol` as the parser accepts it. */
+void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, struct gfp_buf *b);
+
+/* ------------------------------------------------------------------------
+ * log.c - every message the shim prints, one write(2) each.
+ * ---------------------------------------------------------------------- */
+enum gfp_level { GFP_LOG_ERROR, GFP_LOG_WARNING, GFP_LOG_INFO };
+/* 0, or -1 with a message in `err` for a bad GFP_LOG value. */
+int log_set_dest(const char *dest, bool secure, char *err, size_t errlen);
+void gfp_log(enum gfp_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gfp_log_raw(const char *p, size_t n);
+
+/* ------------------------------------------------------------------------
+ * init.c - lazy initialisation, the global state, fork handlers.
+ * ---------------------------------------------------------------------- */
+extern struct gfp_policy gfp_policy;
+/* Whether any policy needs the shim on the allocation path at all. */
+extern bool gfp_policy_active;
+extern bool gfp_secure;
+/* True once the configuration is read; before that every call is passed
+ * through untouched (ld.so, libstdc++'s emergency pool). */
+bool gfp_init(void);
+void gfp_fini(void);
+
+/* ------------------------------------------------------------------------
+ * thread.c - the per-thread state.
+ * ---------------------------------------------------------------------- */
+enum gfp_tls_mode {
+	GFP_TLS_UNDECIDED = 0, /* new thread, or the shim is not initialised */
+	GFP_TLS_IDLE = 1,      /* no policy: straight to jemalloc */
+	GFP_TLS_POLICY = 2,    /* a policy applies: go through the engine */
+};
+
+struct gfp_entry_stats {
+	uint64_t calls, bytes, failures;
+};
+
+/* Per-thread block, allocated with mmap and reused after the thread exits. */
+struct gfp_thread {
+	struct gfp_thread *next, *prev;
+	int tid;
+	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
+};
+
+struct gfp_tls {
+	unsigned char mode;  /* enum gfp_tls_mode: the fast path's one read */
+	unsigned char guard; /* >0 while the shim works: nested calls go raw */
+	unsigned char exiting;
+	int *errnop;
+	struct gfp_thread *thread;
+};
+extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
+
+/* Decides the calling thread's mode; returns it. */
+enum gfp_tls_mode thread_enter(void);
+void thread_init(void);
+void thread_atfork_prepare(void);
+void thread_atfork_parent(void);
+void thread_atfork_child(void);
+/* Sums every thread's statistics (live and exited) into `out`. */
+void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT]);
+
+static inline void gfp_count(uint64_t *c, uint64_t n)
+{
+	/* Only the owning thread writes; readers at exit see a relaxed value. */
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+/* ------------------------------------------------------------------------
+ * stats.c - totals per entry point, the GFP_REPORT file.
+ * ---------------------------------------------------------------------- */
+void stats_report_at_exit(void);
+void stats_set_report_path(const char *path);
+
+/* ------------------------------------------------------------------------
+ * compat.c - glibc malloc settings that jemalloc ignores.
+ * ---------------------------------------------------------------------- */
+void compat_warn_glibc_env(void);
+
+#endif /* GFP_INTERNAL_H */

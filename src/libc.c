@@ -1,0 +1,269 @@
+/*
+ * libc.c - the few libc services the shim needs, written so that they never
+ * allocate, take no locks and are async-signal-safe.
+ *
+ * The shim runs inside malloc, inside ld.so and inside signal handlers, where
+ * stdio may be locked or may call malloc itself. Must never: call malloc,
+ * stdio, locale functions, or anything that can block on a lock.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------------
+ * A small vsnprintf: %d %i %u %x %X %p %s %c %% with the l, ll, z, j
+ * length modifiers, '-' and '0' flags, width and precision (number or '*').
+ * ---------------------------------------------------------------------- */
+struct out {
+	char *buf;
+	size_t n, len;
+};
+
+static void put(struct out *o, char c)
+{
+	if (o->len + 1 < o->n)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void put_padded(struct out *o, const char *s, size_t len, int width, bool left, char pad)
+{
+	int fill = width > (int)len ? width - (int)len : 0;
+	if (!left)
+		for (; fill > 0; fill--)
+			put(o, pad);
+	for (size_t i = 0; i < len; i++)
+		put(o, s[i]);
+	for (; fill > 0; fill--)
+		put(o, ' ');
+}
+
+static size_t utoa(char *end, unsigned long long v, unsigned base, bool upper)
+{
+	const char *digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	size_t n = 0;
+	do {
+		*--end = digits[v % base];
+		v /= base;
+		n++;
+	} while (v);
+	return n;
+}
+
+int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
+{
+	struct out o = {buf, n, 0};
+	for (const char *f = fmt; *f; f++) {
+		if (*f != '%') {
+			put(&o, *f);
+			continue;
+		}
+		f++;
+		bool left = false;
+		char pad = ' ';
+		for (;; f++) {
+			if (*f == '-')
+				left = true;
+			else if (*f == '0')
+				pad = '0';
+			else
+				break;
+		}
+		int width = 0, prec = -1;
+		if (*f == '*') {
+			width = va_arg(ap, int);
+			f++;
+		} else {
+			while (*f >= '0' && *f <= '9')
+				width = width * 10 + (*f++ - '0');
+		}
+		if (*f == '.') {
+			f++;
+			prec = 0;
+			if (*f == '*') {
+				prec = va_arg(ap, int);
+				f++;
+			} else {
+				while (*f >= '0' && *f <= '9')
+					prec = prec * 10 + (*f++ - '0');
+			}
+		}
+		int lng = 0; /* 0 int, 1 long, 2 long long, 3 size_t/intmax */
+		for (;; f++) {
+			if (*f == 'l')
+				lng++;
+			else if (*f == 'z' || *f == 'j' || *f == 't')
+				lng = 3;
+			else
+				break;
+		}
+		char tmp[32], *end = tmp + sizeof(tmp);
+		size_t len;
+		switch (*f) {
+		case 'd':
+		case 'i': {
+			long long v = lng == 0 ? va_arg(ap, int)
+				    : lng == 1 ? va_arg(ap, long)
+				    : lng == 2 ? va_arg(ap, long long)
+					       : (long long)va_arg(ap, ssize_t);
+			unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+			len = utoa(end, u, 10, false);
+			if (v < 0) {
+				if (pad == '0') {
+					put(&o, '-');
+					width = width > 0 ? width - 1 : 0;
+				} else {
+					*(end - len - 1) = '-';
+					len++;
+				}
+			}
+			put_padded(&o, end - len, len, width, left, pad);
+			break;
+		}
+		case 'u':
+		case 'x':
+		case 'X': {
+			unsigned long long v = lng == 0 ? va_arg(ap, unsigned)
+					     : lng == 1 ? va_arg(ap, unsigned long)
+					     : lng == 2 ? va_arg(ap, unsigned long long)
+							: (unsigned long long)va_arg(ap, size_t);
+			len = utoa(end, v, *f == 'u' ? 10 : 16, *f == 'X');
+			put_padded(&o, end - len, len, width, left, pad);
+			break;
+		}
+		case 'p': {
+			len = utoa(end, (uintptr_t)va_arg(ap, void *), 16, false);
+			*(end - len - 1) = 'x';
+			*(end - len - 2) = '0';
+			put_padded(&o, end - len - 2, len + 2, width, left, ' ');
+			break;
+		}
+		case 's': {
+			const char *s = va_arg(ap, const char *);
+			if (!s)
+				s = "(null)";
+			size_t sl = 0;
+			while (s[sl] && (prec < 0 || sl < (size_t)prec))
+				sl++;
+			put_padded(&o, s, sl, width, left, ' ');
+			break;
+		}
+		case 'c':
+			tmp[0] = (char)va_arg(ap, int);
+			put_padded(&o, tmp, 1, width, left, ' ');
+			break;
+		case '%':
+			put(&o, '%');
+			break;
+		default: /* unknown conversion: print it, never guess at varargs */
+			put(&o, '%');
+			if (*f)
+				put(&o, *f);
+			else
+				f--;
+			break;
+		}
+	}
+	if (n)
+		buf[o.len < n ? o.len : n - 1] = '\0';
+	return (int)o.len;
+}
+
+int gfp_snprintf(char *buf, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int r = gfp_vsnprintf(buf, n, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void gfp_buf_printf(struct gfp_buf *b, const char *fmt, ...)
+{
+	if (b->len + 1 >= b->cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = gfp_vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)r;
+	if (b->len > b->cap - 1)
+		b->len = b->cap - 1;
+}
+
+void gfp_buf_json_str(struct gfp_buf *b, const char *s)
+{
+	gfp_buf_printf(b, "\"");
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			gfp_buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			gfp_buf_printf(b, "\\u%04x", c);
+		else
+			gfp_buf_printf(b, "%c", c);
+	}
+	gfp_buf_printf(b, "\"");
+}
+
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Compares the n bytes of `a` with the NUL-terminated `b`, ignoring case. */
+int gfp_strcasecmp_n(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+	for (; i < n && b[i]; i++)
+		if (lower(a[i]) != lower(b[i]))
+			return lower(a[i]) - lower(b[i]);
+	if (i < n)
+		return 1;
+	return b[i] ? -1 : 0;
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent swaps), for
+ * did-you-mean. Key names are short; longer inputs are not worth a guess. */
+unsigned gfp_edit_distance(const char *a, size_t alen, const char *b, size_t blen)
+{
+	enum { MAX = 48 };
+	if (alen >= MAX || blen >= MAX)
+		return ~0u;
+	unsigned d[MAX][MAX];
+	for (size_t i = 0; i <= alen; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= blen; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= alen; i++) {
+		for (size_t j = 1; j <= blen; j++) {
+			unsigned cost = lower(a[i - 1]) != lower(b[j - 1]);
+			unsigned v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+			    lower(a[i - 2]) == lower(b[j - 1]) && d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[alen][blen];
+}
+
+bool gfp_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}

@@ -1,0 +1,108 @@
+/*
+ * stats.c - totals per entry point and the GFP_REPORT file written at exit.
+ *
+ * Counting happens in each thread's own block (thread.c); this file only
+ * sums and prints. The report is built in a static buffer and written with
+ * write(2): exit handlers may run while stdio is in any state.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gfp_build.h"
+#include "internal.h"
+
+const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
+#define ENTRY(id, name, kind) name,
+#include "entries.def"
+#undef ENTRY
+};
+
+const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT] = {
+#define ENTRY(id, name, kind) GFP_KIND_##kind,
+#include "entries.def"
+#undef ENTRY
+};
+
+static char report_path[1024];
+
+void stats_set_report_path(const char *path)
+{
+	size_t n = strlen(path);
+	if (n >= sizeof(report_path)) {
+		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: path longer than %zu bytes, no report",
+			sizeof(report_path) - 1);
+		return;
+	}
+	memcpy(report_path, path, n + 1);
+}
+
+static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
+{
+	uint64_t calls = 0, bytes = 0, failures = 0;
+	for (size_t i = 0; i < GFP_ENTRY_COUNT; i++) {
+		calls += s[i].calls;
+		bytes += s[i].bytes;
+		failures += s[i].failures;
+	}
+	gfp_buf_printf(b, "{\"gfpshim\":\"%s\",\"pid\":%d,\"policy\":{", GFP_VERSION,
+		       (int)getpid());
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
+		char v[256];
+		struct gfp_buf vb = {v, sizeof(v), 0};
+		config_format_value(&gfp_keys[i], &gfp_policy, &vb);
+		v[vb.len] = '\0';
+		gfp_buf_printf(b, "%s\"%s\":", i ? "," : "", gfp_keys[i].name);
+		gfp_buf_json_str(b, v);
+	}
+	gfp_buf_printf(b, "},\"totals\":{\"calls\":%llu,\"bytes\":%llu,\"failures\":%llu},",
+		       (unsigned long long)calls, (unsigned long long)bytes,
+		       (unsigned long long)failures);
+	gfp_buf_printf(b, "\"entries\":{");
+	const char *sep = "";
+	for (size_t i = 0; i < GFP_ENTRY_COUNT; i++) {
+		if (!s[i].calls)
+			continue;
+		gfp_buf_printf(b, "%s", sep);
+		gfp_buf_json_str(b, gfp_entry_name[i]);
+		gfp_buf_printf(b, ":{\"calls\":%llu,\"bytes\":%llu,\"failures\":%llu}",
+			       (unsigned long long)s[i].calls, (unsigned long long)s[i].bytes,
+			       (unsigned long long)s[i].failures);
+		sep = ",";
+	}
+	gfp_buf_printf(b, "}}\n");
+}
+
+void stats_report_at_exit(void)
+{
+	if (!gfp_policy.stats)
+		return;
+	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
+	static char text[16384];
+	struct gfp_buf b = {text, sizeof(text), 0};
+	thread_sum_stats(s);
+	format_report(&b, s);
+	if (!report_path[0]) {
+		/* No file: one summary line in the log. */
+		uint64_t calls = 0, failures = 0;
+		for (size_t i = 0; i < GFP_ENTRY_COUNT; i++)
+			calls += s[i].calls, failures += s[i].failures;
+		gfp_log(GFP_LOG_INFO, "pid %d: %llu calls, %llu failures", (int)getpid(),
+			(unsigned long long)calls, (unsigned long long)failures);
+		return;
+	}
+	int saved = errno;
+	/* O_TRUNC: one report per process; a child of a fork that exits writes
+	 * its own report over the same path only if the user asked for it with
+	 * %p in the path. */
+	int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: cannot write '%s': %s", report_path,
+			strerror(errno));
+	} else {
+		gfp_write_all(fd, text, b.len);
+		close(fd);
+	}
+	errno = saved;
+}

@@ -1,0 +1,153 @@
+/*
+ * thread.c - the per-thread state: the fast path's mode word, the
+ * re-entrancy guard, and the statistics block of threads under a policy.
+ *
+ * Blocks come from mmap, never from malloc, and are reused after their thread
+ * exits. The registry lock is taken only when a thread starts or ends under a
+ * policy and when totals are read, never on an allocation.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+__thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gfp_thread *live;	   /* threads under a policy */
+static struct gfp_thread *spare;   /* blocks of exited threads, for reuse */
+static struct gfp_entry_stats dead[GFP_ENTRY_COUNT]; /* what exited threads counted */
+static pthread_key_t exit_key;
+static bool exit_key_ok;
+
+static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *from)
+{
+	for (size_t i = 0; i < GFP_ENTRY_COUNT; i++) {
+		into[i].calls += __atomic_load_n(&from[i].calls, __ATOMIC_RELAXED);
+		into[i].bytes += __atomic_load_n(&from[i].bytes, __ATOMIC_RELAXED);
+		into[i].failures += __atomic_load_n(&from[i].failures, __ATOMIC_RELAXED);
+	}
+}
+
+/* Runs from the thread's own pthread key destructor. Late calls of this
+ * thread (other destructors, libc teardown) stay idle: registering again
+ * would only ask glibc for another destructor round. */
+static void thread_exit(void *arg)
+{
+	struct gfp_thread *t = arg;
+	gfp_tls.guard++;
+	pthread_mutex_lock(&registry_lock);
+	fold(dead, t->stats);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		live = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->next = spare;
+	spare = t;
+	pthread_mutex_unlock(&registry_lock);
+	gfp_tls.thread = NULL;
+	gfp_tls.exiting = 1;
+	gfp_tls.mode = GFP_TLS_IDLE;
+	gfp_tls.guard--;
+}
+
+void thread_init(void)
+{
+	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
+}
+
+static struct gfp_thread *block_get(void)
+{
+	struct gfp_thread *t = NULL;
+	pthread_mutex_lock(&registry_lock);
+	if (spare) {
+		t = spare;
+		spare = t->next;
+	}
+	pthread_mutex_unlock(&registry_lock);
+	if (!t) {
+		void *m = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		t = m;
+	}
+	memset(t, 0, sizeof(*t));
+	t->tid = (int)gettid();
+	return t;
+}
+
+enum gfp_tls_mode thread_enter(void)
+{
+	if (!gfp_init())
+		return GFP_TLS_UNDECIDED;
+	gfp_tls.errnop = &errno;
+	if (!gfp_policy_active || gfp_tls.exiting) {
+		gfp_tls.mode = GFP_TLS_IDLE;
+		return GFP_TLS_IDLE;
+	}
+	gfp_tls.guard++;
+	struct gfp_thread *t = block_get();
+	if (t) {
+		pthread_mutex_lock(&registry_lock);
+		t->next = live;
+		if (live)
+			live->prev = t;
+		live = t;
+		pthread_mutex_unlock(&registry_lock);
+		if (exit_key_ok)
+			pthread_setspecific(exit_key, t);
+	}
+	gfp_tls.thread = t;
+	gfp_tls.mode = GFP_TLS_POLICY;
+	gfp_tls.guard--;
+	return GFP_TLS_POLICY;
+}
+
+void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT])
+{
+	memset(out, 0, sizeof(struct gfp_entry_stats) * GFP_ENTRY_COUNT);
+	pthread_mutex_lock(&registry_lock);
+	fold(out, dead);
+	for (struct gfp_thread *t = live; t; t = t->next)
+		fold(out, t->stats);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void thread_atfork_prepare(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+void thread_atfork_parent(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+/* The child is a new process with one thread: it counts from zero, and the
+ * blocks of the parent's other threads become spares. */
+void thread_atfork_child(void)
+{
+	pthread_mutex_init(&registry_lock, NULL);
+	struct gfp_thread *self = gfp_tls.thread, *t = live;
+	while (t) {
+		struct gfp_thread *next = t->next;
+		if (t != self) {
+			t->next = spare;
+			spare = t;
+		}
+		t = next;
+	}
+	memset(dead, 0, sizeof(dead));
+	live = self;
+	if (self) {
+		self->next = self->prev = NULL;
+		memset(self->stats, 0, sizeof(self->stats));
+		self->tid = (int)gettid();
+	}
+}

@@ -1,0 +1,225 @@
+/*
+ * gfp-run - run a program under libgfpshim.so.
+ *
+ *   gfp-run [--policy STR] [--policy-file F] [--log DEST] [--report F] -- PROG ARGS
+ *   gfp-run --list-keys
+ *
+ * It validates the policy with the engine's own parser (the same messages,
+ * status 125), sets the variables, prepends the library to LD_PRELOAD and
+ * execs PROG. The library is looked for next to the tool first (a build
+ * tree: build/tools/../preload), then in the install prefix.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "gfp_build.h"
+#include "internal.h"
+
+#define EXIT_USAGE     2
+#define EXIT_CONFIG    125
+#define EXIT_NOEXEC    126
+#define EXIT_NOTFOUND  127
+#define LIB_NAME       "libgfpshim.so"
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gfp-run [--policy STR] [--policy-file FILE] [--log DEST] [--report FILE]\n"
+		   "               [--lib PATH] -- PROG [ARGS...]\n"
+		   "       gfp-run --list-keys\n"
+		   "Runs PROG with libgfpshim.so preloaded. --policy sets GFP_POLICY (see\n"
+		   "--list-keys), --log GFP_LOG (stderr, fd:N or a path), --report GFP_REPORT.\n");
+}
+
+static void list_keys(void)
+{
+	static const char *const type_name[] = {"bool", "count", "size", "time", "prob", "enum",
+						"flags"};
+	printf("%-20s %-6s %-10s %s\n", "KEY", "TYPE", "DEFAULT", "MEANING");
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
+		const struct gfp_key *k = &gfp_keys[i];
+		printf("%-20s %-6s %-10s %s", k->name, type_name[k->type], k->def, k->help);
+		if (k->type == GFP_T_ENUM)
+			printf(" [%s]", k->choices);
+		printf("\n");
+	}
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Next to the tool (build tree or a relocated install), then the prefix. */
+static bool find_library(char *out, size_t n)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len > 0) {
+		exe[len] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			const char *rel[] = {"/../preload/" LIB_NAME, "/" LIB_NAME};
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				snprintf(out, n, "%s%s", exe, rel[i]);
+				if (is_file(out))
+					return true;
+			}
+		}
+	}
+	snprintf(out, n, "%s/%s", GFP_LIBDIR, LIB_NAME);
+	return is_file(out);
+}
+
+/* PROG as execvp would find it, for the checks below. */
+static bool resolve(const char *prog, char *out, size_t n)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, n, "%s", prog);
+		return access(out, F_OK) == 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", prog);
+		if (is_file(out) && access(out, X_OK) == 0)
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+/* LD_PRELOAD cannot reach a static executable: say so instead of running a
+ * program that silently ignores its policy. */
+static bool is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	Elf64_Ehdr eh;
+	bool stat_elf = false;
+	if (read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		stat_elf = true;
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (off_t)i * eh.e_phentsize)) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
+				stat_elf = false;
+		}
+	}
+	close(fd);
+	return stat_elf;
+}
+
+static void report_to_stderr(const char *msg)
+{
+	fprintf(stderr, "gfp-run: error: %s\n", msg);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"policy", required_argument, NULL, 'p'}, {"policy-file", required_argument, NULL, 'f'},
+		{"log", required_argument, NULL, 'l'},	  {"report", required_argument, NULL, 'r'},
+		{"lib", required_argument, NULL, 'L'},	  {"list-keys", no_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},	  {"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *policy = NULL, *policy_file = NULL, *log = NULL, *report = NULL, *lib = NULL;
+	int c;
+	while ((c = getopt_long(argc, argv, "+p:f:l:r:L:khV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': policy = optarg; break;
+		case 'f': policy_file = optarg; break;
+		case 'l': log = optarg; break;
+		case 'r': report = optarg; break;
+		case 'L': lib = optarg; break;
+		case 'k': list_keys(); return 0;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("gfp-run %s\n", GFP_VERSION); return 0;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "gfp-run: error: no program to run (gfp-run [options] -- PROG ARGS)\n");
+		return EXIT_USAGE;
+	}
+
+	if (policy) {
+		struct gfp_policy pol;
+		struct gfp_cfg_err err = {0};
+		config_defaults(&pol);
+		if (config_parse(&pol, "--policy (GFP_POLICY)", policy, strlen(policy), false,
+				 report_to_stderr, &err))
+			return EXIT_CONFIG;
+		setenv("GFP_POLICY", policy, 1);
+	}
+	if (policy_file) {
+		if (access(policy_file, R_OK) != 0) {
+			fprintf(stderr, "gfp-run: error: --policy-file: cannot read '%s': %s\n",
+				policy_file, strerror(errno));
+			return EXIT_CONFIG;
+		}
+		setenv("GFP_POLICY_FILE", policy_file, 1);
+	}
+	if (log)
+		setenv("GFP_LOG", log, 1);
+	if (report)
+		setenv("GFP_REPORT", report, 1);
+
+	char libpath[PATH_MAX];
+	if (lib) {
+		snprintf(libpath, sizeof(libpath), "%s", lib);
+		if (!is_file(libpath)) {
+			fprintf(stderr, "gfp-run: error: --lib: no file '%s'\n", lib);
+			return EXIT_USAGE;
+		}
+	} else if (!find_library(libpath, sizeof(libpath))) {
+		fprintf(stderr,
+			"gfp-run: error: cannot find %s next to gfp-run or in %s (build it with "
+			"'meson compile -C build', or pass --lib PATH)\n",
+			LIB_NAME, GFP_LIBDIR);
+		return EXIT_USAGE;
+	}
+
+	const char *prog = argv[optind];
+	char resolved[PATH_MAX];
+	if (!resolve(prog, resolved, sizeof(resolved))) {
+		fprintf(stderr, "gfp-run: error: %s: command not found\n", prog);
+		return EXIT_NOTFOUND;
+	}
+	if (is_static_elf(resolved)) {
+		fprintf(stderr,
+			"gfp-run: error: %s is statically linked: LD_PRELOAD cannot reach its "
+			"allocations\n",
+			resolved);
+		return EXIT_NOEXEC;
+	}
+
+	const char *old = getenv("LD_PRELOAD");
+	char preload[2 * PATH_MAX];
+	if (old && *old)
+		snprintf(preload, sizeof(preload), "%s:%s", libpath, old);
+	else
+		snprintf(preload, sizeof(preload), "%s", libpath);
+	setenv("LD_PRELOAD", preload, 1);
+
+	execvp(prog, argv + optind);
+	int e = errno;
+	fprintf(stderr, "gfp-run: error: cannot run %s: %s\n", prog, strerror(e));
+	return e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
+}
