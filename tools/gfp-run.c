@@ -70,8 +70,8 @@ static bool find_library(char *out, size_t n)
 			*slash = '\0';
 			const char *rel[] = {"/../preload/" LIB_NAME, "/" LIB_NAME};
 			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-				snprintf(out, n, "%s%s", exe, rel[i]);
-				if (is_file(out))
+				int w = snprintf(out, n, "%s%s", exe, rel[i]);
+				if (w > 0 && (size_t)w < n && is_file(out))
 					return true;
 			}
 		}
