@@ -122,7 +122,7 @@ EXPORT void *pvalloc(size_t n)
 		return NULL;
 	}
 	rounded &= ~(ps - 1);
-	return do_memalign(GFP_E_pvalloc, ps, rounded ? rounded : ps);
+	return do_memalign(GFP_E_pvalloc, ps, rounded); /* pvalloc(0): glibc's minimum */
 }
 
 EXPORT int posix_memalign(void **memptr, size_t align, size_t n)

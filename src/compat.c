@@ -28,12 +28,16 @@ static const struct glibc_var vars[] = {
 
 void compat_warn_glibc_env(void)
 {
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (getenv(vars[i].name))
-			gfp_log(GFP_LOG_WARNING,
-				"%s is set but has no effect: allocations go to jemalloc (use %s; "
-				"glibc_warn=0 silences this)",
-				vars[i].name, vars[i].instead);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i].name);
+		/* MALLOC_PERTURB_=0 is glibc's "off" (meson's test runner sets it). */
+		if (!v || (i == 0 && strcmp(v, "0") == 0))
+			continue;
+		gfp_log(GFP_LOG_WARNING,
+			"%s is set but has no effect: allocations go to jemalloc (use %s; "
+			"glibc_warn=0 silences this)",
+			vars[i].name, vars[i].instead);
+	}
 
 	const char *t = getenv("GLIBC_TUNABLES");
 	/* GLIBC_TUNABLES=glibc.malloc.check=3:glibc.cpu.x=y - list the malloc ones. */

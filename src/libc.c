@@ -60,11 +60,13 @@ int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 			continue;
 		}
 		f++;
-		bool left = false;
+		bool left = false, alt = false;
 		char pad = ' ';
 		for (;; f++) {
 			if (*f == '-')
 				left = true;
+			else if (*f == '#')
+				alt = true;
 			else if (*f == '0')
 				pad = '0';
 			else
@@ -129,6 +131,11 @@ int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 					     : lng == 2 ? va_arg(ap, unsigned long long)
 							: (unsigned long long)va_arg(ap, size_t);
 			len = utoa(end, v, *f == 'u' ? 10 : 16, *f == 'X');
+			if (alt && *f != 'u' && v) {
+				*(end - len - 1) = *f;
+				*(end - len - 2) = '0';
+				len += 2;
+			}
 			put_padded(&o, end - len, len, width, left, pad);
 			break;
 		}

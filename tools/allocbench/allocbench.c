@@ -1,1 +1,385 @@
-int main(void){return 0;}
+/*
+ * gfp-allocbench - deterministic allocator micro-benchmarks for tools/bench.
+ *
+ *   gfp-allocbench WORKLOAD [ITERS]
+ *
+ * Prints one line "WORKLOAD seconds=<float> ops=<n>" and exits 0. The time
+ * covers the workload only (not process start-up). Every workload uses its
+ * own xorshift PRNG with a fixed seed, so a run does the same operations
+ * whatever allocator is preloaded.
+ *
+ * The allocation functions are called through volatile function pointers and
+ * every block is written to and folded into a checksum kept in a volatile
+ * sink, so the compiler can neither elide malloc/free pairs nor merge them.
+ *
+ * The workload functions are named wl_* and never inlined: tools/bench runs
+ * them under `valgrind --tool=callgrind --toggle-collect=wl_*` to count the
+ * instructions of the workload alone.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXIT_USAGE 2
+#define NOINLINE   __attribute__((noinline))
+
+typedef void *(*malloc_fn)(size_t);
+typedef void (*free_fn)(void *);
+typedef void *(*realloc_fn)(void *, size_t);
+typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*aligned_alloc_fn)(size_t, size_t);
+typedef void *(*memalign_fn)(size_t, size_t);
+
+static malloc_fn volatile p_malloc = malloc;
+static free_fn volatile p_free = free;
+static realloc_fn volatile p_realloc = realloc;
+static posix_memalign_fn volatile p_posix_memalign = posix_memalign;
+static aligned_alloc_fn volatile p_aligned_alloc = aligned_alloc;
+static memalign_fn volatile p_memalign = memalign;
+
+/* Where checksums end up; the compiler must assume someone reads it. */
+static volatile uint64_t sink;
+
+struct rng {
+	uint64_t s;
+};
+
+static inline uint64_t rng_next(struct rng *r)
+{
+	uint64_t x = r->s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	r->s = x;
+	return x;
+}
+
+static void die_oom(const char *what, size_t size)
+{
+	fprintf(stderr, "gfp-allocbench: %s(%zu) failed\n", what, size);
+	exit(1);
+}
+
+/* small: malloc/free pairs of 16..128 bytes. */
+static NOINLINE uint64_t wl_small(uint64_t iters)
+{
+	struct rng r = { 0x9e3779b97f4a7c15ULL };
+	uint64_t sum = 0;
+
+	for (uint64_t i = 0; i < iters; i++) {
+		size_t size = 16 + (size_t)(rng_next(&r) % 113);
+		unsigned char *p = p_malloc(size);
+
+		if (!p)
+			die_oom("malloc", size);
+		p[size - 1] = (unsigned char)i;
+		sum += p[size - 1] + ((uintptr_t)p & 0xff0);
+		p_free(p);
+	}
+	sink = sum;
+	return iters * 2;
+}
+
+/* log-uniform-ish 8 B .. 64 KiB: a power of two 2^3..2^15 plus up to as much again */
+static size_t mixed_size(struct rng *r)
+{
+	uint64_t x = rng_next(r);
+	unsigned int shift = 3 + (unsigned int)(x % 13);
+	size_t base = (size_t)1 << shift;
+
+	return base + (size_t)((x >> 8) % (base + 1));
+}
+
+#define MIXED_SLOTS 4096
+
+/* mixed: a live set of MIXED_SLOTS blocks; each op frees a random one and allocates anew. */
+static NOINLINE uint64_t wl_mixed(uint64_t iters)
+{
+	struct rng r = { 0x2545f4914f6cdd1dULL };
+	static unsigned char *slot[MIXED_SLOTS];
+	static size_t slot_size[MIXED_SLOTS];
+	uint64_t sum = 0;
+	uint64_t ops = 0;
+
+	for (size_t i = 0; i < MIXED_SLOTS; i++) {
+		size_t size = mixed_size(&r);
+
+		slot[i] = p_malloc(size);
+		if (!slot[i])
+			die_oom("malloc", size);
+		slot[i][0] = (unsigned char)i;
+		slot[i][size - 1] = (unsigned char)size;
+		slot_size[i] = size;
+		ops++;
+	}
+	for (uint64_t i = 0; i < iters; i++) {
+		size_t k = (size_t)(rng_next(&r) % MIXED_SLOTS);
+		size_t size = mixed_size(&r);
+
+		sum += slot[k][0] + slot[k][slot_size[k] - 1];
+		p_free(slot[k]);
+		slot[k] = p_malloc(size);
+		if (!slot[k])
+			die_oom("malloc", size);
+		slot[k][0] = (unsigned char)i;
+		slot[k][size - 1] = (unsigned char)k;
+		slot_size[k] = size;
+		ops += 2;
+	}
+	for (size_t i = 0; i < MIXED_SLOTS; i++) {
+		sum += slot[i][0];
+		p_free(slot[i]);
+		ops++;
+	}
+	sink = sum;
+	return ops;
+}
+
+/*
+ * xthread: a producer thread mallocs blocks and hands them through a
+ * single-producer single-consumer ring to a consumer thread that frees them.
+ * Both sides spin briefly and then yield, so it also works on one CPU.
+ */
+#define RING_SIZE 1024 /* a power of two */
+
+struct ring {
+	_Alignas(64) atomic_size_t head; /* written by the producer */
+	_Alignas(64) atomic_size_t tail; /* written by the consumer */
+	_Alignas(64) unsigned char *slot[RING_SIZE];
+	uint64_t iters;
+	uint64_t consumer_sum;
+};
+
+static inline void backoff(unsigned int *spins)
+{
+	if (++*spins >= 64) {
+		*spins = 0;
+		sched_yield();
+	}
+}
+
+static NOINLINE void *wl_xthread_consumer(void *arg)
+{
+	struct ring *ring = arg;
+	size_t tail = 0;
+	uint64_t sum = 0;
+
+	for (uint64_t i = 0; i < ring->iters; i++) {
+		unsigned int spins = 0;
+		unsigned char *p;
+
+		while (atomic_load_explicit(&ring->head, memory_order_acquire) == tail)
+			backoff(&spins);
+		p = ring->slot[tail & (RING_SIZE - 1)];
+
+		sum += p[0];
+		p_free(p);
+		atomic_store_explicit(&ring->tail, ++tail, memory_order_release);
+	}
+	ring->consumer_sum = sum;
+	return NULL;
+}
+
+static NOINLINE uint64_t wl_xthread(uint64_t iters)
+{
+	static struct ring ring;
+	struct rng r = { 0x5851f42d4c957f2dULL };
+	pthread_t consumer;
+	size_t head = 0;
+	uint64_t sum = 0;
+	int err;
+
+	ring.iters = iters;
+	err = pthread_create(&consumer, NULL, wl_xthread_consumer, &ring);
+	if (err) {
+		fprintf(stderr, "gfp-allocbench: pthread_create: %s\n", strerror(err));
+		exit(1);
+	}
+	for (uint64_t i = 0; i < iters; i++) {
+		size_t size = 16 + (size_t)(rng_next(&r) % 497);
+		unsigned char *p = p_malloc(size);
+		unsigned int spins = 0;
+
+		if (!p)
+			die_oom("malloc", size);
+		p[0] = (unsigned char)i;
+		p[size - 1] = (unsigned char)size;
+		sum += p[size - 1];
+		while (head - atomic_load_explicit(&ring.tail, memory_order_acquire) == RING_SIZE)
+			backoff(&spins);
+		ring.slot[head & (RING_SIZE - 1)] = p;
+		atomic_store_explicit(&ring.head, ++head, memory_order_release);
+	}
+	err = pthread_join(consumer, NULL);
+	if (err) {
+		fprintf(stderr, "gfp-allocbench: pthread_join: %s\n", strerror(err));
+		exit(1);
+	}
+	sink = sum + ring.consumer_sum;
+	return iters * 2;
+}
+
+/* realloc: grow a buffer from 1 byte to 64 KiB by ~1/8 a step, then free it. */
+#define REALLOC_MAX ((size_t)64 << 10)
+
+static NOINLINE uint64_t wl_realloc(uint64_t iters)
+{
+	uint64_t sum = 0;
+	uint64_t ops = 0;
+
+	for (uint64_t i = 0; i < iters; i++) {
+		unsigned char *p = NULL;
+		size_t size = 1;
+
+		for (;;) {
+			unsigned char *q = p_realloc(p, size);
+
+			if (!q)
+				die_oom("realloc", size);
+			p = q;
+			p[size - 1] = (unsigned char)size;
+			sum += p[0];
+			ops++;
+			if (size == REALLOC_MAX)
+				break;
+			size += size / 8 + 1;
+			if (size > REALLOC_MAX)
+				size = REALLOC_MAX;
+		}
+		p_free(p);
+		ops++;
+	}
+	sink = sum;
+	return ops;
+}
+
+/* aligned: posix_memalign, aligned_alloc and memalign in turn, alignments 16..4096. */
+static NOINLINE uint64_t wl_aligned(uint64_t iters)
+{
+	struct rng r = { 0xd1b54a32d192ed03ULL };
+	uint64_t sum = 0;
+
+	for (uint64_t i = 0; i < iters; i++) {
+		uint64_t x = rng_next(&r);
+		size_t align = (size_t)16 << (x % 9);
+		size_t size = 1 + (size_t)((x >> 8) % 1024);
+		unsigned char *p = NULL;
+
+		switch (i % 3) {
+		case 0: {
+			void *v = NULL;
+
+			if (p_posix_memalign(&v, align, size) == 0)
+				p = v;
+			break;
+		}
+		case 1:
+			/* C11 wants size to be a multiple of the alignment */
+			size = (size + align - 1) & ~(align - 1);
+			p = p_aligned_alloc(align, size);
+			break;
+		default:
+			p = p_memalign(align, size);
+			break;
+		}
+		if (!p)
+			die_oom("aligned allocation", size);
+		if ((uintptr_t)p & (align - 1)) {
+			fprintf(stderr, "gfp-allocbench: %p is not aligned to %zu\n", (void *)p,
+				align);
+			exit(1);
+		}
+		p[size - 1] = (unsigned char)i;
+		sum += p[size - 1];
+		p_free(p);
+	}
+	sink = sum;
+	return iters * 2;
+}
+
+struct workload {
+	const char *name;
+	uint64_t (*run)(uint64_t iters);
+	uint64_t default_iters; /* ~0.3-0.6 s under plain jemalloc */
+};
+
+static const struct workload workloads[] = {
+	{ "small", wl_small, 30000000 },
+	{ "mixed", wl_mixed, 1800000 },
+	{ "xthread", wl_xthread, 2500000 },
+	{ "realloc", wl_realloc, 40000 },
+	{ "aligned", wl_aligned, 20000000 },
+};
+
+#define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: gfp-allocbench WORKLOAD [ITERS]\n"
+		   "Runs one deterministic allocator workload and prints\n"
+		   "\"WORKLOAD seconds=<float> ops=<n>\". Workloads (default ITERS):\n");
+	for (size_t i = 0; i < N_WORKLOADS; i++)
+		fprintf(f, "  %-8s %llu\n", workloads[i].name,
+			(unsigned long long)workloads[i].default_iters);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	const struct workload *w = NULL;
+	uint64_t iters, ops;
+	double t0, t1;
+
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc < 2 || argc > 3) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (size_t i = 0; i < N_WORKLOADS; i++)
+		if (!strcmp(argv[1], workloads[i].name))
+			w = &workloads[i];
+	if (!w) {
+		fprintf(stderr, "gfp-allocbench: unknown workload '%s'\n", argv[1]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	iters = w->default_iters;
+	if (argc == 3) {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(argv[2], &end, 10);
+		if (errno || end == argv[2] || *end || v == 0 || argv[2][0] == '-') {
+			fprintf(stderr, "gfp-allocbench: ITERS must be a positive integer, not '%s'\n",
+				argv[2]);
+			return EXIT_USAGE;
+		}
+		iters = v;
+	}
+
+	t0 = now();
+	ops = w->run(iters);
+	t1 = now();
+
+	printf("%s seconds=%.6f ops=%llu\n", w->name, t1 - t0, (unsigned long long)ops);
+	return 0;
+}

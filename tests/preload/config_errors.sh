@@ -1,0 +1,52 @@
+#!/bin/bash
+# Bad configuration exits 125 before main with one line naming the variable,
+# the key and the fix; GFP_STRICT=0 turns it into a warning; good input works.
+source "$TESTS/lib.sh"
+HELLO=$BUILD/tests/preload/hello
+
+# try EXPECTED_STATUS PATTERN VAR=VALUE...
+try() {
+	local want=$1 pat=$2
+	shift 2
+	env "$@" LD_PRELOAD="$SHIM" "$HELLO" >"$TMP/out" 2>"$TMP/err"
+	local st=$?
+	[ "$st" = "$want" ] || { cat "$TMP/err" >&2; fail "$*: status $st, expected $want"; }
+	[ -z "$pat" ] || expect_contains "$*" "$TMP/err" "$pat"
+	if [ "$want" = 125 ]; then
+		[ ! -s "$TMP/out" ] || fail "$*: main ran despite the error"
+		[ "$(wc -l <"$TMP/err")" = 1 ] || fail "$*: expected one line, got: $(cat "$TMP/err")"
+	fi
+}
+
+try 125 "^gfpshim: error: GFP_POLICY: unknown key 'stat' \(did you mean 'stats'\?\)$" GFP_POLICY='stat=totals'
+try 125 "bad value 'total' for key 'stats' \(expected one of the listed choices: off\|totals\)" GFP_POLICY='stats=total'
+try 125 "not a key=value pair" GFP_POLICY='confirm'
+try 125 "^gfpshim: error: GFP_POLICY_FILE: cannot read '/nonexistent/p': No such file" GFP_POLICY_FILE=/nonexistent/p
+try 125 "GFP_LOG: bad value 'fd:x'" GFP_LOG=fd:x
+try 125 "GFP_LOG: descriptor 57 is not open" GFP_LOG=fd:57
+try 125 "GFP_LOG: cannot open '/nonexistent/dir/log'" GFP_LOG=/nonexistent/dir/log
+try 125 "GFP_STRICT: expected 0" GFP_STRICT=yes
+
+# GFP_STRICT=0: a warning, the key is ignored, the program runs.
+try 0 "^gfpshim: warning: GFP_POLICY: unknown key 'stat'.*\[ignored: GFP_STRICT=0\]$" GFP_STRICT=0 GFP_POLICY='stat=totals'
+expect_eq "strict=0 output" main "$(cat "$TMP/out")"
+
+# A policy file with comments; GFP_POLICY wins over it.
+printf '# comment\nconfirm=1   # trailing comment\n\nstats=off\n' >"$TMP/policy"
+try 0 "^gfpshim: info: gfpshim [0-9.]+ policy: stats=off confirm=1" GFP_POLICY_FILE="$TMP/policy"
+try 0 "" GFP_POLICY_FILE="$TMP/policy" GFP_POLICY='confirm=0'
+[ ! -s "$TMP/err" ] || fail "GFP_POLICY did not win over the file: $(cat "$TMP/err")"
+printf 'confirm=1\nstats=sometimes\n' >"$TMP/bad"
+try 125 "GFP_POLICY_FILE $TMP/bad:2: bad value 'sometimes' for key 'stats'" GFP_POLICY_FILE="$TMP/bad"
+
+# GFP_LOG: a path gets the messages (appended), fd:N too.
+env GFP_LOG="$TMP/log" GFP_POLICY='confirm=1' LD_PRELOAD="$SHIM" "$HELLO" >/dev/null 2>"$TMP/err" || fail "GFP_LOG=path run failed"
+env GFP_LOG="$TMP/log" GFP_POLICY='confirm=1' LD_PRELOAD="$SHIM" "$HELLO" >/dev/null 2>>"$TMP/err" || fail "GFP_LOG=path run failed"
+[ ! -s "$TMP/err" ] || fail "messages went to stderr despite GFP_LOG: $(cat "$TMP/err")"
+expect_eq "log lines appended" 2 "$(grep -c 'gfpshim: info:' "$TMP/log")"
+env GFP_LOG=fd:7 GFP_POLICY='confirm=1' LD_PRELOAD="$SHIM" "$HELLO" 7>"$TMP/fd7" >/dev/null 2>&1 || fail "fd:7 run failed"
+expect_contains "GFP_LOG=fd:7" "$TMP/fd7" "gfpshim: info: gfpshim"
+
+# An idle shim prints nothing at all.
+try 0 "" GFP_POLICY=''
+[ ! -s "$TMP/err" ] || fail "idle shim printed: $(cat "$TMP/err")"

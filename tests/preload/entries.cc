@@ -1,0 +1,80 @@
+/*
+ * Walks every entry point of preload/entries.def. A new entry without a
+ * walker here fails to compile: the switch needs walk_<id>.
+ */
+#include <cstdlib>
+#include <cstring>
+#include <malloc.h>
+#include <new>
+
+namespace
+{
+void *(*volatile vmalloc)(size_t) = malloc;
+int sink;
+
+void touch(void *p)
+{
+	if (!p)
+		std::abort();
+	sink += *static_cast<volatile char *>(p);
+}
+
+struct alignas(64) Wide {
+	char c[64];
+};
+
+void walk_malloc() { void *p = vmalloc(10); touch(p); free(p); }
+void walk_calloc() { void *p = calloc(2, 10); touch(p); free(p); }
+void walk_realloc() { void *p = realloc(nullptr, 10); touch(p); free(realloc(p, 100)); }
+void walk_reallocarray() { void *p = reallocarray(nullptr, 2, 10); touch(p); free(p); }
+void walk_posix_memalign() { void *p; if (posix_memalign(&p, 64, 10)) std::abort(); touch(p); free(p); }
+void walk_aligned_alloc() { void *p = aligned_alloc(64, 64); touch(p); free(p); }
+void walk_memalign() { void *p = memalign(64, 10); touch(p); free(p); }
+void walk_valloc() { void *p = valloc(10); touch(p); free(p); }
+void walk_pvalloc() { void *p = pvalloc(10); touch(p); free(p); }
+void walk_free() { free(vmalloc(1)); }
+void walk_malloc_usable_size() { void *p = vmalloc(10); sink += (int)malloc_usable_size(p); free(p); }
+void walk_new() { void *p = ::operator new(10); touch(p); ::operator delete(p); }
+void walk_new_nothrow() { void *p = ::operator new(10, std::nothrow); touch(p); ::operator delete(p); }
+void walk_new_align() { void *p = ::operator new(10, std::align_val_t(64)); touch(p); ::operator delete(p, std::align_val_t(64)); }
+void walk_new_align_nothrow() { void *p = ::operator new(10, std::align_val_t(64), std::nothrow); touch(p); ::operator delete(p, std::align_val_t(64)); }
+void walk_new_array() { void *p = ::operator new[](10); touch(p); ::operator delete[](p); }
+void walk_new_array_nothrow() { void *p = ::operator new[](10, std::nothrow); touch(p); ::operator delete[](p); }
+void walk_new_array_align() { void *p = ::operator new[](10, std::align_val_t(64)); touch(p); ::operator delete[](p, std::align_val_t(64)); }
+void walk_new_array_align_nothrow() { void *p = ::operator new[](10, std::align_val_t(64), std::nothrow); touch(p); ::operator delete[](p, std::align_val_t(64)); }
+void walk_delete() { ::operator delete(::operator new(10)); }
+void walk_delete_sized() { ::operator delete(::operator new(10), 10); }
+void walk_delete_align() { ::operator delete(::operator new(10, std::align_val_t(64)), std::align_val_t(64)); }
+void walk_delete_sized_align() { ::operator delete(::operator new(64, std::align_val_t(64)), 64, std::align_val_t(64)); }
+void walk_delete_nothrow() { ::operator delete(::operator new(10), std::nothrow); }
+void walk_delete_align_nothrow() { ::operator delete(::operator new(10, std::align_val_t(64)), std::align_val_t(64), std::nothrow); }
+void walk_delete_array() { ::operator delete[](::operator new[](10)); }
+void walk_delete_array_sized() { ::operator delete[](::operator new[](10), 10); }
+void walk_delete_array_align() { ::operator delete[](::operator new[](10, std::align_val_t(64)), std::align_val_t(64)); }
+void walk_delete_array_sized_align() { ::operator delete[](::operator new[](64, std::align_val_t(64)), 64, std::align_val_t(64)); }
+void walk_delete_array_nothrow() { ::operator delete[](::operator new[](10), std::nothrow); }
+void walk_delete_array_align_nothrow() { ::operator delete[](::operator new[](10, std::align_val_t(64)), std::align_val_t(64), std::nothrow); }
+} // namespace
+
+int main()
+{
+	enum {
+#define ENTRY(id, name, kind) E_##id,
+#include "entries.def"
+#undef ENTRY
+		E_COUNT
+	};
+	for (int e = 0; e < E_COUNT; e++) {
+		switch (e) {
+#define ENTRY(id, name, kind)                                                                      \
+	case E_##id:                                                                               \
+		walk_##id();                                                                       \
+		break;
+#include "entries.def"
+#undef ENTRY
+		}
+	}
+	Wide *w = new Wide[3];
+	delete[] w;
+	return sink == 12345678;
+}

@@ -1,0 +1,38 @@
+#!/bin/bash
+# gfp-run: finds the library, validates the policy like the shim, explains a
+# missing or static program, and lists every key of the table.
+source "$TESTS/lib.sh"
+
+"$GFP_RUN" -- /bin/sh -c 'echo "$LD_PRELOAD"' >"$TMP/out" || fail "gfp-run sh failed"
+expect_contains "LD_PRELOAD set" "$TMP/out" "libgfpshim\.so"
+LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 "$GFP_RUN" -- /bin/sh -c 'echo "$LD_PRELOAD"' >"$TMP/out"
+expect_contains "existing LD_PRELOAD kept after ours" "$TMP/out" "libgfpshim\.so:/lib/x86_64-linux-gnu/libc\.so\.6$"
+
+"$GFP_RUN" --policy 'stats=totals' --report "$TMP/r.json" -- "$BUILD/tests/preload/hello" >/dev/null || fail "run with --report failed"
+expect_contains "report written" "$TMP/r.json" '"malloc":\{"calls":[1-9]'
+
+"$GFP_RUN" --policy 'stats=bogus' -- /bin/true 2>"$TMP/err"
+expect_eq "bad policy status" 125 "$?"
+expect_contains "bad policy message" "$TMP/err" "^gfp-run: error: --policy \(GFP_POLICY\): bad value 'bogus' for key 'stats'"
+
+"$GFP_RUN" -- no-such-program-xyz 2>"$TMP/err"
+expect_eq "missing program status" 127 "$?"
+expect_contains "missing program message" "$TMP/err" "no-such-program-xyz: command not found"
+
+"$GFP_RUN" 2>"$TMP/err"
+expect_eq "no program status" 2 "$?"
+
+if [ -x "$BUILD/tests/preload/hello_static" ]; then
+	"$GFP_RUN" -- "$BUILD/tests/preload/hello_static" 2>"$TMP/err"
+	expect_eq "static program status" 126 "$?"
+	expect_contains "static program message" "$TMP/err" "statically linked"
+fi
+
+"$GFP_RUN" --log "$TMP/log" --policy confirm=1 -- "$BUILD/tests/preload/hello" >/dev/null 2>&1
+expect_contains "--log" "$TMP/log" "gfpshim: info:"
+
+"$GFP_RUN" --list-keys >"$TMP/keys" || fail "--list-keys failed"
+while read -r key; do
+	grep -q "^$key " "$TMP/keys" || fail "--list-keys misses $key"
+done < <(sed -n 's/^KEY([a-z_0-9]*, "\([^"]*\)".*/\1/p' "$SRC/src/keys.def")
+[ "$(grep -c '^KEY(' "$SRC/src/keys.def")" -ge 3 ] || fail "keys.def parse"
