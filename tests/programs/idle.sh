@@ -45,7 +45,7 @@ same_file() {
 	if ! cmp -s -- "$2" "$3"; then
 		echo "--- diff $2 $3 (first 40 lines):" >&2
 		diff -a -- "$2" "$3" | head -n 40 >&2
-		fail "$1 differs under the shim"
+		fail "$1: not byte-identical"
 	fi
 }
 
@@ -127,5 +127,5 @@ served_by_shim() {
 		field="$entry.calls"
 	fi
 	expect_at_least "$tag: '$field' in $report" "$min" "$(report_get "$report" "$field")"
-	note "$tag: $field = $(report_get "$report" "$field"), totals.calls = $(report_get "$report" totals.calls)"
+	note "$tag: $field = $(report_get "$report" "$field") (all entries: $(report_get "$report" totals.calls) calls)"
 }

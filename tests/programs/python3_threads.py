@@ -14,7 +14,7 @@ def work(idx):
     chunks = []
     for r in range(ROUNDS):
         key = "t%d-r%d" % (idx, r)
-        row = [r * idx + k for k in range(r % 50 + 1)]
+        row = [r * idx + k for k in range(r % 200 + 1)]
         table[key] = {"sum": sum(row), "row": row, "text": key * (r % 7 + 1)}
         chunks.append(bytes(r % 256 for _ in range(r % 300)))
         if r % 10 == 9:
