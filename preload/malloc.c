@@ -1,8 +1,8 @@
 /*
  * malloc.c - the C allocation entry points libgfpshim.so exports.
  *
- * Each one checks the arguments the way glibc 2.36 does, describes the
- * request in a struct gfp_req and hands it to the fast path. Programs were
+ * Each one checks the arguments the way glibc 2.36 does and hands the
+ * request (entry, size, jemalloc flags, alignment) to the fast path. Programs were
  * written against glibc, so its answers are the contract: errno ENOMEM,
  * posix_memalign leaves *memptr and errno alone on failure, realloc(p, 0)
  * frees and returns NULL, free keeps errno, memalign rounds a non-power-of-two
@@ -30,8 +30,7 @@ static inline size_t page_size(void)
 
 EXPORT void *malloc(size_t n)
 {
-	struct gfp_req r = {.entry = GFP_E_malloc, .size = nonzero(n)};
-	return gfp_fastpath_alloc(&r);
+	return gfp_fastpath_alloc(GFP_E_malloc, nonzero(n), 0, 0);
 }
 
 EXPORT void free(void *p)
@@ -46,22 +45,18 @@ EXPORT void *calloc(size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	struct gfp_req r = {.entry = GFP_E_calloc, .mallocx_flags = MALLOCX_ZERO, .size = nonzero(n)};
-	return gfp_fastpath_alloc(&r);
+	return gfp_fastpath_alloc(GFP_E_calloc, nonzero(n), MALLOCX_ZERO, 0);
 }
 
 static inline void *do_realloc(enum gfp_entry entry, void *old, size_t n)
 {
-	if (old == NULL) {
-		struct gfp_req r = {.entry = entry, .size = nonzero(n)};
-		return gfp_fastpath_alloc(&r);
-	}
+	if (old == NULL)
+		return gfp_fastpath_alloc(entry, nonzero(n), 0, 0);
 	if (n == 0) { /* glibc: REALLOC_ZERO_BYTES_FREES */
 		gfp_fastpath_free(entry, old, 0, 0);
 		return NULL;
 	}
-	struct gfp_req r = {.entry = entry, .size = n, .old = old};
-	return gfp_fastpath_realloc(&r);
+	return gfp_fastpath_realloc(entry, old, n);
 }
 
 EXPORT void *realloc(void *old, size_t n)
@@ -91,11 +86,7 @@ static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
 		align = (size_t)1 << (64 - __builtin_clzll(align));
 	if (align < sizeof(void *))
 		align = sizeof(void *);
-	struct gfp_req r = {.entry = entry,
-			    .mallocx_flags = MALLOCX_ALIGN(align),
-			    .size = nonzero(n),
-			    .align = align};
-	return gfp_fastpath_alloc(&r);
+	return gfp_fastpath_alloc(entry, nonzero(n), MALLOCX_ALIGN(align), align);
 }
 
 EXPORT void *memalign(size_t align, size_t n)
@@ -130,11 +121,7 @@ EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
 		return EINVAL;
 	int saved = errno;
-	struct gfp_req r = {.entry = GFP_E_posix_memalign,
-			    .mallocx_flags = MALLOCX_ALIGN(align),
-			    .size = nonzero(n),
-			    .align = align};
-	void *p = gfp_fastpath_alloc(&r);
+	void *p = gfp_fastpath_alloc(GFP_E_posix_memalign, nonzero(n), MALLOCX_ALIGN(align), align);
 	errno = saved;
 	if (!p)
 		return ENOMEM;

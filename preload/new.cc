@@ -27,7 +27,8 @@ inline size_t nonzero(size_t n)
 }
 
 /* The new_handler loop, out of line: it is the failure path only. */
-__attribute__((noinline, cold)) void *new_loop(gfp_req *req, bool nothrow)
+__attribute__((noinline, cold)) void *new_loop(gfp_entry entry, size_t size, size_t align,
+						bool nothrow)
 {
 	for (;;) {
 		std::new_handler handler = std::get_new_handler();
@@ -45,24 +46,17 @@ __attribute__((noinline, cold)) void *new_loop(gfp_req *req, bool nothrow)
 		} else {
 			handler();
 		}
-		gfp_req again = *req;
-		if (void *p = gfp_fastpath_alloc(&again))
+		if (void *p = gfp_fastpath_alloc(entry, size, align ? MALLOCX_ALIGN(align) : 0, align))
 			return p;
 	}
 }
 
 inline void *new_impl(gfp_entry entry, size_t n, size_t align, bool nothrow)
 {
-	gfp_req r = {};
-	r.entry = entry;
-	r.size = nonzero(n);
-	if (align) {
-		r.align = align;
-		r.mallocx_flags = MALLOCX_ALIGN(align);
-	}
-	if (void *p = gfp_fastpath_alloc(&r))
+	size_t size = nonzero(n);
+	if (void *p = gfp_fastpath_alloc(entry, size, align ? MALLOCX_ALIGN(align) : 0, align))
 		return p;
-	return new_loop(&r, nothrow);
+	return new_loop(entry, size, align, nothrow);
 }
 
 inline int align_flags(std::align_val_t al)

@@ -39,9 +39,9 @@ static void count(struct gfp_req *req, const void *p)
 static void *policy_call(struct gfp_req *req)
 {
 	enum gfp_tls_mode mode = gfp_tls.mode;
-	/* IDLE here means the fast path's own attempt just failed. */
+	/* IDLE here means the fast path's own mallocx just failed. */
 	if (mode == GFP_TLS_IDLE)
-		return gfp_tls.guard ? (errno = ENOMEM, NULL) : gfp_slowpath(req);
+		return errno = ENOMEM, NULL;
 	if (gfp_tls.guard)
 		return raw_alloc(req);
 	if (mode == GFP_TLS_UNDECIDED && thread_enter() != GFP_TLS_POLICY)
@@ -55,14 +55,17 @@ static void *policy_call(struct gfp_req *req)
 	return p;
 }
 
-void *gfp_alloc_policy(struct gfp_req *req)
+void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
 {
-	return policy_call(req);
+	struct gfp_req req = {
+		.entry = entry, .mallocx_flags = mallocx_flags, .size = size, .align = align};
+	return policy_call(&req);
 }
 
-void *gfp_realloc_policy(struct gfp_req *req)
+void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size)
 {
-	return policy_call(req);
+	struct gfp_req req = {.entry = entry, .size = size, .old = old};
+	return policy_call(&req);
 }
 
 void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)

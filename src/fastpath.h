@@ -23,30 +23,38 @@ struct gfp_req {
 	gfp_t gfp;         /* explicit flags, 0 when the caller gave none */
 };
 
-/* The engine's half, out of line. Returns NULL with errno set on failure. */
-void *gfp_alloc_policy(struct gfp_req *req) __attribute__((noinline));
-void *gfp_realloc_policy(struct gfp_req *req) __attribute__((noinline));
+/* The engine's half, out of line. The request travels in registers and
+ * becomes a struct gfp_req only there, so that the inlined fast path builds
+ * nothing and can tail-call it. Returns NULL with errno set on failure. */
+void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
+	__attribute__((noinline));
+void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size) __attribute__((noinline));
 void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 	__attribute__((noinline));
 
-static inline __attribute__((always_inline)) void *gfp_fastpath_alloc(struct gfp_req *req)
+/* `align` is 0 for the natural alignment, else what MALLOCX_ALIGN() encodes. */
+static inline __attribute__((always_inline)) void *
+gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
 {
 	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
-		void *p = mallocx(req->size, req->mallocx_flags);
+		/* Idle means plain jemalloc: its malloc answers malloc(0) and
+		 * sets errno itself, so this is a tail call. mallocx_flags is a
+		 * constant at every inlined call site. */
+		if (!mallocx_flags)
+			return gfp_je_malloc(size);
+		void *p = mallocx(size ? size : 1, mallocx_flags);
 		if (likely(p != NULL))
 			return p;
 	}
-	return gfp_alloc_policy(req);
+	return gfp_alloc_policy(entry, size ? size : 1, mallocx_flags, align);
 }
 
-static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(struct gfp_req *req)
+static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp_entry entry,
+									void *old, size_t size)
 {
-	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
-		void *p = rallocx(req->old, req->size, req->mallocx_flags);
-		if (likely(p != NULL))
-			return p;
-	}
-	return gfp_realloc_policy(req);
+	if (likely(gfp_tls.mode == GFP_TLS_IDLE))
+		return gfp_je_realloc(old, size); /* sets errno, keeps the block on failure */
+	return gfp_realloc_policy(entry, old, size);
 }
 
 /* `size` is the caller's size for sized deletes, 0 when unknown; `flags` the
@@ -61,8 +69,10 @@ static inline __attribute__((always_inline)) void gfp_fastpath_free(enum gfp_ent
 			int saved = *errnop;
 			if (size)
 				sdallocx(p, size, flags);
-			else
+			else if (flags)
 				dallocx(p, flags);
+			else
+				gfp_je_free(p);
 			*errnop = saved;
 		}
 		return;

@@ -127,6 +127,7 @@ static void atfork_child(void)
 
 static void do_init(void)
 {
+	backend_init();
 	gfp_secure = getauxval(AT_SECURE) != 0;
 	config_defaults(&gfp_policy);
 	read_strict();

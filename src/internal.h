@@ -127,6 +127,14 @@ void gfp_log(enum gfp_level level, const char *fmt, ...) __attribute__((format(p
 void gfp_log_raw(const char *p, size_t n);
 
 /* ------------------------------------------------------------------------
+ * backend.c - jemalloc's fastest entry for each kind of request.
+ * ---------------------------------------------------------------------- */
+extern void *(*gfp_je_malloc)(size_t);
+extern void (*gfp_je_free)(void *);
+extern void *(*gfp_je_realloc)(void *, size_t);
+void backend_init(void);
+
+/* ------------------------------------------------------------------------
  * init.c - lazy initialisation, the global state, fork handlers.
  * ---------------------------------------------------------------------- */
 extern struct gfp_policy gfp_policy;

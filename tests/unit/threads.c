@@ -17,8 +17,7 @@ static void *work(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < CALLS; i++) {
-		struct gfp_req r = {.entry = GFP_E_malloc, .size = 24};
-		void *p = gfp_alloc_policy(&r);
+		void *p = gfp_alloc_policy(GFP_E_malloc, 24, 0, 0);
 		if (!p)
 			abort();
 		gfp_free_policy(GFP_E_free, p, 0, 0);
