@@ -136,13 +136,18 @@ EXPORT size_t malloc_usable_size(void *p)
 
 /* glibc's internal names, which a few programs call directly: bound to
  * glibc's own heap they would hand jemalloc pointers it does not own. */
-EXPORT void *__libc_malloc(size_t n) __attribute__((alias("malloc"), copy(malloc)));
-EXPORT void __libc_free(void *p) __attribute__((alias("free"), copy(free)));
-EXPORT void *__libc_calloc(size_t a, size_t b) __attribute__((alias("calloc"), copy(calloc)));
-EXPORT void *__libc_realloc(void *p, size_t n) __attribute__((alias("realloc"), copy(realloc)));
-EXPORT void *__libc_memalign(size_t a, size_t n) __attribute__((alias("memalign"), copy(memalign)));
-EXPORT void *__libc_valloc(size_t n) __attribute__((alias("valloc"), copy(valloc)));
-EXPORT void *__libc_pvalloc(size_t n) __attribute__((alias("pvalloc"), copy(pvalloc)));
+#ifdef __clang__
+#define ALIAS(f) __attribute__((alias(#f)))
+#else
+#define ALIAS(f) __attribute__((alias(#f), copy(f)))
+#endif
+EXPORT void *__libc_malloc(size_t n) ALIAS(malloc);
+EXPORT void __libc_free(void *p) ALIAS(free);
+EXPORT void *__libc_calloc(size_t a, size_t b) ALIAS(calloc);
+EXPORT void *__libc_realloc(void *p, size_t n) ALIAS(realloc);
+EXPORT void *__libc_memalign(size_t a, size_t n) ALIAS(memalign);
+EXPORT void *__libc_valloc(size_t n) ALIAS(valloc);
+EXPORT void *__libc_pvalloc(size_t n) ALIAS(pvalloc);
 
 /* ------------------------------------------------------------------------
  * glibc's introspection calls, answered from jemalloc's statistics.

@@ -30,8 +30,9 @@ static void count(struct gfp_req *req, const void *p)
 		return;
 	struct gfp_entry_stats *s = &t->stats[req->entry];
 	gfp_count(&s->calls, 1);
-	gfp_count(&s->bytes, req->size);
-	if (!p)
+	if (p)
+		gfp_count(&s->bytes, req->size);
+	else
 		gfp_count(&s->failures, 1);
 }
 

@@ -93,12 +93,21 @@ void stats_report_at_exit(void)
 		return;
 	}
 	int saved = errno;
-	/* O_TRUNC: one report per process; a child of a fork that exits writes
-	 * its own report over the same path only if the user asked for it with
-	 * %p in the path. */
-	int fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* One report per process: %p in the path becomes the pid, so that the
+	 * children of a program (or a fork) do not overwrite each other. */
+	char path[sizeof(report_path) + 32];
+	struct gfp_buf pb = {path, sizeof(path), 0};
+	for (const char *c = report_path; *c; c++) {
+		if (c[0] == '%' && c[1] == 'p') {
+			gfp_buf_printf(&pb, "%d", (int)getpid());
+			c++;
+		} else {
+			gfp_buf_printf(&pb, "%c", *c);
+		}
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: cannot write '%s': %s", report_path,
+		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: cannot write '%s': %s", path,
 			strerror(errno));
 	} else {
 		gfp_write_all(fd, text, b.len);

@@ -23,6 +23,7 @@ for i in range(6000):
 json.dump({"version": 3, "records": recs}, open(sys.argv[1], "w"), indent=1)
 PY
 
+# shellcheck disable=SC2016 # a jq program, not shell
 filter='
   .records
   | map(select(.note != null) | .volume = (.dims.w * .dims.h))
