@@ -13,6 +13,7 @@
 #define GFPSHIM_H
 
 #include <stddef.h>
+#include <stdlib.h> /* without the shim, libc's allocator serves */
 
 #ifdef __cplusplus
 extern "C" {
@@ -51,8 +52,27 @@ typedef unsigned int gfp_t;
 #define GFP_NOMEMALLOC    GFP_NOMEMALLOC_BIT
 #define GFP_ZERO          GFP_ZERO_BIT
 
+/* Shrinker kinds: what a shrinker needs from the context to be called. */
+#define GFP_SHRINK_NONE 0u /* always callable */
+#define GFP_SHRINK_IO   1u /* needs GFP_IO: skipped under NOIO */
+#define GFP_SHRINK_FS   2u /* needs GFP_FS: skipped under NOFS and NOIO */
+
+typedef size_t (*gfp_shrink_fn)(void *arg, size_t want, gfp_t ctx);
+typedef size_t (*gfp_oom_fn)(void *arg);
+
 /* The symbols the shim exports. Weak, so that a program runs without it. */
 extern int gfpshim_active(void) __attribute__((weak));
+extern void *gfpshim_malloc(size_t size, gfp_t flags) __attribute__((weak));
+extern void *gfpshim_calloc(size_t nmemb, size_t size, gfp_t flags) __attribute__((weak));
+extern void *gfpshim_realloc(void *p, size_t size, gfp_t flags) __attribute__((weak));
+extern void *gfpshim_aligned_alloc(size_t align, size_t size, gfp_t flags) __attribute__((weak));
+extern unsigned gfpshim_scope_push(gfp_t flags) __attribute__((weak));
+extern void gfpshim_scope_pop(unsigned cookie) __attribute__((weak));
+extern int gfpshim_reserve(size_t bytes, gfp_t flags) __attribute__((weak));
+extern void gfpshim_unreserve(void) __attribute__((weak));
+extern int gfpshim_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind)
+	__attribute__((weak));
+extern int gfpshim_oom_notifier_register(gfp_oom_fn fn, void *arg) __attribute__((weak));
 
 /**
  * gfp_active() - is libgfpshim.so loaded into this process?
@@ -63,6 +83,107 @@ extern int gfpshim_active(void) __attribute__((weak));
 static inline int gfp_active(void)
 {
 	return gfpshim_active ? gfpshim_active() : 0;
+}
+
+/**
+ * gfp_malloc() - allocate with explicit flags.
+ * @size: bytes; @flags: a base context and modifiers, e.g. GFP_NOFS | GFP_NOFAIL.
+ *
+ * The flags decide what happens under memory pressure, as in the kernel:
+ * GFP_NOWAIT fails at once, GFP_NORETRY after one round of reclaim, a small
+ * GFP_KERNEL request loops ("too small to fail"), GFP_NOFAIL never fails.
+ * GFP_ZERO zeroes the memory. Free it with free().
+ * Return: the memory, or NULL with errno ENOMEM.
+ * Context: any thread; may sleep unless the flags say NOWAIT or ATOMIC.
+ */
+static inline void *gfp_malloc(size_t size, gfp_t flags)
+{
+	return gfpshim_malloc ? gfpshim_malloc(size, flags) : malloc(size);
+}
+
+/** gfp_calloc() - calloc() with flags; the overflow check is calloc's. */
+static inline void *gfp_calloc(size_t nmemb, size_t size, gfp_t flags)
+{
+	return gfpshim_calloc ? gfpshim_calloc(nmemb, size, flags) : calloc(nmemb, size);
+}
+
+/** gfp_realloc() - realloc() with flags; on failure the block is left intact. */
+static inline void *gfp_realloc(void *p, size_t size, gfp_t flags)
+{
+	return gfpshim_realloc ? gfpshim_realloc(p, size, flags) : realloc(p, size);
+}
+
+/** gfp_aligned_alloc() - aligned_alloc() with flags. */
+static inline void *gfp_aligned_alloc(size_t align, size_t size, gfp_t flags)
+{
+	return gfpshim_aligned_alloc ? gfpshim_aligned_alloc(align, size, flags)
+				     : aligned_alloc(align, size);
+}
+
+/**
+ * gfp_scope_push() - restrict every allocation of this thread until the pop.
+ * @flags: GFP_NOFS, GFP_NOIO (wins over NOFS), or modifiers to add
+ *         (GFP_NOWARN, GFP_NORETRY, ...).
+ *
+ * Like the kernel's memalloc_nofs_save(): a NOFS scope takes FS away from
+ * whatever each allocation asks for (a NOFAIL request stays NOFAIL). Scopes
+ * nest: pop with the cookie in LIFO order and exactly the bits this push
+ * added are removed. New threads start with no scope.
+ * Return: the cookie for gfp_scope_pop(); 0 without the shim.
+ * Context: any, including signal handlers.
+ */
+static inline unsigned gfp_scope_push(gfp_t flags)
+{
+	return gfpshim_scope_push ? gfpshim_scope_push(flags) : 0;
+}
+
+/** gfp_scope_pop() - end the scope gfp_scope_push() returned @cookie for. */
+static inline void gfp_scope_pop(unsigned cookie)
+{
+	if (gfpshim_scope_pop)
+		gfpshim_scope_pop(cookie);
+}
+
+/**
+ * gfp_reserve() - guarantee @bytes to this thread's next allocations.
+ * Return: 0 on success (always without the shim), -1 with errno ENOMEM when
+ * the flags forbid waiting for the memory.
+ */
+static inline int gfp_reserve(size_t bytes, gfp_t flags)
+{
+	return gfpshim_reserve ? gfpshim_reserve(bytes, flags) : 0;
+}
+
+/** gfp_unreserve() - give back what is left of this thread's reservation. */
+static inline void gfp_unreserve(void)
+{
+	if (gfpshim_unreserve)
+		gfpshim_unreserve();
+}
+
+/**
+ * gfp_shrinker_register() - a cache the slow path may shrink under pressure.
+ * @scan: frees up to @want bytes, returns how many it freed; it is called
+ *        with the context of the allocation that needs memory, and only when
+ *        that context allows @kind (GFP_SHRINK_FS is skipped under NOFS).
+ * Return: 0 (also without the shim: the shrinker is then never called),
+ * -1 when the table of shrinkers is full.
+ * Context: any thread; @scan runs on an allocating thread, which may hold
+ * the program's locks: it must not take locks that allocation paths hold.
+ */
+static inline int gfp_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind)
+{
+	return gfpshim_shrinker_register ? gfpshim_shrinker_register(scan, arg, kind) : 0;
+}
+
+/**
+ * gfp_oom_notifier_register() - called before the OOM step (oom=notify).
+ * @fn: frees what it can and returns the bytes freed; progress if non-zero.
+ * Return: 0, or -1 when the table is full.
+ */
+static inline int gfp_oom_notifier_register(gfp_oom_fn fn, void *arg)
+{
+	return gfpshim_oom_notifier_register ? gfpshim_oom_notifier_register(fn, arg) : 0;
 }
 
 #ifdef __cplusplus

@@ -13,16 +13,6 @@
 
 #include "internal.h"
 
-/* One allocation request, as every entry point describes it. */
-struct gfp_req {
-	enum gfp_entry entry;
-	int mallocx_flags; /* MALLOCX_ZERO, MALLOCX_ALIGN(): what jemalloc is asked */
-	size_t size;       /* bytes asked for; never 0 (mallocx forbids it) */
-	size_t align;      /* 0 for the natural alignment */
-	void *old;         /* realloc: the block being moved */
-	gfp_t gfp;         /* explicit flags, 0 when the caller gave none */
-};
-
 /* The engine's half, out of line. The request travels in registers and
  * becomes a struct gfp_req only there, so that the inlined fast path builds
  * nothing and can tail-call it. Returns NULL with errno set on failure. */
@@ -31,6 +21,8 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size) __attribute__((noinline));
 void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 	__attribute__((noinline));
+/* gfp_malloc and friends: always through the policy, with the caller's flags. */
+void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align, gfp_t flags);
 
 /* `align` is 0 for the natural alignment, else what MALLOCX_ALIGN() encodes. */
 static inline __attribute__((always_inline)) void *

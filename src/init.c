@@ -95,6 +95,18 @@ static void read_strict(void)
 			    "default)");
 }
 
+/* Keys that are fine alone but not together. */
+static void check_contradictions(void)
+{
+	struct gfp_policy *p = &gfp_policy;
+	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free >= p->limit))
+		config_fail(p->limit ? "GFP_POLICY: min_free must be below limit (lower min_free or "
+				       "raise limit)"
+				     : "GFP_POLICY: min_free needs a limit (set limit=SIZE too)");
+	if (p->limit && p->limit < 64 * 1024)
+		config_fail("GFP_POLICY: limit below 64K cannot hold a process (raise limit)");
+}
+
 static void log_effective_policy(void)
 {
 	char line[2048];
@@ -122,6 +134,8 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	thread_atfork_child();
+	budget_atfork_child();
+	reclaim_atfork_child();
 	pthread_mutex_init(&init_lock, NULL);
 }
 
@@ -155,7 +169,18 @@ static void do_init(void)
 		if (!gfp_policy.set[GFP_K_stats])
 			gfp_policy.stats = 1;
 	}
+	check_contradictions();
+	if (config_errors && strict)
+		_exit(EXIT_CONFIG);
+
+	/* Any key that shapes allocation puts the process under the policy;
+	 * only the ones about messages leave it idle (plain jemalloc). */
 	gfp_policy_active = gfp_policy.stats != 0;
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
+		if (gfp_policy.set[i] && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
+		    i != GFP_K_stats)
+			gfp_policy_active = true;
+	budget_init();
 
 	if (gfp_policy.glibc_warn)
 		compat_warn_glibc_env();

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 
 #include "gfpshim.h"
 
@@ -28,6 +29,37 @@ enum gfp_entry {
 };
 
 enum gfp_entry_kind { GFP_KIND_ALLOC, GFP_KIND_REALLOC, GFP_KIND_FREE, GFP_KIND_QUERY };
+
+/* Why an attempt failed. */
+enum gfp_why { GFP_WHY_NONE, GFP_WHY_BUDGET, GFP_WHY_REAL };
+
+/* One allocation request inside the engine. */
+struct gfp_req {
+	enum gfp_entry entry;
+	int mallocx_flags; /* MALLOCX_ZERO, MALLOCX_ALIGN(): what jemalloc is asked */
+	size_t size;       /* bytes asked for; never 0 (mallocx forbids it) */
+	size_t align;      /* 0 for the natural alignment */
+	void *old;         /* realloc: the block being moved */
+	gfp_t gfp;         /* explicit flags on entry, the effective context after */
+	enum gfp_why why;  /* set by a failed attempt */
+};
+
+/* The state of one request in the slow path. */
+struct gfp_slow {
+	struct gfp_req *req;
+	uint64_t start_ns;
+	uint64_t next_canary_ms;
+	unsigned rounds, no_progress;
+	bool oom_exempt_logged;
+};
+
+/* One frame of a backtrace, symbolized. */
+struct gfp_frame {
+	uintptr_t ip;
+	uintptr_t func_off, module_off;
+	char func[96];
+	char module[64];
+};
 
 extern const char *const gfp_entry_name[GFP_ENTRY_COUNT];
 extern const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT];
@@ -163,6 +195,7 @@ struct gfp_entry_stats {
 struct gfp_thread {
 	struct gfp_thread *next, *prev;
 	int tid;
+	int64_t delta; /* budget.c: charged minus released, not yet folded */
 	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
 };
 
@@ -170,6 +203,8 @@ struct gfp_tls {
 	unsigned char mode;  /* enum gfp_tls_mode: the fast path's one read */
 	unsigned char guard; /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
+	unsigned char in_reclaim; /* >0 while shrinkers run: PF_MEMALLOC */
+	unsigned scope;           /* context.c: the thread's scopes */
 	int *errnop;
 	struct gfp_thread *thread;
 };
@@ -183,12 +218,78 @@ void thread_atfork_parent(void);
 void thread_atfork_child(void);
 /* Sums every thread's statistics (live and exited) into `out`. */
 void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT]);
+int64_t thread_sum_deltas(void);
+unsigned thread_count(void);
 
 static inline void gfp_count(uint64_t *c, uint64_t n)
 {
 	/* Only the owning thread writes; readers at exit see a relaxed value. */
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
 }
+
+/* ------------------------------------------------------------------------
+ * context.c - current_gfp_context(): explicit flags, default, scopes.
+ * ---------------------------------------------------------------------- */
+gfp_t context_normalize(gfp_t f);
+gfp_t context_of(gfp_t explicit_flags);
+unsigned context_scope_push(gfp_t flags);
+void context_scope_pop(unsigned cookie);
+
+/* ------------------------------------------------------------------------
+ * budget.c - limit=, watermarks, waiting for memory.
+ * ---------------------------------------------------------------------- */
+void budget_init(void);
+bool budget_enabled(void);
+int64_t budget_limit(void);
+int64_t budget_watermark(gfp_t f);
+int64_t budget_live(void);
+bool budget_charge(size_t usize, gfp_t f);
+void budget_uncharge(size_t usize);
+void budget_thread_exit(struct gfp_thread *t);
+void budget_waiter_enter(void);
+void budget_waiter_exit(void);
+uint64_t budget_free_gen(void);
+void budget_wake_waiters(void);
+void budget_wait(uint64_t seen, uint64_t ms);
+void budget_atfork_child(void);
+
+/* ------------------------------------------------------------------------
+ * reclaim.c - jemalloc purge, shrinkers, OOM notifiers.
+ * ---------------------------------------------------------------------- */
+int reclaim_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind);
+int reclaim_oom_notifier_register(gfp_oom_fn fn, void *arg);
+size_t reclaim_run(gfp_t ctx, size_t want, bool with_jemalloc);
+size_t reclaim_oom_notify(void);
+void reclaim_atfork_child(void);
+
+/* ------------------------------------------------------------------------
+ * oom.c - the OOM step.
+ * ---------------------------------------------------------------------- */
+enum oom_result { OOM_RETRY, OOM_PROGRESS, OOM_GIVE_UP };
+enum oom_result oom_step(struct gfp_slow *s);
+
+/* ------------------------------------------------------------------------
+ * canary.c - canary, failure report, misuse warnings.
+ * ---------------------------------------------------------------------- */
+uint64_t gfp_now_ns(void);
+unsigned gfp_order(size_t size);
+void canary_tick(struct gfp_slow *s);
+void canary_warn(const struct gfp_slow *s);
+void canary_warn_alloc(const struct gfp_slow *s, const char *reason);
+void canary_misuse(const struct gfp_slow *s);
+
+/* ------------------------------------------------------------------------
+ * unwind.c - backtraces.
+ * ---------------------------------------------------------------------- */
+int unwind_capture(struct gfp_frame *frames, int max);
+void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n);
+const char *unwind_caller(const struct gfp_frame *frames, int n);
+
+/* ------------------------------------------------------------------------
+ * slowpath.c - attempts and the slow path.
+ * ---------------------------------------------------------------------- */
+void *gfp_attempt(struct gfp_req *req, gfp_t f);
+void *gfp_slowpath(struct gfp_req *req) __attribute__((noinline, cold));
 
 /* ------------------------------------------------------------------------
  * stats.c - totals per entry point, the GFP_REPORT file.

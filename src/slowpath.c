@@ -1,19 +1,154 @@
 /*
- * slowpath.c - the slow path, entered when an attempt failed.
+ * slowpath.c - what a request does under memory pressure, in the order of the
+ * kernel's __alloc_pages_slowpath (mm/page_alloc.c): reclaim, attempt, retry
+ * decision, OOM step, wait, canary. Every exit says why.
  *
- * It will read top to bottom like the kernel's __alloc_pages_slowpath:
- * inject, attempt, reclaim, retry decision, OOM step, wait, canary. Until a
- * budget or a retry policy is configured there is nothing to reclaim and no
- * one to wait for, so a real failure of jemalloc reaches the caller exactly
- * as it would under plain jemalloc: NULL and ENOMEM.
+ * Pressure means the first attempt failed: the budget's watermark would be
+ * passed, or jemalloc itself returned NULL (e.g. under ulimit -v). Must never
+ * hold a shim lock across a shrinker, a wait or an unwind.
  */
 #include <errno.h>
 
-#include "slowpath.h"
+#include "fastpath.h"
+
+#define NOFAIL_MIN_RESERVE GFP_HIGH /* NOFAIL's last resort: ALLOC_MIN_RESERVE */
+
+static bool costly(const struct gfp_req *req)
+{
+	return req->size > gfp_policy.costly;
+}
+
+/* The request's usable bytes as jemalloc will count them. */
+static size_t usable(const struct gfp_req *req)
+{
+	return nallocx(req->size, req->mallocx_flags & ~MALLOCX_ZERO);
+}
+
+void *gfp_attempt(struct gfp_req *req, gfp_t f)
+{
+	size_t old = req->old ? sallocx(req->old, 0) : 0;
+	size_t want = usable(req);
+	size_t charge = want > old ? want - old : 0;
+	if (!budget_charge(charge, f)) {
+		req->why = GFP_WHY_BUDGET;
+		return NULL;
+	}
+	void *p;
+	if (req->old)
+		p = rallocx(req->old, req->size, req->mallocx_flags);
+	else if (req->mallocx_flags)
+		p = mallocx(req->size, req->mallocx_flags);
+	else
+		p = gfp_je_malloc(req->size);
+	if (unlikely(!p)) {
+		budget_uncharge(charge);
+		req->why = GFP_WHY_REAL;
+		return NULL;
+	}
+	if (req->old && old > want)
+		budget_uncharge(old - want);
+	return p;
+}
+
+static void *nopage(struct gfp_slow *s, const char *reason)
+{
+	canary_warn_alloc(s, reason);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* One round of reclaim: what it freed, 0 for no progress. */
+static size_t slow_reclaim(struct gfp_slow *s)
+{
+	/* Under a budget jemalloc's dirty pages do not count; for a real
+	 * failure they are the first thing to give back. */
+	return reclaim_run(s->req->gfp, s->req->size, s->req->why == GFP_WHY_REAL);
+}
+
+enum retry { RETRY, FAIL, MAY_OOM };
+
+/* should_reclaim_retry and the early exits around it. */
+static enum retry slow_should_retry(struct gfp_slow *s, bool progress, const char **why)
+{
+	gfp_t f = s->req->gfp;
+	if (progress && !costly(s->req))
+		s->no_progress = 0; /* only order <= 3 resets the count */
+	else
+		s->no_progress++;
+	if (f & GFP_NOFAIL)
+		return RETRY;
+	if (f & GFP_NORETRY) {
+		*why = "NORETRY: one round of reclaim did not help";
+		return FAIL;
+	}
+	if (costly(s->req) && !(f & GFP_RETRY_MAYFAIL)) {
+		*why = "costly size: the kernel gives up after one round above order 3";
+		return FAIL;
+	}
+	if (s->no_progress < (unsigned)gfp_policy.retries)
+		return RETRY;
+	if (f & GFP_RETRY_MAYFAIL) {
+		*why = "RETRY_MAYFAIL: no progress in the allowed rounds";
+		return FAIL;
+	}
+	return MAY_OOM; /* too small to fail: loop, or the OOM step */
+}
 
 void *gfp_slowpath(struct gfp_req *req)
 {
-	(void)req;
-	errno = ENOMEM;
-	return NULL;
+	struct gfp_slow s = {.req = req, .start_ns = gfp_now_ns()};
+	gfp_t f = req->gfp;
+	s.next_canary_ms = gfp_policy.canary_ms;
+
+	if (gfp_tls.in_reclaim)
+		/* A shrinker allocating: PF_MEMALLOC never recurses into reclaim. */
+		return nopage(&s, "allocation from inside reclaim");
+	canary_misuse(&s);
+	if (!(f & GFP_DIRECT_RECLAIM_BIT))
+		/* NOWAIT/ATOMIC already tried their reserve; NOFAIL cannot help. */
+		return nopage(&s, "cannot reclaim (NOWAIT/ATOMIC)");
+
+	void *p = NULL;
+	const char *why = NULL;
+	int saved_errno = errno; /* a success leaves errno as the caller had it */
+	budget_waiter_enter();
+	for (;;) {
+		uint64_t gen = budget_free_gen();
+		s.rounds++;
+		size_t freed = slow_reclaim(&s);
+		gfp_t attempt_flags = f;
+		if ((f & GFP_NOFAIL) && s.rounds > 1)
+			attempt_flags |= NOFAIL_MIN_RESERVE;
+		p = gfp_attempt(req, attempt_flags);
+		if (p)
+			break;
+		enum retry r = slow_should_retry(&s, freed != 0, &why);
+		if (r == FAIL)
+			break;
+		if (r == MAY_OOM) {
+			if (!(f & GFP_FS_BIT)) {
+				/* 3.19 failed !__GFP_FS here; cc87317726f8 restored the loop. */
+				if (gfp_policy.nofs_fail) {
+					why = "NOFS/NOIO without progress (nofs_fail=1, Linux 3.19)";
+					break;
+				}
+			} else {
+				enum oom_result o = oom_step(&s);
+				if (o == OOM_GIVE_UP) {
+					why = "the OOM step gave up (oom=fail)";
+					break;
+				}
+				if (o == OOM_PROGRESS)
+					s.no_progress = 0;
+			}
+		}
+		canary_tick(&s);
+		budget_wait(gen, gfp_policy.wait);
+	}
+	budget_waiter_exit();
+	if (p) {
+		errno = saved_errno;
+		return p;
+	}
+	return nopage(&s, why);
 }

@@ -22,6 +22,7 @@ static struct gfp_thread *spare;   /* blocks of exited threads, for reuse */
 static struct gfp_entry_stats dead[GFP_ENTRY_COUNT]; /* what exited threads counted */
 static pthread_key_t exit_key;
 static bool exit_key_ok;
+static unsigned nr_live; /* atomic: threads in `live` */
 
 static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *from)
 {
@@ -41,6 +42,8 @@ static void thread_exit(void *arg)
 	gfp_tls.guard++;
 	pthread_mutex_lock(&registry_lock);
 	fold(dead, t->stats);
+	budget_thread_exit(t);
+	__atomic_sub_fetch(&nr_live, 1, __ATOMIC_RELAXED);
 	if (t->prev)
 		t->prev->next = t->next;
 	else
@@ -99,6 +102,7 @@ enum gfp_tls_mode thread_enter(void)
 		if (live)
 			live->prev = t;
 		live = t;
+		__atomic_add_fetch(&nr_live, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&registry_lock);
 		if (exit_key_ok)
 			pthread_setspecific(exit_key, t);
@@ -117,6 +121,21 @@ void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT])
 	for (struct gfp_thread *t = live; t; t = t->next)
 		fold(out, t->stats);
 	pthread_mutex_unlock(&registry_lock);
+}
+
+int64_t thread_sum_deltas(void)
+{
+	int64_t sum = 0;
+	pthread_mutex_lock(&registry_lock);
+	for (struct gfp_thread *t = live; t; t = t->next)
+		sum += __atomic_load_n(&t->delta, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&registry_lock);
+	return sum;
+}
+
+unsigned thread_count(void)
+{
+	return __atomic_load_n(&nr_live, __ATOMIC_RELAXED);
 }
 
 void thread_atfork_prepare(void)
@@ -138,6 +157,7 @@ void thread_atfork_child(void)
 	while (t) {
 		struct gfp_thread *next = t->next;
 		if (t != self) {
+			budget_thread_exit(t); /* its memory is the child's too */
 			t->next = spare;
 			spare = t;
 		}
@@ -145,6 +165,7 @@ void thread_atfork_child(void)
 	}
 	memset(dead, 0, sizeof(dead));
 	live = self;
+	nr_live = self ? 1 : 0;
 	if (self) {
 		self->next = self->prev = NULL;
 		memset(self->stats, 0, sizeof(self->stats));

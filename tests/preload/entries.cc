@@ -7,6 +7,8 @@
 #include <malloc.h>
 #include <new>
 
+#include "gfpshim.h"
+
 namespace
 {
 void *(*volatile vmalloc)(size_t) = malloc;
@@ -54,6 +56,10 @@ void walk_delete_array_align() { ::operator delete[](::operator new[](10, std::a
 void walk_delete_array_sized_align() { ::operator delete[](::operator new[](64, std::align_val_t(64)), 64, std::align_val_t(64)); }
 void walk_delete_array_nothrow() { ::operator delete[](::operator new[](10), std::nothrow); }
 void walk_delete_array_align_nothrow() { ::operator delete[](::operator new[](10, std::align_val_t(64)), std::align_val_t(64), std::nothrow); }
+void walk_gfp_malloc() { void *p = gfp_malloc(10, GFP_KERNEL); touch(p); free(p); }
+void walk_gfp_calloc() { void *p = gfp_calloc(2, 10, GFP_NOFS); touch(p); free(p); }
+void walk_gfp_realloc() { void *p = gfp_realloc(nullptr, 10, GFP_KERNEL); touch(p); free(gfp_realloc(p, 100, GFP_NOIO)); }
+void walk_gfp_aligned_alloc() { void *p = gfp_aligned_alloc(64, 10, GFP_KERNEL); touch(p); free(p); }
 } // namespace
 
 int main()

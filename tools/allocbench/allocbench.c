@@ -398,7 +398,8 @@ int main(int argc, char **argv)
 		errno = 0;
 		v = strtoull(argv[2], &end, 10);
 		if (errno || end == argv[2] || *end || v == 0 || argv[2][0] == '-') {
-			fprintf(stderr, "gfp-allocbench: ITERS must be a positive integer, not '%s'\n",
+			fprintf(stderr,
+				"gfp-allocbench: ITERS must be a positive integer, not '%s'\n",
 				argv[2]);
 			return EXIT_USAGE;
 		}

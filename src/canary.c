@@ -1,0 +1,185 @@
+/*
+ * canary.c - the slow path's messages: the retry canary (XFS's "possible
+ * memory allocation deadlock"), the allocation-failure report (warn_alloc),
+ * and the once-per-call-site misuse warnings for NOFAIL.
+ *
+ * Each message is one write(2) of a stack buffer, with its backtrace, never
+ * allocating and never with a shim lock held. Canaries and failure reports
+ * are rate-limited per 10 s window across the process, like printk_ratelimit.
+ */
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define WINDOW_NS (10ULL * 1000000000ULL)
+#define MSG_MAX	  8192
+#define FRAMES	  24
+
+extern char *program_invocation_short_name;
+
+struct ratelimit {
+	uint64_t window_start; /* atomic */
+	unsigned count;	       /* atomic: messages in this window */
+	unsigned missed;       /* atomic: suppressed since the last one printed */
+};
+
+static struct ratelimit canary_rl, warn_rl;
+
+uint64_t gfp_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* True when a message may be printed now; *missed gets the suppressed count. */
+static bool ratelimit_ok(struct ratelimit *rl, int64_t burst, unsigned *missed)
+{
+	uint64_t now = gfp_now_ns(), start = __atomic_load_n(&rl->window_start, __ATOMIC_RELAXED);
+	if (now - start > WINDOW_NS &&
+	    __atomic_compare_exchange_n(&rl->window_start, &start, now, false, __ATOMIC_RELAXED,
+					__ATOMIC_RELAXED))
+		__atomic_store_n(&rl->count, 0, __ATOMIC_RELAXED);
+	if (__atomic_add_fetch(&rl->count, 1, __ATOMIC_RELAXED) > (unsigned)burst) {
+		__atomic_add_fetch(&rl->missed, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	*missed = __atomic_exchange_n(&rl->missed, 0, __ATOMIC_RELAXED);
+	return true;
+}
+
+static void mode_str(gfp_t f, char *buf, size_t n)
+{
+	char names[128];
+	gfp_flags_name(f, names, sizeof(names));
+	gfp_snprintf(buf, n, "%s %#x", names, f);
+}
+
+unsigned gfp_order(size_t size)
+{
+	size_t pages = (size + 4095) / 4096;
+	unsigned order = 0;
+	while (((size_t)1 << order) < pages)
+		order++;
+	return order;
+}
+
+void canary_warn(const struct gfp_slow *s)
+{
+	unsigned missed = 0;
+	if (!ratelimit_ok(&canary_rl, gfp_policy.canary_burst, &missed))
+		return;
+	struct gfp_frame frames[FRAMES];
+	int n = unwind_capture(frames, FRAMES);
+	char msg[MSG_MAX], mode[160];
+	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
+	uint64_t ms = (gfp_now_ns() - s->start_ns) / 1000000;
+	mode_str(s->req->gfp, mode, sizeof(mode));
+	if (missed)
+		gfp_buf_printf(&b, "gfpshim: warning: %u canary warnings suppressed\n", missed);
+	gfp_buf_printf(&b,
+		       "gfpshim: warning: %s(%d) possible memory allocation deadlock size %zu in %s "
+		       "after %u rounds, %llu.%llus (mode:%s)",
+		       program_invocation_short_name, (int)getpid(), s->req->size,
+		       unwind_caller(frames, n), s->rounds, (unsigned long long)(ms / 1000),
+		       (unsigned long long)(ms % 1000 / 100), mode);
+	unwind_format(&b, frames, n);
+	msg[b.len++] = '\n';
+	gfp_log_raw(msg, b.len);
+}
+
+void canary_tick(struct gfp_slow *s)
+{
+	bool due = s->rounds % (unsigned)gfp_policy.canary_retries == 0;
+	if (gfp_policy.canary_ms) {
+		uint64_t elapsed_ms = (gfp_now_ns() - s->start_ns) / 1000000;
+		if (elapsed_ms >= s->next_canary_ms) {
+			due = true;
+		}
+	}
+	if (!due)
+		return;
+	canary_warn(s);
+	s->next_canary_ms = (gfp_now_ns() - s->start_ns) / 1000000 + gfp_policy.canary_ms;
+}
+
+void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
+{
+	if (s->req->gfp & GFP_NOWARN)
+		return;
+	unsigned missed = 0;
+	if (!ratelimit_ok(&warn_rl, gfp_policy.warn_burst, &missed))
+		return;
+	struct gfp_frame frames[FRAMES];
+	int n = unwind_capture(frames, FRAMES);
+	char msg[MSG_MAX], mode[160];
+	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
+	mode_str(s->req->gfp, mode, sizeof(mode));
+	if (missed)
+		gfp_buf_printf(&b, "gfpshim: warning: warn_alloc: %u callbacks suppressed\n", missed);
+	gfp_buf_printf(&b,
+		       "gfpshim: warning: %s(%d): allocation failure: size:%zu order:%u, mode:%s: %s "
+		       "(after %u rounds)",
+		       program_invocation_short_name, (int)getpid(), s->req->size,
+		       gfp_order(s->req->size), mode, reason, s->rounds);
+	if (budget_enabled())
+		gfp_buf_printf(&b, "; live %lld bytes, limit %lld", (long long)budget_live(),
+			       (long long)budget_limit());
+	unwind_format(&b, frames, n);
+	msg[b.len++] = '\n';
+	gfp_log_raw(msg, b.len);
+}
+
+/* ------------------------------------------------------------------------
+ * Once per call site: a small open-addressed set of (site, kind).
+ * ---------------------------------------------------------------------- */
+#define SITES 512
+static uintptr_t warned[SITES]; /* atomic */
+
+static bool first_time(uintptr_t key)
+{
+	for (unsigned i = 0; i < SITES; i++) {
+		uintptr_t *slot = &warned[(key + i) % SITES], cur = 0;
+		if (__atomic_compare_exchange_n(slot, &cur, key, false, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			return true;
+		if (cur == key)
+			return false;
+	}
+	return false; /* the set is full: stay quiet rather than flood */
+}
+
+void canary_misuse(const struct gfp_slow *s)
+{
+	gfp_t f = s->req->gfp;
+	if (!(f & GFP_NOFAIL))
+		return;
+	bool large = s->req->size > 8192, nowait = !(f & GFP_DIRECT_RECLAIM_BIT);
+	if (!large && !nowait)
+		return;
+	struct gfp_frame frames[FRAMES];
+	int n = unwind_capture(frames, FRAMES);
+	uintptr_t site = n ? frames[0].ip : 0;
+	if (!first_time((site << 1) | nowait))
+		return;
+	char msg[MSG_MAX], mode[160];
+	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
+	mode_str(f, mode, sizeof(mode));
+	if (nowait)
+		gfp_buf_printf(&b,
+			       "gfpshim: warning: %s(%d): NOFAIL without direct reclaim cannot wait: "
+			       "size %zu in %s may fail (mode:%s)",
+			       program_invocation_short_name, (int)getpid(), s->req->size,
+			       unwind_caller(frames, n), mode);
+	else
+		gfp_buf_printf(&b,
+			       "gfpshim: warning: %s(%d): NOFAIL allocation of %zu bytes (above 8192) "
+			       "in %s: large must-succeed requests can stall the process (mode:%s)",
+			       program_invocation_short_name, (int)getpid(), s->req->size,
+			       unwind_caller(frames, n), mode);
+	unwind_format(&b, frames, n);
+	msg[b.len++] = '\n';
+	gfp_log_raw(msg, b.len);
+}

@@ -1,0 +1,57 @@
+/*
+ * context.c - which gfp flags a request carries: current_gfp_context().
+ *
+ * Most specific first: the caller's explicit flags (gfp_malloc), else the
+ * process default (default=); then the thread's scopes restrict the result
+ * the way PF_MEMALLOC_NOFS/NOIO do. Scopes live in one thread-local word:
+ * a set bit among IO, FS and DIRECT_RECLAIM means "taken away", any other
+ * set bit is a modifier the scope adds. push returns only the bits it set and
+ * pop clears exactly those, so LIFO nesting is exact without a stack
+ * (memalloc_flags_save).
+ */
+#include "internal.h"
+
+#define BASE_BITS      (GFP_DIRECT_RECLAIM_BIT | GFP_KSWAPD_RECLAIM_BIT | GFP_IO_BIT | GFP_FS_BIT)
+#define SCOPE_CLEARS   (GFP_IO_BIT | GFP_FS_BIT | GFP_DIRECT_RECLAIM_BIT)
+#define SCOPE_MODIFIERS                                                                            \
+	(GFP_NORETRY | GFP_RETRY_MAYFAIL | GFP_NOFAIL | GFP_NOWARN | GFP_HIGH | GFP_MEMALLOC |     \
+	 GFP_NOMEMALLOC)
+
+gfp_t context_normalize(gfp_t f)
+{
+	/* A bare modifier (gfp_malloc(n, GFP_NOFAIL)) means GFP_KERNEL | it. */
+	if (!(f & BASE_BITS))
+		f |= GFP_KERNEL;
+	/* NOIO implies NOFS: FS reclaim may do IO. */
+	if (!(f & GFP_IO_BIT))
+		f &= ~GFP_FS_BIT;
+	/* NOMEMALLOC wins over MEMALLOC (__gfp_pfmemalloc_flags). */
+	if (f & GFP_NOMEMALLOC)
+		f &= ~GFP_MEMALLOC;
+	return f;
+}
+
+gfp_t context_of(gfp_t explicit_flags)
+{
+	gfp_t f = explicit_flags ? explicit_flags : gfp_policy.default_flags;
+	unsigned scope = gfp_tls.scope;
+	f = (f & ~(scope & SCOPE_CLEARS)) | (scope & SCOPE_MODIFIERS);
+	return context_normalize(f);
+}
+
+unsigned context_scope_push(gfp_t flags)
+{
+	unsigned bits = flags & SCOPE_MODIFIERS;
+	if (flags & BASE_BITS) {
+		gfp_t base = context_normalize(flags);
+		bits |= GFP_KERNEL & ~base & SCOPE_CLEARS;
+	}
+	bits &= ~gfp_tls.scope; /* only what this push adds */
+	gfp_tls.scope |= bits;
+	return bits;
+}
+
+void context_scope_pop(unsigned cookie)
+{
+	gfp_tls.scope &= ~cookie;
+}

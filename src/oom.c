@@ -1,0 +1,99 @@
+/*
+ * oom.c - the OOM step (__alloc_pages_may_oom): what happens to a request
+ * that loops without progress.
+ *
+ * The process is the only candidate victim, so "kill" means this process:
+ * log a kernel-style report, then SIGKILL (or abort() for a core). As in the
+ * kernel, a task with oom_score_adj -1000 is never chosen: its requests keep
+ * looping. Notifiers run first when oom=notify; what they free is progress.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum { OOM_KILL, OOM_ABORT, OOM_FAIL, OOM_WAIT, OOM_NOTIFY };
+
+extern char *program_invocation_short_name;
+
+static int oom_score_adj(void)
+{
+	char buf[32];
+	int fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	int sign = 1, v = 0;
+	const char *p = buf;
+	if (*p == '-')
+		sign = -1, p++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	return sign * v;
+}
+
+static void report(const struct gfp_slow *s, int adj, const char *outcome)
+{
+	struct gfp_frame frames[24];
+	int n = unwind_capture(frames, 24);
+	char msg[8192], names[128], thread[32] = "";
+	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
+	gfp_flags_name(s->req->gfp, names, sizeof(names));
+	pthread_getname_np(pthread_self(), thread, sizeof(thread));
+	gfp_buf_printf(&b,
+		       "gfpshim: error: %s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
+		       "oom_score_adj=%d\n",
+		       program_invocation_short_name, (int)getpid(), s->req->size,
+		       gfp_order(s->req->size), names, s->req->gfp, adj);
+	gfp_buf_printf(&b,
+		       "gfpshim: error: thread %s (tid %d) looped %u rounds without progress; live %lld "
+		       "bytes, limit %lld, watermark %lld",
+		       thread, (int)gettid(), s->rounds, (long long)budget_live(),
+		       (long long)budget_limit(), (long long)budget_watermark(s->req->gfp));
+	unwind_format(&b, frames, n);
+	gfp_buf_printf(&b, "\ngfpshim: error: %s\n", outcome);
+	gfp_log_raw(msg, b.len);
+}
+
+enum oom_result oom_step(struct gfp_slow *s)
+{
+	unsigned action = gfp_policy.oom;
+	if (action == OOM_WAIT)
+		return OOM_RETRY;
+	if (action == OOM_NOTIFY) {
+		/* Notifiers that free count as progress (kernel-semantics §8). */
+		return reclaim_oom_notify() ? OOM_PROGRESS : OOM_RETRY;
+	}
+	int adj = oom_score_adj();
+	char outcome[128];
+	if (action == OOM_FAIL) {
+		report(s, adj, "oom=fail: the request fails");
+		return OOM_GIVE_UP;
+	}
+	if (adj <= -1000) {
+		/* Never the victim, and there is no other: keep looping. Say so
+		 * once per request, not every round. */
+		if (!s->oom_exempt_logged) {
+			report(s, adj, "oom_score_adj is -1000: not killed, the request keeps looping");
+			s->oom_exempt_logged = true;
+		}
+		return OOM_RETRY;
+	}
+	if (action == OOM_ABORT) {
+		report(s, adj, "Out of memory: aborting (oom=abort)");
+		abort();
+	}
+	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)", (int)getpid(),
+		     program_invocation_short_name);
+	report(s, adj, outcome);
+	kill(getpid(), SIGKILL);
+	for (;;)
+		pause();
+}

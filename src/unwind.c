@@ -1,0 +1,95 @@
+/*
+ * unwind.c - backtraces for warnings: libunwind walks the stack, the ELF
+ * symbol table names the functions (so static functions of the program are
+ * named too), dladdr names the module.
+ *
+ * Only on the slow path, never with a shim lock held, always with the guard
+ * raised: libunwind and dladdr may allocate or take the loader's lock, and
+ * what they allocate must go straight to jemalloc.
+ */
+#define UNW_LOCAL_ONLY
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* The shim's own module: frames inside it are not the caller's. */
+static const char self_marker;
+
+static const void *self_base(void)
+{
+	static const void *base;
+	if (!base) {
+		Dl_info info;
+		if (dladdr(&self_marker, &info))
+			base = info.dli_fbase;
+	}
+	return base;
+}
+
+static bool in_shim(uintptr_t ip)
+{
+	Dl_info info;
+	return dladdr((void *)ip, &info) && info.dli_fbase == self_base();
+}
+
+int unwind_capture(struct gfp_frame *frames, int max)
+{
+	unw_context_t uc;
+	unw_cursor_t cursor;
+	int n = 0;
+	gfp_tls.guard++;
+	if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
+		bool outside = false;
+		while (n < max && unw_step(&cursor) > 0) {
+			unw_word_t ip, off = 0;
+			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+				break;
+			/* Skip the shim's frames, but only the innermost ones. */
+			if (!outside && in_shim(ip))
+				continue;
+			outside = true;
+			struct gfp_frame *f = &frames[n++];
+			memset(f, 0, sizeof(*f));
+			f->ip = ip;
+			if (unw_get_proc_name(&cursor, f->func, sizeof(f->func), &off) == 0)
+				f->func_off = off;
+			else
+				f->func[0] = '\0';
+			Dl_info info;
+			if (dladdr((void *)ip, &info) && info.dli_fname) {
+				const char *slash = strrchr(info.dli_fname, '/');
+				const char *name = slash ? slash + 1 : info.dli_fname;
+				gfp_snprintf(f->module, sizeof(f->module), "%s",
+					     *name ? name : "(main)");
+				f->module_off = ip - (uintptr_t)info.dli_fbase;
+			}
+		}
+	}
+	gfp_tls.guard--;
+	return n;
+}
+
+void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct gfp_frame *f = &frames[i];
+		gfp_buf_printf(b, "\n  #%d ", i);
+		if (f->func[0])
+			gfp_buf_printf(b, "%s+%#lx", f->func, (unsigned long)f->func_off);
+		else
+			gfp_buf_printf(b, "%p", (void *)f->ip);
+		if (f->module[0])
+			gfp_buf_printf(b, " (%s+%#lx)", f->module, (unsigned long)f->module_off);
+	}
+}
+
+/* The first named frame of the program, for "in FUNC" in one-line messages. */
+const char *unwind_caller(const struct gfp_frame *frames, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (frames[i].func[0] && strcmp(frames[i].module, "libc.so.6") != 0)
+			return frames[i].func;
+	return n ? frames[0].func : "?";
+}
