@@ -2,13 +2,17 @@
  * budget.c - the memory budget (limit=): live usable bytes against
  * watermarks, and the wait queue of requests under pressure.
  *
- * No shared read-modify-write on an ordinary call: each thread keeps a delta
- * of what it charged and released, and folds it into the shared count when it
- * passes one batch. A charge is accepted locally while the shared count plus
- * every thread's largest possible unfolded delta stays under the lowest
- * watermark; closer to the limit the charge is decided exactly, under a lock,
- * against the sum of every thread's delta. Frees under pressure fold at once
- * and wake the waiters.
+ * jemalloc already counts, per thread, the usable bytes it has handed out and
+ * taken back (thread.allocatedp / thread.deallocatedp: two counters in the
+ * thread's own jemalloc state). A thread's live bytes are the difference;
+ * the process's are the sum over threads plus what exited threads left. So
+ * no call pays for accounting: a thread folds its difference into a shared
+ * estimate only when it drifted by more than one batch, and a request is
+ * accepted at once while the estimate plus every thread's largest possible
+ * drift stays under the lowest watermark. Closer to the limit, or for a
+ * request larger than a batch, the decision is exact: under a lock, against
+ * the sum of every thread's counters, with the allocation made under the
+ * same lock so that two requests cannot both take the last bytes.
  *
  * Watermarks (kernel-semantics.md §2): ordinary requests may fill up to
  * limit - min_free; HIGH may use half of min_free, ATOMIC (HIGH without direct
@@ -22,16 +26,18 @@
 
 #include "internal.h"
 
-static int64_t folded;	 /* atomic: live bytes folded in from the threads */
-static int64_t limit_b;	 /* 0: no budget */
-static int64_t min_free_b;
-static int64_t batch;
+bool gfp_budget_on;
+int gfp_waiters; /* atomic: requests inside the slow path */
+
+struct gfp_budget_fast gfp_budget;
+static int64_t limit_b, min_free_b, batch;
+#define folded gfp_budget.folded /* atomic: estimate of live bytes, see above */
+static int64_t exited_total; /* atomic: live bytes left by exited threads */
 static pthread_mutex_t exact_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The wait queue: a generation counter bumped by frees under pressure. */
 static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wait_cond;
-static int waiters;	   /* atomic: requests inside the slow path */
 static uint64_t free_gen; /* atomic */
 
 static void init_cond(void)
@@ -46,8 +52,8 @@ static void init_cond(void)
 void budget_init(void)
 {
 	init_cond();
-
 	limit_b = (int64_t)gfp_policy.limit;
+	gfp_budget_on = limit_b != 0;
 	if (!limit_b)
 		return;
 	min_free_b = (int64_t)gfp_policy.min_free;
@@ -61,13 +67,15 @@ void budget_init(void)
 	batch = limit_b / 1024;
 	if (batch < 4096)
 		batch = 4096;
-	if (batch > 64 * 1024)
-		batch = 64 * 1024;
+	if (batch > 256 * 1024)
+		batch = 256 * 1024;
+	gfp_budget.low_wm = limit_b - min_free_b;
+	gfp_budget.batch = batch;
 }
 
 bool budget_enabled(void)
 {
-	return limit_b != 0;
+	return gfp_budget_on;
 }
 
 int64_t budget_limit(void)
@@ -90,68 +98,81 @@ int64_t budget_watermark(gfp_t f)
 	return limit_b - min_free_b + usable;
 }
 
-/* Live bytes exactly: the shared count plus every thread's unfolded delta. */
-int64_t budget_live(void)
-{
-	return __atomic_load_n(&folded, __ATOMIC_RELAXED) + thread_sum_deltas();
-}
+/* ------------------------------------------------------------------------
+ * Per-thread counters
+ * ---------------------------------------------------------------------- */
 
-static void fold(struct gfp_thread *t)
+void budget_thread_start(struct gfp_thread *t)
 {
-	int64_t d = __atomic_exchange_n(&t->delta, 0, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&folded, d, __ATOMIC_RELAXED);
-}
-
-bool budget_charge(size_t usize, gfp_t f)
-{
-	if (!limit_b || usize == 0)
-		return true;
-	struct gfp_thread *t = gfp_tls.thread;
-	int64_t n = (int64_t)usize;
-	if (likely(t && n <= batch)) {
-		int64_t d = __atomic_load_n(&t->delta, __ATOMIC_RELAXED) + n;
-		int64_t slack = 2 * batch * (int64_t)thread_count();
-		int64_t est = __atomic_load_n(&folded, __ATOMIC_RELAXED) + slack + n;
-		if (est <= limit_b - min_free_b) {
-			__atomic_store_n(&t->delta, d, __ATOMIC_RELAXED);
-			if (d > batch)
-				fold(t);
-			return true;
-		}
-	}
-	/* Near the watermark: decide exactly. */
-	bool ok;
-	pthread_mutex_lock(&exact_lock);
-	if (t)
-		fold(t);
-	ok = budget_live() + n <= budget_watermark(f);
-	if (ok)
-		__atomic_add_fetch(&folded, n, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&exact_lock);
-	return ok;
-}
-
-void budget_uncharge(size_t usize)
-{
-	if (!limit_b || usize == 0)
+	size_t sz = sizeof(t->allocp);
+	t->allocp = t->deallocp = NULL;
+	/* Only under a budget: jemalloc sets up the thread's state for this
+	 * mallctl, and crashes doing so when it cannot map memory. */
+	if (!gfp_budget_on)
 		return;
-	struct gfp_thread *t = gfp_tls.thread;
-	int64_t n = (int64_t)usize;
-	if (t) {
-		int64_t d = __atomic_load_n(&t->delta, __ATOMIC_RELAXED) - n;
-		__atomic_store_n(&t->delta, d, __ATOMIC_RELAXED);
-		if (d < -batch || __atomic_load_n(&waiters, __ATOMIC_RELAXED))
-			fold(t);
-	} else {
-		__atomic_sub_fetch(&folded, n, __ATOMIC_RELAXED);
-	}
+	if (mallctl("thread.allocatedp", &t->allocp, &sz, NULL, 0) != 0 ||
+	    mallctl("thread.deallocatedp", &t->deallocp, &sz, NULL, 0) != 0)
+		t->allocp = t->deallocp = NULL;
+	t->folded_own = 0;
 }
 
-/* A thread that exits hands its delta over. */
+static inline int64_t own_live(const struct gfp_thread *t)
+{
+	return budget_own_live(t);
+}
+
+void budget_fold(struct gfp_thread *t, int64_t own)
+{
+	__atomic_add_fetch(&folded, own - t->folded_own, __ATOMIC_RELAXED);
+	t->folded_own = own;
+}
+#define fold budget_fold
+
+/* A thread that exits leaves its live bytes behind (another thread may free
+ * them); a forked child adopts the parent's other threads' the same way. */
 void budget_thread_exit(struct gfp_thread *t)
 {
-	fold(t);
+	if (!t->allocp)
+		return;
+	int64_t own = own_live(t);
+	fold(t, own);
+	__atomic_add_fetch(&exited_total, own, __ATOMIC_RELAXED);
 }
+
+/* Live bytes exactly. */
+int64_t budget_live(void)
+{
+	return __atomic_load_n(&exited_total, __ATOMIC_RELAXED) + thread_sum_live();
+}
+
+int64_t budget_thread_live(const struct gfp_thread *t)
+{
+	return t->allocp ? own_live(t) : 0;
+}
+
+void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *))
+{
+	struct gfp_thread *t = gfp_tls.thread;
+	if (likely(budget_fast_ok(t, req->size)))
+		return alloc(req);
+
+	/* Near the watermark: decide exactly, allocate under the same lock. */
+	size_t want = nallocx(req->size, req->mallocx_flags & ~MALLOCX_ZERO);
+	size_t old = req->old ? sallocx(req->old, 0) : 0;
+	int64_t grow = (int64_t)want - (int64_t)old;
+	void *p = NULL;
+	pthread_mutex_lock(&exact_lock);
+	if (budget_live() + grow <= budget_watermark(f)) {
+		p = alloc(req);
+		if (t && t->allocp)
+			fold(t, own_live(t));
+	} else {
+		req->why = GFP_WHY_BUDGET;
+	}
+	pthread_mutex_unlock(&exact_lock);
+	return p;
+}
+
 
 /* ------------------------------------------------------------------------
  * Waiting for memory
@@ -159,12 +180,12 @@ void budget_thread_exit(struct gfp_thread *t)
 
 void budget_waiter_enter(void)
 {
-	__atomic_add_fetch(&waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 void budget_waiter_exit(void)
 {
-	__atomic_sub_fetch(&waiters, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST);
 }
 
 uint64_t budget_free_gen(void)
@@ -172,15 +193,11 @@ uint64_t budget_free_gen(void)
 	return __atomic_load_n(&free_gen, __ATOMIC_SEQ_CST);
 }
 
-/* Called after every free under a policy: cheap unless someone waits. */
+/* Called after a free under a policy when someone waits (gfp_waiters).
+ * It does not flush this thread's jemalloc cache for the waiter: under a real
+ * ENOMEM jemalloc crashes flushing a cache whose metadata it cannot map. */
 void budget_wake_waiters(void)
 {
-	if (likely(!__atomic_load_n(&waiters, __ATOMIC_SEQ_CST)))
-		return;
-	/* Memory this thread caches is no use to the waiter: hand it back. */
-	gfp_tls.guard++;
-	mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
-	gfp_tls.guard--;
 	pthread_mutex_lock(&wait_lock);
 	__atomic_add_fetch(&free_gen, 1, __ATOMIC_SEQ_CST);
 	pthread_cond_broadcast(&wait_cond);
@@ -213,5 +230,5 @@ void budget_atfork_child(void)
 	pthread_mutex_init(&exact_lock, NULL);
 	pthread_mutex_init(&wait_lock, NULL);
 	init_cond();
-	__atomic_store_n(&waiters, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&gfp_waiters, 0, __ATOMIC_RELAXED);
 }

@@ -162,18 +162,22 @@ void canary_misuse(const struct gfp_slow *s)
 	struct gfp_frame frames[FRAMES];
 	int n = unwind_capture(frames, FRAMES);
 	uintptr_t site = n ? frames[0].ip : 0;
-	if (!first_time((site << 1) | nowait))
+	/* Two separate warnings, each once per call site, as the kernel's two
+	 * WARN_ON_ONCE are. */
+	bool warn_nowait = nowait && first_time((site << 2) | 1);
+	bool warn_large = large && first_time((site << 2) | 2);
+	if (!warn_nowait && !warn_large)
 		return;
 	char msg[MSG_MAX], mode[160];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	mode_str(f, mode, sizeof(mode));
-	if (nowait)
+	if (warn_nowait)
 		gfp_buf_printf(&b,
 			       "gfpshim: warning: %s(%d): NOFAIL without direct reclaim cannot wait: "
-			       "size %zu in %s may fail (mode:%s)",
+			       "size %zu in %s may fail (mode:%s)%s",
 			       program_invocation_short_name, (int)getpid(), s->req->size,
-			       unwind_caller(frames, n), mode);
-	else
+			       unwind_caller(frames, n), mode, warn_large ? "\n" : "");
+	if (warn_large)
 		gfp_buf_printf(&b,
 			       "gfpshim: warning: %s(%d): NOFAIL allocation of %zu bytes (above 8192) "
 			       "in %s: large must-succeed requests can stall the process (mode:%s)",

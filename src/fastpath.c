@@ -38,6 +38,8 @@ static void count(struct gfp_req *req, const void *p)
 		gfp_count(&s->failures, 1);
 }
 
+/* The general path: every request that is not simply "policy mode, no
+ * budget, no flags" (see gfp_alloc_policy). */
 static void *policy_call(struct gfp_req *req, bool explicit_flags)
 {
 	enum gfp_tls_mode mode = gfp_tls.mode;
@@ -52,9 +54,14 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 			return raw_alloc(req);
 	}
 
-	req->gfp = context_of(req->gfp);
-	if (gfp_tls.in_reclaim && !(req->gfp & GFP_NOMEMALLOC))
-		req->gfp |= GFP_MEMALLOC; /* a shrinker's own allocations: PF_MEMALLOC */
+	/* The context matters to the budget's watermark and to the slow path;
+	 * without a budget it is resolved there, not on every call. */
+	if (gfp_budget_on || gfp_tls.in_reclaim) {
+		req->gfp = context_of(req->gfp);
+		req->ctx_resolved = true;
+		if (gfp_tls.in_reclaim && !(req->gfp & GFP_NOMEMALLOC))
+			req->gfp |= GFP_MEMALLOC; /* a shrinker's own allocations: PF_MEMALLOC */
+	}
 	void *p = gfp_attempt(req, req->gfp);
 	if (unlikely(!p))
 		p = gfp_slowpath(req);
@@ -62,10 +69,29 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	return p;
 }
 
+static inline bool plain_policy_thread(void)
+{
+	/* mode and guard are adjacent bytes: one compare for both. */
+	return gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard && !gfp_tls.in_reclaim;
+}
+
 void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
 {
 	struct gfp_req req = {
 		.entry = entry, .mallocx_flags = mallocx_flags, .size = size, .align = align};
+	/* A request that certainly fits (or no budget): the attempt is
+	 * jemalloc's alone, the context is resolved only if it fails. */
+	if (likely(plain_policy_thread() &&
+		   (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size)))) {
+		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
+		if (unlikely(!p)) {
+			req.why = GFP_WHY_REAL;
+			p = gfp_slowpath(&req);
+		}
+		if (unlikely(gfp_policy.stats))
+			count(&req, p);
+		return p;
+	}
 	return policy_call(&req, false);
 }
 
@@ -88,27 +114,46 @@ void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align
 	return policy_call(&req, true);
 }
 
-void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
+/* Frees from threads that are not (yet) under the policy, or from inside
+ * the shim: jemalloc's free, nothing counted. */
+static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, size_t size,
+						 int flags)
 {
-	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard)
-		thread_enter();
-	bool policy = gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard;
-	struct gfp_thread *t = policy ? gfp_tls.thread : NULL;
-	if (t && gfp_policy.stats)
-		gfp_count(&t->stats[entry].calls, 1);
+	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard &&
+	    thread_enter() == GFP_TLS_POLICY) {
+		gfp_free_policy(entry, p, size, flags);
+		return;
+	}
 	if (p == NULL)
 		return;
 	int saved = errno;
-	size_t usize = policy && budget_enabled() ? sallocx(p, 0) : 0;
+	if (size)
+		sdallocx(p, size, flags);
+	else
+		dallocx(p, flags);
+	errno = saved;
+}
+
+void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
+{
+	if (unlikely(gfp_tls.mode != GFP_TLS_POLICY || gfp_tls.guard)) {
+		free_other(entry, p, size, flags);
+		return;
+	}
+	if (unlikely(gfp_policy.stats) && gfp_tls.thread)
+		gfp_count(&gfp_tls.thread->stats[entry].calls, 1);
+	if (p == NULL)
+		return;
+	int *errnop = gfp_tls.errnop, saved = *errnop;
 	if (size)
 		sdallocx(p, size, flags);
 	else if (flags)
 		dallocx(p, flags);
 	else
 		gfp_je_free(p);
-	if (policy) {
-		budget_uncharge(usize);
+	if (gfp_budget_on)
+		budget_after_free(gfp_tls.thread);
+	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST)))
 		budget_wake_waiters();
-	}
-	errno = saved;
+	*errnop = saved;
 }

@@ -181,6 +181,8 @@ static void do_init(void)
 		    i != GFP_K_stats)
 			gfp_policy_active = true;
 	budget_init();
+	if (gfp_policy_active)
+		unwind_init();
 
 	if (gfp_policy.glibc_warn)
 		compat_warn_glibc_env();

@@ -42,6 +42,7 @@ struct gfp_req {
 	void *old;         /* realloc: the block being moved */
 	gfp_t gfp;         /* explicit flags on entry, the effective context after */
 	enum gfp_why why;  /* set by a failed attempt */
+	bool ctx_resolved; /* gfp holds the effective context */
 };
 
 /* The state of one request in the slow path. */
@@ -195,7 +196,10 @@ struct gfp_entry_stats {
 struct gfp_thread {
 	struct gfp_thread *next, *prev;
 	int tid;
-	int64_t delta; /* budget.c: charged minus released, not yet folded */
+	/* budget.c: jemalloc's counters of this thread, and their difference
+	 * when last folded into the shared estimate. */
+	const uint64_t *allocp, *deallocp;
+	int64_t folded_own;
 	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
 };
 
@@ -218,7 +222,7 @@ void thread_atfork_parent(void);
 void thread_atfork_child(void);
 /* Sums every thread's statistics (live and exited) into `out`. */
 void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT]);
-int64_t thread_sum_deltas(void);
+int64_t thread_sum_live(void);
 unsigned thread_count(void);
 
 static inline void gfp_count(uint64_t *c, uint64_t n)
@@ -238,14 +242,64 @@ void context_scope_pop(unsigned cookie);
 /* ------------------------------------------------------------------------
  * budget.c - limit=, watermarks, waiting for memory.
  * ---------------------------------------------------------------------- */
+extern bool gfp_budget_on; /* limit= is set */
+extern int gfp_waiters;    /* atomic: requests in the slow path; frees wake them */
 void budget_init(void);
 bool budget_enabled(void);
 int64_t budget_limit(void);
 int64_t budget_watermark(gfp_t f);
 int64_t budget_live(void);
-bool budget_charge(size_t usize, gfp_t f);
-void budget_uncharge(size_t usize);
+int64_t budget_thread_live(const struct gfp_thread *t);
+void budget_thread_start(struct gfp_thread *t);
 void budget_thread_exit(struct gfp_thread *t);
+/* Calls alloc(req) if the budget allows the request under flags f. */
+void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
+void budget_fold(struct gfp_thread *t, int64_t own);
+
+/* What the fast path reads of the budget (budget.c explains the scheme). */
+struct gfp_budget_fast {
+	int64_t low_wm; /* the lowest watermark: limit - min_free */
+	int64_t batch;  /* how far a thread may drift before it folds */
+	int64_t folded; /* atomic: the shared estimate of live bytes */
+};
+extern struct gfp_budget_fast gfp_budget;
+extern unsigned gfp_nr_threads; /* atomic: threads under the policy */
+
+static inline int64_t budget_own_live(const struct gfp_thread *t)
+{
+	return (int64_t)(__atomic_load_n(t->allocp, __ATOMIC_RELAXED) -
+			 __atomic_load_n(t->deallocp, __ATOMIC_RELAXED));
+}
+
+/* True when a request of about `size` bytes certainly fits under every
+ * watermark, whatever the other threads do meanwhile. */
+static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
+{
+	if (unlikely(!t || !t->allocp || (int64_t)size > gfp_budget.batch))
+		return false;
+	int64_t own = budget_own_live(t), drift = own - t->folded_own;
+	if (unlikely(drift > gfp_budget.batch || drift < -gfp_budget.batch)) {
+		budget_fold(t, own);
+		drift = 0;
+	}
+	int64_t slack = 2 * gfp_budget.batch *
+			(int64_t)__atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
+	return __atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + drift + (int64_t)size +
+		       slack <=
+	       gfp_budget.low_wm;
+}
+
+/* After a free under a budget: keep the estimate close; fold at once when
+ * someone waits, so that the waiter sees the memory. */
+static inline void budget_after_free(struct gfp_thread *t)
+{
+	if (unlikely(!t || !t->allocp))
+		return;
+	int64_t own = budget_own_live(t), drift = own - t->folded_own;
+	if (unlikely(drift > gfp_budget.batch || drift < -gfp_budget.batch ||
+		     __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		budget_fold(t, own);
+}
 void budget_waiter_enter(void);
 void budget_waiter_exit(void);
 uint64_t budget_free_gen(void);
@@ -281,6 +335,7 @@ void canary_misuse(const struct gfp_slow *s);
 /* ------------------------------------------------------------------------
  * unwind.c - backtraces.
  * ---------------------------------------------------------------------- */
+void unwind_init(void);
 int unwind_capture(struct gfp_frame *frames, int max);
 void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n);
 const char *unwind_caller(const struct gfp_frame *frames, int n);

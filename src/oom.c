@@ -52,11 +52,14 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome)
 		       "oom_score_adj=%d\n",
 		       program_invocation_short_name, (int)getpid(), s->req->size,
 		       gfp_order(s->req->size), names, s->req->gfp, adj);
-	gfp_buf_printf(&b,
-		       "gfpshim: error: thread %s (tid %d) looped %u rounds without progress; live %lld "
-		       "bytes, limit %lld, watermark %lld",
-		       thread, (int)gettid(), s->rounds, (long long)budget_live(),
-		       (long long)budget_limit(), (long long)budget_watermark(s->req->gfp));
+	gfp_buf_printf(&b, "gfpshim: error: thread %s (tid %d) looped %u rounds without progress; ",
+		       thread, (int)gettid(), s->rounds);
+	if (budget_enabled())
+		gfp_buf_printf(&b, "live %lld bytes, limit %lld, watermark %lld",
+			       (long long)budget_live(), (long long)budget_limit(),
+			       (long long)budget_watermark(s->req->gfp));
+	else
+		gfp_buf_printf(&b, "no budget: jemalloc itself returned NULL (ulimit -v?)");
 	unwind_format(&b, frames, n);
 	gfp_buf_printf(&b, "\ngfpshim: error: %s\n", outcome);
 	gfp_log_raw(msg, b.len);
@@ -74,7 +77,12 @@ enum oom_result oom_step(struct gfp_slow *s)
 	int adj = oom_score_adj();
 	char outcome[128];
 	if (action == OOM_FAIL) {
-		report(s, adj, "oom=fail: the request fails");
+		/* A NOFAIL request cannot be failed: report once, keep looping. */
+		if (!(s->req->gfp & GFP_NOFAIL))
+			report(s, adj, "oom=fail: the request fails");
+		else if (!s->oom_exempt_logged)
+			report(s, adj, "oom=fail, but a NOFAIL request cannot fail: it keeps looping");
+		s->oom_exempt_logged = true;
 		return OOM_GIVE_UP;
 	}
 	if (adj <= -1000) {

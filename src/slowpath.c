@@ -18,21 +18,8 @@ static bool costly(const struct gfp_req *req)
 	return req->size > gfp_policy.costly;
 }
 
-/* The request's usable bytes as jemalloc will count them. */
-static size_t usable(const struct gfp_req *req)
+static void *attempt_jemalloc(struct gfp_req *req)
 {
-	return nallocx(req->size, req->mallocx_flags & ~MALLOCX_ZERO);
-}
-
-void *gfp_attempt(struct gfp_req *req, gfp_t f)
-{
-	size_t old = req->old ? sallocx(req->old, 0) : 0;
-	size_t want = usable(req);
-	size_t charge = want > old ? want - old : 0;
-	if (!budget_charge(charge, f)) {
-		req->why = GFP_WHY_BUDGET;
-		return NULL;
-	}
 	void *p;
 	if (req->old)
 		p = rallocx(req->old, req->size, req->mallocx_flags);
@@ -40,14 +27,17 @@ void *gfp_attempt(struct gfp_req *req, gfp_t f)
 		p = mallocx(req->size, req->mallocx_flags);
 	else
 		p = gfp_je_malloc(req->size);
-	if (unlikely(!p)) {
-		budget_uncharge(charge);
+	if (unlikely(!p))
 		req->why = GFP_WHY_REAL;
-		return NULL;
-	}
-	if (req->old && old > want)
-		budget_uncharge(old - want);
 	return p;
+}
+
+/* One attempt: get_page_from_freelist against the watermark of `f`. */
+void *gfp_attempt(struct gfp_req *req, gfp_t f)
+{
+	if (!gfp_budget_on)
+		return attempt_jemalloc(req);
+	return budget_attempt(req, f, attempt_jemalloc);
 }
 
 static void *nopage(struct gfp_slow *s, const char *reason)
@@ -60,9 +50,16 @@ static void *nopage(struct gfp_slow *s, const char *reason)
 /* One round of reclaim: what it freed, 0 for no progress. */
 static size_t slow_reclaim(struct gfp_slow *s)
 {
+	/* Ask the shrinkers for what is missing, not only for the request. */
+	size_t want = s->req->size;
+	if (s->req->why == GFP_WHY_BUDGET) {
+		int64_t short_by = budget_live() + (int64_t)want - budget_watermark(s->req->gfp);
+		if (short_by > (int64_t)want)
+			want = (size_t)short_by;
+	}
 	/* Under a budget jemalloc's dirty pages do not count; for a real
 	 * failure they are the first thing to give back. */
-	return reclaim_run(s->req->gfp, s->req->size, s->req->why == GFP_WHY_REAL);
+	return reclaim_run(s->req->gfp, want, s->req->why == GFP_WHY_REAL);
 }
 
 enum retry { RETRY, FAIL, MAY_OOM };
@@ -76,7 +73,9 @@ static enum retry slow_should_retry(struct gfp_slow *s, bool progress, const cha
 	else
 		s->no_progress++;
 	if (f & GFP_NOFAIL)
-		return RETRY;
+		/* Retried forever; small ones still reach the OOM step. */
+		return s->no_progress >= (unsigned)gfp_policy.retries && !costly(s->req) ? MAY_OOM
+											   : RETRY;
 	if (f & GFP_NORETRY) {
 		*why = "NORETRY: one round of reclaim did not help";
 		return FAIL;
@@ -97,6 +96,9 @@ static enum retry slow_should_retry(struct gfp_slow *s, bool progress, const cha
 void *gfp_slowpath(struct gfp_req *req)
 {
 	struct gfp_slow s = {.req = req, .start_ns = gfp_now_ns()};
+	if (!req->ctx_resolved)
+		req->gfp = context_of(req->gfp);
+	req->ctx_resolved = true;
 	gfp_t f = req->gfp;
 	s.next_canary_ms = gfp_policy.canary_ms;
 
@@ -128,13 +130,13 @@ void *gfp_slowpath(struct gfp_req *req)
 		if (r == MAY_OOM) {
 			if (!(f & GFP_FS_BIT)) {
 				/* 3.19 failed !__GFP_FS here; cc87317726f8 restored the loop. */
-				if (gfp_policy.nofs_fail) {
+				if (gfp_policy.nofs_fail && !(f & GFP_NOFAIL)) {
 					why = "NOFS/NOIO without progress (nofs_fail=1, Linux 3.19)";
 					break;
 				}
 			} else {
 				enum oom_result o = oom_step(&s);
-				if (o == OOM_GIVE_UP) {
+				if (o == OOM_GIVE_UP && !(f & GFP_NOFAIL)) {
 					why = "the OOM step gave up (oom=fail)";
 					break;
 				}

@@ -22,7 +22,7 @@ static struct gfp_thread *spare;   /* blocks of exited threads, for reuse */
 static struct gfp_entry_stats dead[GFP_ENTRY_COUNT]; /* what exited threads counted */
 static pthread_key_t exit_key;
 static bool exit_key_ok;
-static unsigned nr_live; /* atomic: threads in `live` */
+unsigned gfp_nr_threads; /* atomic: threads in `live` */
 
 static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *from)
 {
@@ -43,7 +43,7 @@ static void thread_exit(void *arg)
 	pthread_mutex_lock(&registry_lock);
 	fold(dead, t->stats);
 	budget_thread_exit(t);
-	__atomic_sub_fetch(&nr_live, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
 	if (t->prev)
 		t->prev->next = t->next;
 	else
@@ -97,12 +97,13 @@ enum gfp_tls_mode thread_enter(void)
 	gfp_tls.guard++;
 	struct gfp_thread *t = block_get();
 	if (t) {
+		budget_thread_start(t);
 		pthread_mutex_lock(&registry_lock);
 		t->next = live;
 		if (live)
 			live->prev = t;
 		live = t;
-		__atomic_add_fetch(&nr_live, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&registry_lock);
 		if (exit_key_ok)
 			pthread_setspecific(exit_key, t);
@@ -123,19 +124,19 @@ void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT])
 	pthread_mutex_unlock(&registry_lock);
 }
 
-int64_t thread_sum_deltas(void)
+int64_t thread_sum_live(void)
 {
 	int64_t sum = 0;
 	pthread_mutex_lock(&registry_lock);
 	for (struct gfp_thread *t = live; t; t = t->next)
-		sum += __atomic_load_n(&t->delta, __ATOMIC_RELAXED);
+		sum += budget_thread_live(t);
 	pthread_mutex_unlock(&registry_lock);
 	return sum;
 }
 
 unsigned thread_count(void)
 {
-	return __atomic_load_n(&nr_live, __ATOMIC_RELAXED);
+	return __atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
 }
 
 void thread_atfork_prepare(void)
@@ -165,7 +166,7 @@ void thread_atfork_child(void)
 	}
 	memset(dead, 0, sizeof(dead));
 	live = self;
-	nr_live = self ? 1 : 0;
+	gfp_nr_threads = self ? 1 : 0;
 	if (self) {
 		self->next = self->prev = NULL;
 		memset(self->stats, 0, sizeof(self->stats));

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "internal.h"
 
@@ -34,12 +35,60 @@ static bool in_shim(uintptr_t ip)
 	return dladdr((void *)ip, &info) && info.dli_fbase == self_base();
 }
 
+/*
+ * Naming a function maps the object's symbol table, which fails when memory
+ * ran out for real (ulimit -v). So the shim keeps a little address space in
+ * reserve, like PF_MEMALLOC's reserves, and lends it to the unwinder.
+ */
+#define RESERVE_BYTES (8u << 20)
+static void *reserve;
+static size_t reserve_len;
+static int reserve_busy; /* atomic */
+
+/* Maps as much of the reserve as fits, halving down to 256K. */
+static void reserve_map(void)
+{
+	for (size_t len = RESERVE_BYTES; len >= (256u << 10); len /= 2) {
+		void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			       -1, 0);
+		if (p != MAP_FAILED) {
+			reserve = p;
+			reserve_len = len;
+			return;
+		}
+	}
+	reserve = NULL;
+	reserve_len = 0;
+}
+
+void unwind_init(void)
+{
+	reserve_map();
+}
+
+static bool reserve_lend(void)
+{
+	if (__atomic_exchange_n(&reserve_busy, 1, __ATOMIC_ACQUIRE))
+		return false;
+	if (reserve)
+		munmap(reserve, reserve_len);
+	return true;
+}
+
+static void reserve_take_back(void)
+{
+	/* libunwind keeps some of what it mapped; take back what is free. */
+	reserve_map();
+	__atomic_store_n(&reserve_busy, 0, __ATOMIC_RELEASE);
+}
+
 int unwind_capture(struct gfp_frame *frames, int max)
 {
 	unw_context_t uc;
 	unw_cursor_t cursor;
 	int n = 0;
 	gfp_tls.guard++;
+	bool lent = reserve_lend();
 	if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
 		bool outside = false;
 		while (n < max && unw_step(&cursor) > 0) {
@@ -67,6 +116,8 @@ int unwind_capture(struct gfp_frame *frames, int max)
 			}
 		}
 	}
+	if (lent)
+		reserve_take_back();
 	gfp_tls.guard--;
 	return n;
 }

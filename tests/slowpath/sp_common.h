@@ -1,0 +1,220 @@
+/*
+ * sp_common.h - helpers shared by the slow-path test programs.
+ *
+ * Nothing here allocates once memory is tight: output goes through a stack
+ * buffer and write(2), the block tables are static, and the helper thread
+ * that frees memory is created (and has warmed its allocator state) before
+ * any pressure exists.
+ */
+#ifndef SP_COMMON_H
+#define SP_COMMON_H
+
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gfpshim.h"
+
+static inline double sp_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static inline void sp_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* printf to a file descriptor without allocating. */
+static inline __attribute__((format(printf, 2, 3))) void sp_out(int fd, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	for (int off = 0; off < n;) {
+		ssize_t w = write(fd, buf + off, n - off);
+		if (w <= 0)
+			return;
+		off += (int)w;
+	}
+}
+
+#define sp_die(...)                                 \
+	do {                                        \
+		sp_out(2, "sp: " __VA_ARGS__);      \
+		_exit(2);                           \
+	} while (0)
+
+/* "NOFS|NOFAIL" -> flags; exits on an unknown name. */
+static inline gfp_t sp_parse_flags(const char *s)
+{
+	static const struct {
+		const char *name;
+		gfp_t bits;
+	} names[] = {
+		{ "KERNEL", GFP_KERNEL },	    { "NOFS", GFP_NOFS },
+		{ "NOIO", GFP_NOIO },		    { "NOWAIT", GFP_NOWAIT },
+		{ "ATOMIC", GFP_ATOMIC },	    { "NORETRY", GFP_NORETRY },
+		{ "RETRY_MAYFAIL", GFP_RETRY_MAYFAIL }, { "NOFAIL", GFP_NOFAIL },
+		{ "NOWARN", GFP_NOWARN },	    { "HIGH", GFP_HIGH },
+		{ "MEMALLOC", GFP_MEMALLOC },	    { "NOMEMALLOC", GFP_NOMEMALLOC },
+		{ "ZERO", GFP_ZERO },
+	};
+	gfp_t flags = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, "|");
+		size_t i;
+
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len && !strncmp(s, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			sp_die("unknown flag in '%s'\n", s);
+		flags |= names[i].bits;
+		s += len;
+		if (*s == '|')
+			s++;
+	}
+	return flags;
+}
+
+/* Fill flags that take every byte of a budget, reserve included. */
+#define SP_FILL_ALL (GFP_KERNEL | GFP_MEMALLOC | GFP_NORETRY | GFP_NOWARN)
+
+#define SP_MAX_BLOCKS 65536
+static void *sp_blocks[SP_MAX_BLOCKS];
+static int sp_nblocks;
+
+/* Allocates @size blocks with @flags until one fails; returns how many were
+ * added. Exits when the table fills first: there was no pressure. */
+static inline int sp_fill(size_t size, gfp_t flags)
+{
+	int start = sp_nblocks;
+
+	for (;;) {
+		if (sp_nblocks == SP_MAX_BLOCKS) {
+			sp_out(1, "result=nofill blocks=%d\n", sp_nblocks);
+			_exit(3);
+		}
+		void *p = gfp_malloc(size, flags);
+		if (p == NULL)
+			break;
+		memset(p, 0x5a, size < 64 ? size : 64);
+		sp_blocks[sp_nblocks++] = p;
+	}
+	return sp_nblocks - start;
+}
+
+/*
+ * The freer: a thread that, each time it is armed, sleeps @delay_ms and then
+ * frees the last @count blocks of sp_blocks (and @extra, if set). `freed` is
+ * set just before the first free, `t_free` is its time.
+ */
+struct sp_freer {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int armed;    /* generation asked for */
+	int done;     /* generation finished */
+	int delay_ms;
+	int first, count; /* sp_blocks[first .. first+count) */
+	void *extra;
+	atomic_int freed;
+	double t_free;
+	pthread_t thread;
+};
+
+static void *sp_freer_main(void *arg)
+{
+	struct sp_freer *f = arg;
+	int gen = 0;
+
+	/* Warm this thread's allocator state while memory is plentiful. */
+	free(malloc(64));
+	free(malloc(4096));
+	for (;;) {
+		pthread_mutex_lock(&f->lock);
+		while (f->armed == gen)
+			pthread_cond_wait(&f->cond, &f->lock);
+		gen = f->armed;
+		pthread_mutex_unlock(&f->lock);
+		if (gen < 0)
+			return NULL;
+		sp_sleep_ms(f->delay_ms);
+		f->t_free = sp_now_ms();
+		atomic_store(&f->freed, 1);
+		if (f->extra) {
+			free(f->extra);
+			f->extra = NULL;
+		}
+		for (int i = f->first; i < f->first + f->count; i++) {
+			free(sp_blocks[i]);
+			sp_blocks[i] = NULL;
+		}
+		pthread_mutex_lock(&f->lock);
+		f->done = gen;
+		pthread_cond_broadcast(&f->cond);
+		pthread_mutex_unlock(&f->lock);
+	}
+}
+
+static inline void sp_freer_start(struct sp_freer *f)
+{
+	memset(f, 0, sizeof(*f));
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	if (pthread_create(&f->thread, NULL, sp_freer_main, f))
+		sp_die("pthread_create failed\n");
+}
+
+/* Arms the freer: in @delay_ms it frees the last @count blocks and @extra. */
+static inline void sp_freer_arm(struct sp_freer *f, int delay_ms, int count, void *extra)
+{
+	pthread_mutex_lock(&f->lock);
+	if (count > sp_nblocks)
+		count = sp_nblocks;
+	f->delay_ms = delay_ms;
+	f->first = sp_nblocks - count;
+	f->count = count;
+	f->extra = extra;
+	atomic_store(&f->freed, 0);
+	f->armed++;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* Waits until the armed free happened; the freed entries are compacted out. */
+static inline void sp_freer_wait(struct sp_freer *f)
+{
+	pthread_mutex_lock(&f->lock);
+	while (f->done != f->armed)
+		pthread_cond_wait(&f->cond, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+	int j = 0;
+	for (int i = 0; i < sp_nblocks; i++)
+		if (sp_blocks[i])
+			sp_blocks[j++] = sp_blocks[i];
+	sp_nblocks = j;
+}
+
+#endif
