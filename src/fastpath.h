@@ -34,9 +34,17 @@ gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t 
 		 * constant at every inlined call site. */
 		if (!mallocx_flags)
 			return gfp_je_malloc(size);
-		void *p = mallocx(size ? size : 1, mallocx_flags);
-		if (likely(p != NULL))
-			return p;
+		if (mallocx_flags == MALLOCX_ZERO)
+			return gfp_je_calloc(1, size);
+		void *p;
+		if (align >= sizeof(void *) && !(mallocx_flags & MALLOCX_ZERO)) {
+			if (likely(gfp_je_posix_memalign(&p, align, size) == 0))
+				return p;
+		} else {
+			p = mallocx(size ? size : 1, mallocx_flags);
+			if (likely(p != NULL))
+				return p;
+		}
 	}
 	return gfp_alloc_policy(entry, size ? size : 1, mallocx_flags, align);
 }

@@ -165,6 +165,8 @@ void gfp_log_raw(const char *p, size_t n);
 extern void *(*gfp_je_malloc)(size_t);
 extern void (*gfp_je_free)(void *);
 extern void *(*gfp_je_realloc)(void *, size_t);
+extern void *(*gfp_je_calloc)(size_t, size_t);
+extern int (*gfp_je_posix_memalign)(void **, size_t, size_t);
 void backend_init(void);
 
 /* ------------------------------------------------------------------------
