@@ -76,6 +76,12 @@ void canary_warn(const struct gfp_slow *s)
 	char msg[MSG_MAX], mode[160];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	uint64_t ms = (gfp_now_ns() - s->start_ns) / 1000000;
+	if (records_on()) {
+		char extra[96];
+		gfp_snprintf(extra, sizeof(extra), "\"rounds\":%u,\"ms\":%llu", s->rounds,
+			     (unsigned long long)ms);
+		record_event("canary", s->req, frames, n, extra);
+	}
 	mode_str(s->req->gfp, mode, sizeof(mode));
 	if (missed)
 		gfp_buf_printf(&b, "gfpshim: warning: %u canary warnings suppressed\n", missed);

@@ -26,6 +26,7 @@ static const char *const type_expect[] = {
 	[GFP_T_PROB] = "a probability from 0 to 1, such as 0.01 or 1%",
 	[GFP_T_ENUM] = "one of the listed choices",
 	[GFP_T_FLAGS] = "flags such as KERNEL, NOFS|NOFAIL or NORETRY",
+	[GFP_T_STR] = "a text of at most 127 characters",
 };
 
 /* ------------------------------------------------------------------------
@@ -178,10 +179,24 @@ static bool parse_enum(const char *choices, const char *v, size_t n, unsigned *o
 	return false;
 }
 
+static bool str_is_hex(const char *s)
+{
+	if (!*s)
+		return true; /* empty: off */
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f') ||
+		      (s[n] >= 'A' && s[n] <= 'F')))
+			return false;
+	return n == 16;
+}
+
 int config_parse_value(const struct gfp_key *k, const char *v, size_t n, void *out,
 		       const char **expect)
 {
-	*expect = type_expect[k->type];
+	*expect = k->type == GFP_T_STR && k->max == GFP_STR_HEX
+			  ? "a call-site id of 16 hex digits, as records and gfp-sweep print it"
+			  : type_expect[k->type];
 	switch (k->type) {
 	case GFP_T_BOOL:
 		return parse_bool(v, n, out) ? 0 : -1;
@@ -209,6 +224,16 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t n, void *o
 		const char *bad;
 		size_t badlen;
 		return gfp_flags_parse(v, n, out, &bad, &badlen) == 0 ? 0 : -1;
+	}
+	case GFP_T_STR: {
+		struct gfp_str *str = out;
+		if (n >= sizeof(str->v))
+			return -1;
+		memset(str->v, 0, sizeof(str->v));
+		memcpy(str->v, v, n);
+		str->v[n] = '\0';
+		/* A checked string: min is the shortest length, max a class. */
+		return k->max == GFP_STR_HEX && !str_is_hex(str->v) ? -1 : 0;
 	}
 	}
 	return -1;
@@ -317,6 +342,7 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 		uint64_t u;
 		double d;
 		unsigned e;
+		struct gfp_str str;
 	} v;
 	if (config_parse_value(k, val, vlen, &v, &expect) != 0) {
 		char range[96] = "";
@@ -339,6 +365,7 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 	case GFP_T_PROB: *(double *)dst = v.d; break;
 	case GFP_T_ENUM: *(unsigned *)dst = v.e; break;
 	case GFP_T_FLAGS: *(gfp_t *)dst = (gfp_t)v.e; break;
+	case GFP_T_STR: *(struct gfp_str *)dst = v.str; break;
 	}
 	pol->set[i] = true;
 }
@@ -415,5 +442,6 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 		gfp_buf_printf(b, "%s", names);
 		break;
 	}
+	case GFP_T_STR: gfp_buf_printf(b, "%s", ((const struct gfp_str *)v)->v); break;
 	}
 }

@@ -54,6 +54,14 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 			return raw_alloc(req);
 	}
 
+	if (unlikely(gfp_inject_on) && inject_should_fail(req, false)) {
+		/* Injected at entry: fails at once, no retry, no report (the
+		 * kernel's should_fail_alloc_page comes before any attempt). */
+		errno = ENOMEM;
+		count(req, NULL);
+		return NULL;
+	}
+
 	/* The context matters to the budget's watermark and to the slow path;
 	 * without a budget it is resolved there, not on every call. */
 	if (gfp_budget_on || gfp_tls.in_reclaim) {
@@ -75,13 +83,17 @@ static inline bool plain_policy_thread(void)
 	return gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard && !gfp_tls.in_reclaim;
 }
 
-void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
+void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
+		       uintptr_t caller)
 {
-	struct gfp_req req = {
-		.entry = entry, .mallocx_flags = mallocx_flags, .size = size, .align = align};
+	struct gfp_req req = {.entry = entry,
+			      .mallocx_flags = mallocx_flags,
+			      .size = size,
+			      .align = align,
+			      .caller = caller};
 	/* A request that certainly fits (or no budget): the attempt is
 	 * jemalloc's alone, the context is resolved only if it fails. */
-	if (likely(plain_policy_thread() &&
+	if (likely(plain_policy_thread() && !gfp_inject_on &&
 		   (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size)))) {
 		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
 		if (unlikely(!p)) {
@@ -95,9 +107,9 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 	return policy_call(&req, false);
 }
 
-void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size)
+void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
 {
-	struct gfp_req req = {.entry = entry, .size = size, .old = old};
+	struct gfp_req req = {.entry = entry, .size = size, .old = old, .caller = caller};
 	return policy_call(&req, false);
 }
 

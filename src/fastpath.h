@@ -16,9 +16,10 @@
 /* The engine's half, out of line. The request travels in registers and
  * becomes a struct gfp_req only there, so that the inlined fast path builds
  * nothing and can tail-call it. Returns NULL with errno set on failure. */
-void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
+void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
+		       uintptr_t caller) __attribute__((noinline));
+void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
 	__attribute__((noinline));
-void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size) __attribute__((noinline));
 void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 	__attribute__((noinline));
 /* gfp_malloc and friends: always through the policy, with the caller's flags. */
@@ -46,7 +47,8 @@ gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t 
 				return p;
 		}
 	}
-	return gfp_alloc_policy(entry, size ? size : 1, mallocx_flags, align);
+	return gfp_alloc_policy(entry, size ? size : 1, mallocx_flags, align,
+				(uintptr_t)__builtin_return_address(0));
 }
 
 static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp_entry entry,
@@ -54,7 +56,7 @@ static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp
 {
 	if (likely(gfp_tls.mode == GFP_TLS_IDLE))
 		return gfp_je_realloc(old, size); /* sets errno, keeps the block on failure */
-	return gfp_realloc_policy(entry, old, size);
+	return gfp_realloc_policy(entry, old, size, (uintptr_t)__builtin_return_address(0));
 }
 
 /* `size` is the caller's size for sized deletes, 0 when unknown; `flags` the

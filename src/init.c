@@ -135,6 +135,7 @@ static void atfork_child(void)
 {
 	thread_atfork_child();
 	budget_atfork_child();
+	inject_atfork_child();
 	reclaim_atfork_child();
 	pthread_mutex_init(&init_lock, NULL);
 }
@@ -163,6 +164,10 @@ static void do_init(void)
 	if (config_errors && strict)
 		_exit(EXIT_CONFIG);
 
+	const char *record = secure_getenv("GFP_RECORD");
+	if (records_set_dest(record, gfp_secure, err_msg, sizeof(err_msg)) != 0)
+		config_fail(err_msg);
+
 	const char *report = secure_getenv("GFP_REPORT");
 	if (report && *report && !gfp_secure) {
 		stats_set_report_path(report);
@@ -181,8 +186,15 @@ static void do_init(void)
 		    i != GFP_K_stats)
 			gfp_policy_active = true;
 	budget_init();
-	if (gfp_policy_active)
+	inject_init();
+	if (records_on())
+		gfp_policy_active = true; /* failures must be seen to be recorded */
+	if (gfp_policy_active) {
 		unwind_init();
+		site_init();
+	}
+	if (records_on())
+		crash_init();
 
 	if (gfp_policy.glibc_warn)
 		compat_warn_glibc_env();

@@ -31,7 +31,7 @@ enum gfp_entry {
 enum gfp_entry_kind { GFP_KIND_ALLOC, GFP_KIND_REALLOC, GFP_KIND_FREE, GFP_KIND_QUERY };
 
 /* Why an attempt failed. */
-enum gfp_why { GFP_WHY_NONE, GFP_WHY_BUDGET, GFP_WHY_REAL };
+enum gfp_why { GFP_WHY_NONE, GFP_WHY_BUDGET, GFP_WHY_REAL, GFP_WHY_INJECT };
 
 /* One allocation request inside the engine. */
 struct gfp_req {
@@ -43,6 +43,9 @@ struct gfp_req {
 	gfp_t gfp;         /* explicit flags on entry, the effective context after */
 	enum gfp_why why;  /* set by a failed attempt */
 	bool ctx_resolved; /* gfp holds the effective context */
+	uintptr_t caller;  /* return address of the entry point, 0 if unknown */
+	uint64_t site;     /* site id once computed, else 0 */
+	uint64_t call;     /* eligible-call number (injection) */
 };
 
 /* The state of one request in the slow path. */
@@ -96,7 +99,21 @@ int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, siz
 /* ------------------------------------------------------------------------
  * config.c - the policy, parsed from GFP_POLICY / GFP_POLICY_FILE.
  * ---------------------------------------------------------------------- */
-enum gfp_key_type { GFP_T_BOOL, GFP_T_COUNT, GFP_T_SIZE, GFP_T_MS, GFP_T_PROB, GFP_T_ENUM, GFP_T_FLAGS };
+enum gfp_key_type {
+	GFP_T_BOOL,
+	GFP_T_COUNT,
+	GFP_T_SIZE,
+	GFP_T_MS,
+	GFP_T_PROB,
+	GFP_T_ENUM,
+	GFP_T_FLAGS,
+	GFP_T_STR,
+};
+
+/* A short string value (globs, site ids). */
+struct gfp_str {
+	char v[128];
+};
 
 #define GFP_CTYPE_BOOL  bool
 #define GFP_CTYPE_COUNT int64_t
@@ -105,6 +122,7 @@ enum gfp_key_type { GFP_T_BOOL, GFP_T_COUNT, GFP_T_SIZE, GFP_T_MS, GFP_T_PROB, G
 #define GFP_CTYPE_PROB  double
 #define GFP_CTYPE_ENUM  unsigned
 #define GFP_CTYPE_FLAGS gfp_t
+#define GFP_CTYPE_STR   struct gfp_str
 
 enum gfp_key_id {
 #define KEY(id, name, type, def, min, max, choices, help) GFP_K_##id,
@@ -119,6 +137,10 @@ struct gfp_policy {
 #undef KEY
 	bool set[GFP_KEY_COUNT]; /* given explicitly, not a default */
 };
+
+/* `max` of a STR key: what the text must be. */
+#define GFP_STR_ANY 0
+#define GFP_STR_HEX 1
 
 struct gfp_key {
 	const char *name;
@@ -211,6 +233,10 @@ struct gfp_tls {
 	unsigned char exiting;
 	unsigned char in_reclaim; /* >0 while shrinkers run: PF_MEMALLOC */
 	unsigned scope;           /* context.c: the thread's scopes */
+	uint64_t ordinal;         /* inject.c: from the thread's creation order */
+	uint64_t children;        /* inject.c: threads this one created */
+	uint64_t rng;             /* inject.c: the thread's generator, 0 = unseeded */
+	uint64_t calls;           /* inject.c: eligible calls of this thread */
 	int *errnop;
 	struct gfp_thread *thread;
 };
@@ -339,6 +365,8 @@ void canary_misuse(const struct gfp_slow *s);
  * ---------------------------------------------------------------------- */
 void unwind_init(void);
 int unwind_capture(struct gfp_frame *frames, int max);
+/* From a signal handler: the frames of the interrupted code. */
+int unwind_capture_signal(struct gfp_frame *frames, int max);
 void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n);
 const char *unwind_caller(const struct gfp_frame *frames, int n);
 
@@ -347,6 +375,40 @@ const char *unwind_caller(const struct gfp_frame *frames, int n);
  * ---------------------------------------------------------------------- */
 void *gfp_attempt(struct gfp_req *req, gfp_t f);
 void *gfp_slowpath(struct gfp_req *req) __attribute__((noinline, cold));
+
+/* ------------------------------------------------------------------------
+ * inject.c - fault injection (the fail.* keys).
+ * ---------------------------------------------------------------------- */
+extern bool gfp_inject_on;    /* some fail.* key can inject */
+extern bool gfp_main_started; /* atomic: main() was entered (preload/start.c) */
+void inject_init(void);
+bool inject_should_fail(struct gfp_req *req, bool at_attempt);
+uint64_t inject_child_ordinal(void);
+void inject_atfork_child(void);
+void gfp_inject_fired(const struct gfp_req *req);
+
+/* ------------------------------------------------------------------------
+ * site.c - call-site ids.
+ * ---------------------------------------------------------------------- */
+void site_init(void);
+bool site_in_shim(uintptr_t ip);
+bool site_in_ldso(uintptr_t ip);
+int site_ips(uintptr_t *ips, int max);
+uint64_t site_id(const uintptr_t *ips, int n);
+uint64_t site_of_caller(void);
+
+/* ------------------------------------------------------------------------
+ * records.c - GFP_RECORD, one JSON line per event.
+ * ---------------------------------------------------------------------- */
+int records_set_dest(const char *dest, bool secure, char *err, size_t errlen);
+bool records_on(void);
+void record_event(const char *event, const struct gfp_req *req, const struct gfp_frame *frames,
+		  int n, const char *extra);
+
+/* ------------------------------------------------------------------------
+ * crash.c - the fatal-signal record.
+ * ---------------------------------------------------------------------- */
+void crash_init(void);
 
 /* ------------------------------------------------------------------------
  * stats.c - totals per entry point, the GFP_REPORT file.

@@ -62,6 +62,12 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome)
 		gfp_buf_printf(&b, "no budget: jemalloc itself returned NULL (ulimit -v?)");
 	unwind_format(&b, frames, n);
 	gfp_buf_printf(&b, "\ngfpshim: error: %s\n", outcome);
+	if (records_on()) {
+		char extra[256];
+		gfp_snprintf(extra, sizeof(extra), "\"rounds\":%u,\"outcome\":\"%s\"", s->rounds,
+			     outcome);
+		record_event("oom", s->req, frames, n, extra);
+	}
 	gfp_log_raw(msg, b.len);
 }
 

@@ -35,6 +35,10 @@ static void *attempt_jemalloc(struct gfp_req *req)
 /* One attempt: get_page_from_freelist against the watermark of `f`. */
 void *gfp_attempt(struct gfp_req *req, gfp_t f)
 {
+	if (unlikely(gfp_inject_on) && inject_should_fail(req, true)) {
+		req->why = GFP_WHY_INJECT;
+		return NULL;
+	}
 	if (!gfp_budget_on)
 		return attempt_jemalloc(req);
 	return budget_attempt(req, f, attempt_jemalloc);
@@ -42,6 +46,16 @@ void *gfp_attempt(struct gfp_req *req, gfp_t f)
 
 static void *nopage(struct gfp_slow *s, const char *reason)
 {
+	if (records_on()) {
+		struct gfp_frame frames[24];
+		int n = unwind_capture(frames, 24);
+		char extra[256];
+		gfp_snprintf(extra, sizeof(extra), "\"reason\":\"%s\",\"rounds\":%u", reason,
+			     s->rounds);
+		if (!s->req->site)
+			s->req->site = site_of_caller();
+		record_event("failure", s->req, frames, n, extra);
+	}
 	canary_warn_alloc(s, reason);
 	errno = ENOMEM;
 	return NULL;

@@ -82,7 +82,19 @@ static void reserve_take_back(void)
 	__atomic_store_n(&reserve_busy, 0, __ATOMIC_RELEASE);
 }
 
+static int capture(struct gfp_frame *frames, int max, bool from_signal);
+
 int unwind_capture(struct gfp_frame *frames, int max)
+{
+	return capture(frames, max, false);
+}
+
+int unwind_capture_signal(struct gfp_frame *frames, int max)
+{
+	return capture(frames, max, true);
+}
+
+static int capture(struct gfp_frame *frames, int max, bool from_signal)
 {
 	unw_context_t uc;
 	unw_cursor_t cursor;
@@ -95,7 +107,13 @@ int unwind_capture(struct gfp_frame *frames, int max)
 			unw_word_t ip, off = 0;
 			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
 				break;
-			/* Skip the shim's frames, but only the innermost ones. */
+			/* Skip the shim's frames, but only the innermost ones; from
+			 * a signal handler, everything up to the signal frame. */
+			if (!outside && from_signal) {
+				if (unw_is_signal_frame(&cursor) > 0)
+					outside = true;
+				continue;
+			}
 			if (!outside && in_shim(ip))
 				continue;
 			outside = true;

@@ -40,8 +40,8 @@ static void usage(FILE *f)
 
 static void list_keys(void)
 {
-	static const char *const type_name[] = {"bool", "count", "size", "time", "prob", "enum",
-						"flags"};
+	static const char *const type_name[] = {"bool", "count", "size", "time",
+						"prob", "enum", "flags", "text"};
 	printf("%-20s %-6s %-10s %s\n", "KEY", "TYPE", "DEFAULT", "MEANING");
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		const struct gfp_key *k = &gfp_keys[i];

@@ -9,7 +9,7 @@ int main(void)
 {
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		const struct gfp_key *k = &gfp_keys[i];
-		char v[16];
+		char v[sizeof(struct gfp_str)] __attribute__((aligned(8)));
 		const char *expect;
 		CHECK(k->help && strlen(k->help) > 10);
 		CHECK(k->name && *k->name);

@@ -17,7 +17,7 @@ static void *work(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < CALLS; i++) {
-		void *p = gfp_alloc_policy(GFP_E_malloc, 24, 0, 0);
+		void *p = gfp_alloc_policy(GFP_E_malloc, 24, 0, 0, 0);
 		if (!p)
 			abort();
 		gfp_free_policy(GFP_E_free, p, 0, 0);

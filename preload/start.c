@@ -1,0 +1,80 @@
+/*
+ * start.c - the two libc functions the shim wraps to know where a program is:
+ * __libc_start_main (main has started: failures before it are not the
+ * program's) and pthread_create (each thread's creation order, from which
+ * its random generator is seeded, so that a seed reproduces with threads).
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "fastpath.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
+			     void (*)(void), void *);
+typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+static main_fn real_main;
+
+static int main_wrapper(int argc, char **argv, char **envp)
+{
+	__atomic_store_n(&gfp_main_started, true, __ATOMIC_RELEASE);
+	return real_main(argc, argv, envp);
+}
+
+static void *next_symbol(const char *name)
+{
+	gfp_tls.guard++; /* dlsym allocates its error state */
+	void *sym = dlsym(RTLD_NEXT, name);
+	gfp_tls.guard--;
+	return sym;
+}
+
+EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	start_main_fn real;
+	void *sym = next_symbol("__libc_start_main");
+	__builtin_memcpy(&real, &sym, sizeof(real));
+	real_main = main;
+	return real(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+struct trampoline {
+	void *(*start)(void *);
+	void *arg;
+	uint64_t ordinal;
+};
+
+static void *thread_start(void *p)
+{
+	struct trampoline t = *(struct trampoline *)p;
+	dallocx(p, 0);
+	gfp_tls.ordinal = t.ordinal;
+	return t.start(t.arg);
+}
+
+EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
+			  void *arg)
+{
+	static create_fn real;
+	if (!real) {
+		void *sym = next_symbol("pthread_create");
+		__builtin_memcpy(&real, &sym, sizeof(real));
+	}
+	if (!gfp_inject_on)
+		return real(thread, attr, start, arg);
+	/* The child's ordinal: its parent's and its place among the siblings. */
+	struct trampoline *t = mallocx(sizeof(*t), 0);
+	if (!t)
+		return real(thread, attr, start, arg);
+	t->start = start;
+	t->arg = arg;
+	t->ordinal = inject_child_ordinal();
+	int r = real(thread, attr, thread_start, t);
+	if (r != 0)
+		dallocx(t, 0);
+	return r;
+}

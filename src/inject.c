@@ -1,0 +1,211 @@
+/*
+ * inject.c - fault injection: one attribute set (the fail.* keys) and one
+ * decision, inject_should_fail(), with the checks in the order of the
+ * kernel's should_fail_ex (lib/fault-inject.c), cheapest first.
+ *
+ * Pre-filters decide which calls are eligible at all (and so counted):
+ * nothing before main or from ld.so unless fail.startup=1, the size range,
+ * never NOFAIL at entry, and with fail.ignore_wait nothing that may sleep.
+ * Every injection is recorded (GFP_RECORD) before the failing call returns.
+ */
+#include <fnmatch.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+enum { WHERE_ENTRY, WHERE_ATTEMPT };
+
+bool gfp_inject_on;
+bool gfp_main_started;
+
+static uint64_t process_calls;	/* atomic: eligible calls of the process (when needed) */
+static bool process_count;	/* fail.nth counts the process's calls */
+static int64_t times_left;	/* atomic */
+static int64_t space_left;	/* atomic */
+static uint64_t interval_count; /* atomic */
+static uint64_t site_wanted, site_hits; /* site_hits atomic */
+static bool fired;		/* atomic: for fail.persist */
+static bool stack_filter;
+
+static uint64_t splitmix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+void inject_init(void)
+{
+	const struct gfp_policy *p = &gfp_policy;
+	gfp_inject_on = p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0];
+	process_count = p->fail_nth > 0 && !p->fail_nth_thread;
+	times_left = p->fail_times;
+	space_left = (int64_t)p->fail_space;
+	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
+		       p->fail_reject_lib.v[0];
+	site_wanted = 0;
+	for (const char *c = p->fail_site.v; *c; c++)
+		site_wanted = site_wanted * 16 +
+			      (uint64_t)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+}
+
+uint64_t inject_child_ordinal(void)
+{
+	return splitmix(gfp_tls.ordinal * 0x100000001b3ULL + ++gfp_tls.children);
+}
+
+/* The thread's generator: from the seed and the thread's creation order. */
+static double draw(void)
+{
+	uint64_t x = gfp_tls.rng;
+	if (!x)
+		x = splitmix((uint64_t)gfp_policy.fail_seed ^ splitmix(gfp_tls.ordinal)) | 1;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	gfp_tls.rng = x;
+	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
+}
+
+static bool thread_matches(void)
+{
+	char name[32] = "";
+	pthread_getname_np(pthread_self(), name, sizeof(name));
+	return fnmatch(gfp_policy.fail_thread.v, name, 0) == 0;
+}
+
+static bool any_frame(const struct gfp_frame *f, int n, const char *glob, bool module)
+{
+	for (int i = 0; i < n; i++) {
+		const char *s = module ? f[i].module : f[i].func;
+		if (*s && fnmatch(glob, s, 0) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool stack_ok(const struct gfp_frame *f, int n)
+{
+	const struct gfp_policy *p = &gfp_policy;
+	if (p->fail_sym.v[0] && !any_frame(f, n, p->fail_sym.v, false))
+		return false;
+	if (p->fail_lib.v[0] && !any_frame(f, n, p->fail_lib.v, true))
+		return false;
+	if (p->fail_reject_sym.v[0] && any_frame(f, n, p->fail_reject_sym.v, false))
+		return false;
+	if (p->fail_reject_lib.v[0] && any_frame(f, n, p->fail_reject_lib.v, true))
+		return false;
+	return true;
+}
+
+/* A place to set a breakpoint: every injection passes here. */
+__attribute__((noinline)) void gfp_inject_fired(const struct gfp_req *req)
+{
+	__asm__ volatile("" : : "r"(req) : "memory");
+}
+
+static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
+{
+	if (gfp_policy.fail_times >= 0 &&
+	    __atomic_sub_fetch(&times_left, 1, __ATOMIC_RELAXED) < 0)
+		return false;
+	__atomic_store_n(&fired, true, __ATOMIC_RELAXED);
+	struct gfp_frame own[32];
+	if (!frames) {
+		frames = own;
+		n = unwind_capture(own, (int)gfp_policy.fail_depth < 32 ? (int)gfp_policy.fail_depth
+									: 32);
+	}
+	if (!req->site)
+		req->site = site_of_caller();
+	record_event("injection", req, frames, n, NULL);
+	if (gfp_policy.fail_verbose && !(req->gfp & GFP_NOWARN)) {
+		char msg[8192], names[128];
+		struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
+		gfp_flags_name(req->gfp, names, sizeof(names));
+		gfp_buf_printf(&b,
+			       "gfpshim: info: FAULT_INJECTION: forcing a failure: size %zu mode:%s "
+			       "%#x entry %s call %llu site %016llx",
+			       req->size, names, req->gfp, gfp_entry_name[req->entry],
+			       (unsigned long long)req->call, (unsigned long long)req->site);
+		unwind_format(&b, frames, n);
+		msg[b.len++] = '\n';
+		gfp_log_raw(msg, b.len);
+	}
+	gfp_inject_fired(req);
+	return true;
+}
+
+static bool eligible(struct gfp_req *req)
+{
+	const struct gfp_policy *p = &gfp_policy;
+	if (!p->fail_startup &&
+	    (!__atomic_load_n(&gfp_main_started, __ATOMIC_ACQUIRE) || site_in_ldso(req->caller)))
+		return false;
+	if (req->size < p->fail_min || (p->fail_max && req->size > p->fail_max))
+		return false;
+	if (!req->ctx_resolved) {
+		req->gfp = context_of(req->gfp);
+		req->ctx_resolved = true;
+	}
+	if (p->fail_where == WHERE_ENTRY && (req->gfp & GFP_NOFAIL))
+		return false;
+	if (p->fail_ignore_wait && (req->gfp & GFP_DIRECT_RECLAIM_BIT))
+		return false;
+	return true;
+}
+
+bool inject_should_fail(struct gfp_req *req, bool at_attempt)
+{
+	const struct gfp_policy *p = &gfp_policy;
+	if ((p->fail_where == WHERE_ATTEMPT) != at_attempt || gfp_tls.guard || gfp_tls.in_reclaim)
+		return false;
+	if (!eligible(req))
+		return false;
+	uint64_t tcall = ++gfp_tls.calls;
+	req->call = process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
+
+	if (p->fail_persist && __atomic_load_n(&fired, __ATOMIC_RELAXED))
+		return fire(req, NULL, 0);
+	if (p->fail_nth) /* exclusive, as /proc/<pid>/fail-nth */
+		return req->call == (uint64_t)p->fail_nth ? fire(req, NULL, 0) : false;
+	if (p->fail_site.v[0]) {
+		req->site = site_of_caller();
+		if (req->site != site_wanted)
+			return false;
+		uint64_t hit = __atomic_add_fetch(&site_hits, 1, __ATOMIC_RELAXED);
+		return hit == (uint64_t)p->fail_site_hit ? fire(req, NULL, 0) : false;
+	}
+	if (p->fail_probability <= 0)
+		return false;
+	if (p->fail_thread.v[0] && !thread_matches())
+		return false;
+	if (p->fail_times >= 0 && __atomic_load_n(&times_left, __ATOMIC_RELAXED) <= 0)
+		return false;
+	if (__atomic_load_n(&space_left, __ATOMIC_RELAXED) > 0 &&
+	    __atomic_sub_fetch(&space_left, (int64_t)req->size, __ATOMIC_RELAXED) >= 0)
+		return false;
+	if (p->fail_interval > 1 &&
+	    __atomic_add_fetch(&interval_count, 1, __ATOMIC_RELAXED) % (uint64_t)p->fail_interval)
+		return false;
+	if (draw() >= p->fail_probability)
+		return false;
+	if (stack_filter) {
+		struct gfp_frame frames[32];
+		int n = unwind_capture(frames, (int)p->fail_depth < 32 ? (int)p->fail_depth : 32);
+		if (!stack_ok(frames, n))
+			return false;
+		return fire(req, frames, n);
+	}
+	return fire(req, NULL, 0);
+}
+
+void inject_atfork_child(void)
+{
+	/* The child counts its own calls; the parent's sequence is not its. */
+	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
+	gfp_tls.calls = 0;
+}

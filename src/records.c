@@ -1,0 +1,130 @@
+/*
+ * records.c - GFP_RECORD: one JSON line per event (injection, failure,
+ * canary, oom, crash), for the tools and for CI logs.
+ *
+ * A record is at most PIPE_BUF bytes and leaves with one write(2) before the
+ * call it describes returns, so a crash right after cannot lose it and lines
+ * from several processes on one pipe never interleave. A path is opened per
+ * record (O_APPEND): the program may close descriptors it does not know.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static int record_fd = -1;
+static char record_path[1024];
+static uint64_t seq; /* atomic */
+
+int records_set_dest(const char *dest, bool secure, char *err, size_t errlen)
+{
+	if (!dest || !*dest)
+		return 0;
+	if (strncmp(dest, "fd:", 3) == 0) {
+		int fd = 0;
+		const char *p = dest + 3;
+		for (; *p >= '0' && *p <= '9' && fd < 1000000; p++)
+			fd = fd * 10 + (*p - '0');
+		if (*p || p == dest + 3) {
+			gfp_snprintf(err, errlen,
+				     "GFP_RECORD: bad value '%.64s' (expected fd:N or a file path)",
+				     dest);
+			return -1;
+		}
+		if (fcntl(fd, F_GETFD) < 0) {
+			gfp_snprintf(err, errlen,
+				     "GFP_RECORD: descriptor %d is not open (open it in the shell, "
+				     "e.g. '3>>records', or give a file path)",
+				     fd);
+			return -1;
+		}
+		record_fd = fd;
+		return 0;
+	}
+	if (secure)
+		return 0;
+	if (strlen(dest) >= sizeof(record_path)) {
+		gfp_snprintf(err, errlen, "GFP_RECORD: path is longer than %zu bytes",
+			     sizeof(record_path) - 1);
+		return -1;
+	}
+	int fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		gfp_snprintf(err, errlen,
+			     "GFP_RECORD: cannot open '%.200s': %s (give a writable path)", dest,
+			     strerror(errno));
+		return -1;
+	}
+	close(fd);
+	memcpy(record_path, dest, strlen(dest) + 1);
+	return 0;
+}
+
+bool records_on(void)
+{
+	return record_fd >= 0 || record_path[0];
+}
+
+static void emit(const char *line, size_t n)
+{
+	int saved = errno;
+	if (record_path[0]) {
+		int fd = open(record_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			gfp_write_all(fd, line, n);
+			close(fd);
+		}
+	} else if (record_fd >= 0) {
+		gfp_write_all(record_fd, line, n);
+	}
+	errno = saved;
+}
+
+void record_event(const char *event, const struct gfp_req *req, const struct gfp_frame *frames,
+		  int n, const char *extra)
+{
+	if (!records_on())
+		return;
+	char line[PIPE_BUF];
+	/* Leave room to close the frames array and the object whatever happens. */
+	struct gfp_buf b = {line, sizeof(line) - 8, 0};
+	gfp_buf_printf(&b, "{\"event\":\"%s\",\"pid\":%d,\"tid\":%d,\"seq\":%llu", event,
+		       (int)getpid(), (int)gettid(),
+		       (unsigned long long)__atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	if (req) {
+		char names[128];
+		gfp_flags_name(req->gfp, names, sizeof(names));
+		gfp_buf_printf(&b,
+			       ",\"site\":\"%016llx\",\"size\":%zu,\"flags\":\"%s\",\"mode\":\"%#x\","
+			       "\"entry\":\"%s\",\"call\":%llu",
+			       (unsigned long long)req->site, req->size, names, req->gfp,
+			       gfp_entry_name[req->entry], (unsigned long long)req->call);
+	}
+	if (extra && *extra)
+		gfp_buf_printf(&b, ",%s", extra);
+	gfp_buf_printf(&b, ",\"frames\":[");
+	for (int i = 0; i < n; i++) {
+		size_t before = b.len;
+		gfp_buf_printf(&b, "%s{\"module\":", i ? "," : "");
+		gfp_buf_json_str(&b, frames[i].module[0] ? frames[i].module : "?");
+		gfp_buf_printf(&b, ",\"offset\":\"%#lx\"", (unsigned long)frames[i].module_off);
+		if (frames[i].func[0]) {
+			char sym[128];
+			gfp_snprintf(sym, sizeof(sym), "%s+%#lx", frames[i].func,
+				     (unsigned long)frames[i].func_off);
+			gfp_buf_printf(&b, ",\"symbol\":");
+			gfp_buf_json_str(&b, sym);
+		}
+		gfp_buf_printf(&b, "}");
+		if (b.len >= b.cap - 1) { /* did not fit: drop this frame and the rest */
+			b.len = before;
+			break;
+		}
+	}
+	b.cap = sizeof(line);
+	gfp_buf_printf(&b, "]}\n");
+	emit(line, b.len);
+}
