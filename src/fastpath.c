@@ -77,33 +77,65 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	return p;
 }
 
+/* alloc_fast_tail's answer for "injected": distinct from any pointer. */
+static char injected_marker;
+#define GFP_INJECTED ((void *)&injected_marker)
+
 static inline bool plain_policy_thread(void)
 {
 	/* mode and guard are adjacent bytes: one compare for both. */
 	return gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard && !gfp_tls.in_reclaim;
 }
 
-void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
-		       uintptr_t caller)
+/* The rare ends of the fast branch below, with the request spelled out. */
+static __attribute__((noinline)) void *alloc_fast_tail(enum gfp_entry entry, size_t size,
+						       int mallocx_flags, size_t align,
+						       uintptr_t caller, void *p, bool inject)
 {
 	struct gfp_req req = {.entry = entry,
 			      .mallocx_flags = mallocx_flags,
 			      .size = size,
 			      .align = align,
 			      .caller = caller};
-	/* A request that certainly fits (or no budget): the attempt is
-	 * jemalloc's alone, the context is resolved only if it fails. */
-	if (likely(plain_policy_thread() && !gfp_inject_on &&
+	if (inject) {
+		if (!inject_simple_fire(&req))
+			return NULL; /* not injected after all: the caller allocates */
+		errno = ENOMEM;
+		count(&req, NULL);
+		return GFP_INJECTED;
+	}
+	if (!p) {
+		req.why = GFP_WHY_REAL;
+		p = gfp_slowpath(&req);
+	}
+	count(&req, p);
+	return p;
+}
+
+void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
+		       uintptr_t caller)
+{
+	/* A request that certainly fits (or no budget), not injected: the
+	 * attempt is jemalloc's alone, the context is resolved only if it
+	 * fails. Nothing is built on this branch. */
+	if (likely(plain_policy_thread() && (!gfp_inject_on || gfp_inject_simple) &&
 		   (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size)))) {
-		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
-		if (unlikely(!p)) {
-			req.why = GFP_WHY_REAL;
-			p = gfp_slowpath(&req);
+		if (unlikely(gfp_inject_on) && inject_simple_candidate(caller)) {
+			void *r = alloc_fast_tail(entry, size, mallocx_flags, align, caller, NULL,
+						  true);
+			if (r == GFP_INJECTED)
+				return NULL;
 		}
-		if (unlikely(gfp_policy.stats))
-			count(&req, p);
+		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
+		if (unlikely(!p || gfp_policy.stats))
+			return alloc_fast_tail(entry, size, mallocx_flags, align, caller, p, false);
 		return p;
 	}
+	struct gfp_req req = {.entry = entry,
+			      .mallocx_flags = mallocx_flags,
+			      .size = size,
+			      .align = align,
+			      .caller = caller};
 	return policy_call(&req, false);
 }
 

@@ -18,6 +18,8 @@
 enum { WHERE_ENTRY, WHERE_ATTEMPT };
 
 bool gfp_inject_on;
+bool gfp_inject_simple;
+double gfp_inject_probability;
 bool gfp_main_started;
 
 static uint64_t process_calls;	/* atomic: eligible calls of the process (when needed) */
@@ -46,6 +48,14 @@ void inject_init(void)
 	space_left = (int64_t)p->fail_space;
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
 		       p->fail_reject_lib.v[0];
+	/* Only a probability (and a seed, where, verbose, stack filters): the
+	 * fast path decides by itself whether a call is a candidate. */
+	gfp_inject_simple = p->fail_probability > 0 && !p->fail_nth && !p->fail_site.v[0] &&
+			    !p->fail_persist && !p->fail_thread.v[0] && p->fail_times < 0 &&
+			    !p->fail_space && p->fail_interval <= 1 && !p->fail_min &&
+			    !p->fail_max && !p->fail_ignore_wait && !p->fail_startup &&
+			    p->fail_where == WHERE_ENTRY;
+	gfp_inject_probability = p->fail_probability;
 	site_wanted = 0;
 	for (const char *c = p->fail_site.v; *c; c++)
 		site_wanted = site_wanted * 16 +
@@ -57,18 +67,12 @@ uint64_t inject_child_ordinal(void)
 	return splitmix(gfp_tls.ordinal * 0x100000001b3ULL + ++gfp_tls.children);
 }
 
-/* The thread's generator: from the seed and the thread's creation order. */
-static double draw(void)
+uint64_t inject_seed_rng(void)
 {
-	uint64_t x = gfp_tls.rng;
-	if (!x)
-		x = splitmix((uint64_t)gfp_policy.fail_seed ^ splitmix(gfp_tls.ordinal)) | 1;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	gfp_tls.rng = x;
-	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
+	return splitmix((uint64_t)gfp_policy.fail_seed ^ splitmix(gfp_tls.ordinal)) | 1;
 }
+
+#define draw inject_draw
 
 static bool thread_matches(void)
 {
@@ -156,6 +160,29 @@ static bool eligible(struct gfp_req *req)
 	if (p->fail_ignore_wait && (req->gfp & GFP_DIRECT_RECLAIM_BIT))
 		return false;
 	return true;
+}
+
+/* The rest of the decision for a call the fast path found a candidate in
+ * the simple (probability-only) mode: it was eligible and the draw fired. */
+bool inject_simple_fire(struct gfp_req *req)
+{
+	req->call = gfp_tls.calls;
+	if (!req->ctx_resolved) {
+		req->gfp = context_of(req->gfp);
+		req->ctx_resolved = true;
+	}
+	if (req->gfp & GFP_NOFAIL) /* never at entry */
+		return false;
+	if (stack_filter) {
+		struct gfp_frame frames[32];
+		int n = unwind_capture(frames, (int)gfp_policy.fail_depth < 32
+						       ? (int)gfp_policy.fail_depth
+						       : 32);
+		if (!stack_ok(frames, n))
+			return false;
+		return fire(req, frames, n);
+	}
+	return fire(req, NULL, 0);
 }
 
 bool inject_should_fail(struct gfp_req *req, bool at_attempt)

@@ -376,16 +376,47 @@ const char *unwind_caller(const struct gfp_frame *frames, int n);
 void *gfp_attempt(struct gfp_req *req, gfp_t f);
 void *gfp_slowpath(struct gfp_req *req) __attribute__((noinline, cold));
 
+bool site_in_ldso(uintptr_t ip);
+
 /* ------------------------------------------------------------------------
  * inject.c - fault injection (the fail.* keys).
  * ---------------------------------------------------------------------- */
 extern bool gfp_inject_on;    /* some fail.* key can inject */
+extern bool gfp_inject_simple; /* only fail.probability (see inject_init) */
+extern double gfp_inject_probability;
 extern bool gfp_main_started; /* atomic: main() was entered (preload/start.c) */
 void inject_init(void);
 bool inject_should_fail(struct gfp_req *req, bool at_attempt);
 uint64_t inject_child_ordinal(void);
 void inject_atfork_child(void);
 void gfp_inject_fired(const struct gfp_req *req);
+uint64_t inject_seed_rng(void);
+bool inject_simple_fire(struct gfp_req *req);
+
+/* The thread's generator (xorshift64*): seeded from fail.seed and the
+ * thread's creation order, so a seed reproduces with threads. */
+static inline double inject_draw(void)
+{
+	uint64_t x = gfp_tls.rng;
+	if (unlikely(!x))
+		x = inject_seed_rng();
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	gfp_tls.rng = x;
+	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* The simple mode's check, for the fast path: eligible (main started, not
+ * ld.so) and the draw fires. NOFAIL and the stack filter come after. */
+static inline bool inject_simple_candidate(uintptr_t caller)
+{
+	if (unlikely(!__atomic_load_n(&gfp_main_started, __ATOMIC_RELAXED)) ||
+	    site_in_ldso(caller))
+		return false;
+	gfp_tls.calls++;
+	return inject_draw() < gfp_inject_probability;
+}
 
 /* ------------------------------------------------------------------------
  * site.c - call-site ids.
