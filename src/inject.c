@@ -39,18 +39,66 @@ static uint64_t splitmix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* stats=sites: eligible calls per call site, for gfp-sweep's recording run. */
+#define SITE_TABLE 16384
+struct site_count {
+	uint64_t id;   /* atomic; 0 = empty */
+	uint64_t hits; /* atomic */
+};
+static struct site_count site_table[SITE_TABLE];
+static uint64_t sites_overflow; /* atomic: calls whose site found no slot */
+static bool count_sites;
+
+static void site_count(uint64_t id)
+{
+	id |= id == 0;
+	for (unsigned i = 0; i < 64; i++) {
+		struct site_count *e = &site_table[(id + i) % SITE_TABLE];
+		uint64_t cur = __atomic_load_n(&e->id, __ATOMIC_ACQUIRE);
+		if (cur == 0 && __atomic_compare_exchange_n(&e->id, &cur, id, false, __ATOMIC_ACQ_REL,
+							    __ATOMIC_ACQUIRE))
+			cur = id;
+		if (cur == id) {
+			__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	__atomic_add_fetch(&sites_overflow, 1, __ATOMIC_RELAXED);
+}
+
+void inject_report_sites(struct gfp_buf *b)
+{
+	gfp_buf_printf(b, ",\"eligible_calls\":%llu,\"sites_overflow\":%llu,\"sites\":[",
+		       (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
+		       (unsigned long long)__atomic_load_n(&sites_overflow, __ATOMIC_RELAXED));
+	const char *sep = "";
+	for (unsigned i = 0; i < SITE_TABLE; i++) {
+		uint64_t id = __atomic_load_n(&site_table[i].id, __ATOMIC_ACQUIRE);
+		if (!id)
+			continue;
+		gfp_buf_printf(b, "%s{\"site\":\"%016llx\",\"hits\":%llu}", sep,
+			       (unsigned long long)id,
+			       (unsigned long long)__atomic_load_n(&site_table[i].hits,
+								   __ATOMIC_RELAXED));
+		sep = ",";
+	}
+	gfp_buf_printf(b, "]");
+}
+
 void inject_init(void)
 {
 	const struct gfp_policy *p = &gfp_policy;
-	gfp_inject_on = p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0];
-	process_count = p->fail_nth > 0 && !p->fail_nth_thread;
+	count_sites = p->stats == 2;
+	gfp_inject_on = p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] ||
+			count_sites;
+	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_sites;
 	times_left = p->fail_times;
 	space_left = (int64_t)p->fail_space;
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
 		       p->fail_reject_lib.v[0];
 	/* Only a probability (and a seed, where, verbose, stack filters): the
 	 * fast path decides by itself whether a call is a candidate. */
-	gfp_inject_simple = p->fail_probability > 0 && !p->fail_nth && !p->fail_site.v[0] &&
+	gfp_inject_simple = p->fail_probability > 0 && !count_sites && !p->fail_nth && !p->fail_site.v[0] &&
 			    !p->fail_persist && !p->fail_thread.v[0] && p->fail_times < 0 &&
 			    !p->fail_space && p->fail_interval <= 1 && !p->fail_min &&
 			    !p->fail_max && !p->fail_ignore_wait && !p->fail_startup &&
@@ -194,13 +242,18 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		return false;
 	uint64_t tcall = ++gfp_tls.calls;
 	req->call = process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
+	if (count_sites) {
+		req->site = site_of_caller();
+		site_count(req->site);
+	}
 
 	if (p->fail_persist && __atomic_load_n(&fired, __ATOMIC_RELAXED))
 		return fire(req, NULL, 0);
 	if (p->fail_nth) /* exclusive, as /proc/<pid>/fail-nth */
 		return req->call == (uint64_t)p->fail_nth ? fire(req, NULL, 0) : false;
 	if (p->fail_site.v[0]) {
-		req->site = site_of_caller();
+		if (!req->site)
+			req->site = site_of_caller();
 		if (req->site != site_wanted)
 			return false;
 		uint64_t hit = __atomic_add_fetch(&site_hits, 1, __ATOMIC_RELAXED);

@@ -386,6 +386,7 @@ extern bool gfp_inject_simple; /* only fail.probability (see inject_init) */
 extern double gfp_inject_probability;
 extern bool gfp_main_started; /* atomic: main() was entered (preload/start.c) */
 void inject_init(void);
+void inject_report_sites(struct gfp_buf *b);
 bool inject_should_fail(struct gfp_req *req, bool at_attempt);
 uint64_t inject_child_ordinal(void);
 void inject_atfork_child(void);

@@ -71,7 +71,10 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 			       (unsigned long long)s[i].failures);
 		sep = ",";
 	}
-	gfp_buf_printf(b, "}}\n");
+	gfp_buf_printf(b, "}");
+	if (gfp_policy.stats == 2)
+		inject_report_sites(b);
+	gfp_buf_printf(b, "}\n");
 }
 
 void stats_report_at_exit(void)
@@ -79,7 +82,7 @@ void stats_report_at_exit(void)
 	if (!gfp_policy.stats)
 		return;
 	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
-	static char text[16384];
+	static char text[1 << 20]; /* stats=sites: up to 16384 sites */
 	struct gfp_buf b = {text, sizeof(text), 0};
 	thread_sum_stats(s);
 	format_report(&b, s);
