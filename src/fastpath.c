@@ -153,7 +153,8 @@ void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align
 			      .size = size ? size : 1,
 			      .align = align,
 			      .old = old,
-			      .gfp = flags & ~GFP_ZERO};
+			      .gfp = flags & ~GFP_ZERO,
+			      .explicit_flags = true};
 	/* Explicit flags of 0 mean "the default", like an ordinary malloc. */
 	return policy_call(&req, true);
 }

@@ -23,6 +23,7 @@
 
 struct gfp_policy gfp_policy;
 bool gfp_policy_active;
+bool gfp_slowpath_on;
 bool gfp_secure;
 
 enum { INIT_NONE, INIT_DONE };
@@ -180,11 +181,13 @@ static void do_init(void)
 
 	/* Any key that shapes allocation puts the process under the policy;
 	 * only the ones about messages leave it idle (plain jemalloc). */
-	gfp_policy_active = gfp_policy.stats != 0;
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
 		if (gfp_policy.set[i] && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
 		    i != GFP_K_stats)
-			gfp_policy_active = true;
+			gfp_slowpath_on = true;
+	/* Statistics and records only watch: they need the policy path but
+	 * must not change what a failing request does. */
+	gfp_policy_active = gfp_slowpath_on || gfp_policy.stats != 0;
 	budget_init();
 	inject_init();
 	if (records_on())

@@ -46,6 +46,7 @@ struct gfp_req {
 	uintptr_t caller;  /* return address of the entry point, 0 if unknown */
 	uint64_t site;     /* site id once computed, else 0 */
 	uint64_t call;     /* eligible-call number (injection) */
+	bool explicit_flags; /* gfp_malloc & co.: the slow path applies even when idle */
 };
 
 /* The state of one request in the slow path. */
@@ -197,6 +198,8 @@ void backend_init(void);
 extern struct gfp_policy gfp_policy;
 /* Whether any policy needs the shim on the allocation path at all. */
 extern bool gfp_policy_active;
+/* A key shapes what a failing request does (else failures pass as jemalloc's). */
+extern bool gfp_slowpath_on;
 extern bool gfp_secure;
 /* True once the configuration is read; before that every call is passed
  * through untouched (ld.so, libstdc++'s emergency pool). */

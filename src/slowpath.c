@@ -116,6 +116,11 @@ void *gfp_slowpath(struct gfp_req *req)
 	gfp_t f = req->gfp;
 	s.next_canary_ms = gfp_policy.canary_ms;
 
+	if (!gfp_slowpath_on && !req->explicit_flags) {
+		/* Only watching (stats, records): jemalloc's answer, unchanged. */
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (gfp_tls.in_reclaim)
 		/* A shrinker allocating: PF_MEMALLOC never recurses into reclaim. */
 		return nopage(&s, "allocation from inside reclaim");
