@@ -9,6 +9,7 @@
  * Every injection is recorded (GFP_RECORD) before the failing call returns.
  */
 #include <fnmatch.h>
+#include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,9 +86,26 @@ void inject_report_sites(struct gfp_buf *b)
 	gfp_buf_printf(b, "]");
 }
 
+/* GFP_INJECT_PID: gfp-sweep fails calls of the target process only, not of
+ * the programs it runs (unless --follow). */
+static bool other_process(void)
+{
+	const char *only = secure_getenv("GFP_INJECT_PID");
+	if (!only || !*only)
+		return false;
+	long pid = 0;
+	for (const char *c = only; *c >= '0' && *c <= '9'; c++)
+		pid = pid * 10 + (*c - '0');
+	return pid != (long)getpid();
+}
+
 void inject_init(void)
 {
 	const struct gfp_policy *p = &gfp_policy;
+	if (other_process()) {
+		gfp_inject_on = false;
+		return;
+	}
 	count_sites = p->stats == 2;
 	gfp_inject_on = p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] ||
 			count_sites;

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "gfp_build.h"
 #include "internal.h"
 
@@ -27,7 +28,6 @@
 #define EXIT_CONFIG    125
 #define EXIT_NOEXEC    126
 #define EXIT_NOTFOUND  127
-#define LIB_NAME       "libgfpshim.so"
 
 static void usage(FILE *f)
 {
@@ -50,79 +50,6 @@ static void list_keys(void)
 			printf(" [%s]", k->choices);
 		printf("\n");
 	}
-}
-
-static bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-/* Next to the tool (build tree or a relocated install), then the prefix. */
-static bool find_library(char *out, size_t n)
-{
-	char exe[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len > 0) {
-		exe[len] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			const char *rel[] = {"/../preload/" LIB_NAME, "/" LIB_NAME};
-			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-				int w = snprintf(out, n, "%s%s", exe, rel[i]);
-				if (w > 0 && (size_t)w < n && is_file(out))
-					return true;
-			}
-		}
-	}
-	snprintf(out, n, "%s/%s", GFP_LIBDIR, LIB_NAME);
-	return is_file(out);
-}
-
-/* PROG as execvp would find it, for the checks below. */
-static bool resolve(const char *prog, char *out, size_t n)
-{
-	if (strchr(prog, '/')) {
-		snprintf(out, n, "%s", prog);
-		return access(out, F_OK) == 0;
-	}
-	const char *path = getenv("PATH");
-	if (!path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		size_t len = strcspn(path, ":");
-		snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", prog);
-		if (is_file(out) && access(out, X_OK) == 0)
-			return true;
-		path += len + (path[len] == ':');
-	}
-	return false;
-}
-
-/* LD_PRELOAD cannot reach a static executable: say so instead of running a
- * program that silently ignores its policy. */
-static bool is_static_elf(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	Elf64_Ehdr eh;
-	bool stat_elf = false;
-	if (read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
-		stat_elf = true;
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
-			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (off_t)i * eh.e_phentsize)) !=
-			    (ssize_t)sizeof(ph))
-				break;
-			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
-				stat_elf = false;
-		}
-	}
-	close(fd);
-	return stat_elf;
 }
 
 static void report_to_stderr(const char *msg)
@@ -184,11 +111,11 @@ int main(int argc, char **argv)
 	char libpath[PATH_MAX];
 	if (lib) {
 		snprintf(libpath, sizeof(libpath), "%s", lib);
-		if (!is_file(libpath)) {
+		if (access(libpath, R_OK) != 0) {
 			fprintf(stderr, "gfp-run: error: --lib: no file '%s'\n", lib);
 			return EXIT_USAGE;
 		}
-	} else if (!find_library(libpath, sizeof(libpath))) {
+	} else if (!tool_find_library(libpath, sizeof(libpath))) {
 		fprintf(stderr,
 			"gfp-run: error: cannot find %s next to gfp-run or in %s (build it with "
 			"'meson compile -C build', or pass --lib PATH)\n",
@@ -198,11 +125,11 @@ int main(int argc, char **argv)
 
 	const char *prog = argv[optind];
 	char resolved[PATH_MAX];
-	if (!resolve(prog, resolved, sizeof(resolved))) {
+	if (!tool_resolve(prog, resolved, sizeof(resolved))) {
 		fprintf(stderr, "gfp-run: error: %s: command not found\n", prog);
 		return EXIT_NOTFOUND;
 	}
-	if (is_static_elf(resolved)) {
+	if (tool_is_static_elf(resolved)) {
 		fprintf(stderr,
 			"gfp-run: error: %s is statically linked: LD_PRELOAD cannot reach its "
 			"allocations\n",
@@ -210,13 +137,7 @@ int main(int argc, char **argv)
 		return EXIT_NOEXEC;
 	}
 
-	const char *old = getenv("LD_PRELOAD");
-	char preload[2 * PATH_MAX];
-	if (old && *old)
-		snprintf(preload, sizeof(preload), "%s:%s", libpath, old);
-	else
-		snprintf(preload, sizeof(preload), "%s", libpath);
-	setenv("LD_PRELOAD", preload, 1);
+	tool_set_preload(libpath);
 
 	execvp(prog, argv + optind);
 	int e = errno;

@@ -1,0 +1,98 @@
+/*
+ * common.c - what the tools share: finding libgfpshim.so and the program.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "gfp_build.h"
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Next to the tool (build tree or a relocated install), then the prefix. */
+bool tool_find_library(char *out, size_t n)
+{
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (len > 0) {
+		exe[len] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			const char *rel[] = {"/../preload/" LIB_NAME, "/" LIB_NAME};
+			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+				int w = snprintf(out, n, "%s%s", exe, rel[i]);
+				if (w > 0 && (size_t)w < n && is_file(out))
+					return true;
+			}
+		}
+	}
+	snprintf(out, n, "%s/%s", GFP_LIBDIR, LIB_NAME);
+	return is_file(out);
+}
+
+/* PROG as execvp would find it, for the checks below. */
+bool tool_resolve(const char *prog, char *out, size_t n)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, n, "%s", prog);
+		return access(out, F_OK) == 0;
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		snprintf(out, n, "%.*s/%s", (int)len, len ? path : ".", prog);
+		if (is_file(out) && access(out, X_OK) == 0)
+			return true;
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+/* LD_PRELOAD cannot reach a static executable: say so instead of running a
+ * program that silently ignores its policy. */
+bool tool_is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	Elf64_Ehdr eh;
+	bool stat_elf = false;
+	if (read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		stat_elf = true;
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (off_t)i * eh.e_phentsize)) !=
+			    (ssize_t)sizeof(ph))
+				break;
+			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
+				stat_elf = false;
+		}
+	}
+	close(fd);
+	return stat_elf;
+}
+
+void tool_set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char preload[2 * PATH_MAX];
+	if (old && *old)
+		snprintf(preload, sizeof(preload), "%s:%s", lib, old);
+	else
+		snprintf(preload, sizeof(preload), "%s", lib);
+	setenv("LD_PRELOAD", preload, 1);
+}
