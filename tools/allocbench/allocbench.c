@@ -62,11 +62,8 @@ static inline uint64_t rng_next(struct rng *r)
 	return x;
 }
 
-static void die_oom(const char *what, size_t size)
-{
-	fprintf(stderr, "gfp-allocbench: %s(%zu) failed\n", what, size);
-	exit(1);
-}
+/* Failed allocations, retried: the armed mode of tools/bench injects some. */
+static uint64_t injected;
 
 /* small: malloc/free pairs of 16..128 bytes. */
 static NOINLINE uint64_t wl_small(uint64_t iters)
@@ -76,10 +73,9 @@ static NOINLINE uint64_t wl_small(uint64_t iters)
 
 	for (uint64_t i = 0; i < iters; i++) {
 		size_t size = 16 + (size_t)(rng_next(&r) % 113);
-		unsigned char *p = p_malloc(size);
-
-		if (!p)
-			die_oom("malloc", size);
+		unsigned char *p;
+		while (!(p = p_malloc(size)))
+			injected++;
 		p[size - 1] = (unsigned char)i;
 		sum += p[size - 1] + ((uintptr_t)p & 0xff0);
 		p_free(p);
@@ -112,9 +108,8 @@ static NOINLINE uint64_t wl_mixed(uint64_t iters)
 	for (size_t i = 0; i < MIXED_SLOTS; i++) {
 		size_t size = mixed_size(&r);
 
-		slot[i] = p_malloc(size);
-		if (!slot[i])
-			die_oom("malloc", size);
+		while (!(slot[i] = p_malloc(size)))
+			injected++;
 		slot[i][0] = (unsigned char)i;
 		slot[i][size - 1] = (unsigned char)size;
 		slot_size[i] = size;
@@ -126,9 +121,8 @@ static NOINLINE uint64_t wl_mixed(uint64_t iters)
 
 		sum += slot[k][0] + slot[k][slot_size[k] - 1];
 		p_free(slot[k]);
-		slot[k] = p_malloc(size);
-		if (!slot[k])
-			die_oom("malloc", size);
+		while (!(slot[k] = p_malloc(size)))
+			injected++;
 		slot[k][0] = (unsigned char)i;
 		slot[k][size - 1] = (unsigned char)k;
 		slot_size[k] = size;
@@ -233,10 +227,9 @@ static NOINLINE uint64_t wl_xthread(uint64_t iters)
 	}
 	for (uint64_t i = 0; i < iters; i++) {
 		size_t size = 16 + (size_t)(rng_next(&r) % 497);
-		unsigned char *p = p_malloc(size);
-
-		if (!p)
-			die_oom("malloc", size);
+		unsigned char *p;
+		while (!(p = p_malloc(size)))
+			injected++;
 		p[0] = (unsigned char)i;
 		p[size - 1] = (unsigned char)size;
 		sum += p[size - 1];
@@ -269,10 +262,10 @@ static NOINLINE uint64_t wl_realloc(uint64_t iters)
 		size_t size = 1;
 
 		for (;;) {
-			unsigned char *q = p_realloc(p, size);
+			unsigned char *q;
 
-			if (!q)
-				die_oom("realloc", size);
+			while (!(q = p_realloc(p, size)))
+				injected++;
 			p = q;
 			p[size - 1] = (unsigned char)size;
 			sum += p[0];
@@ -302,6 +295,7 @@ static NOINLINE uint64_t wl_aligned(uint64_t iters)
 		size_t size = 1 + (size_t)((x >> 8) % 1024);
 		unsigned char *p = NULL;
 
+	retry:
 		switch (i % 3) {
 		case 0: {
 			void *v = NULL;
@@ -319,8 +313,10 @@ static NOINLINE uint64_t wl_aligned(uint64_t iters)
 			p = p_memalign(align, size);
 			break;
 		}
-		if (!p)
-			die_oom("aligned allocation", size);
+		if (!p) {
+			injected++; /* an injected failure (gfp-bench armed mode): again */
+			goto retry;
+		}
 		if ((uintptr_t)p & (align - 1)) {
 			fprintf(stderr, "gfp-allocbench: %p is not aligned to %zu\n", (void *)p,
 				align);
@@ -410,6 +406,7 @@ int main(int argc, char **argv)
 	ops = w->run(iters);
 	t1 = now();
 
-	printf("%s seconds=%.6f ops=%llu\n", w->name, t1 - t0, (unsigned long long)ops);
+	printf("%s seconds=%.6f ops=%llu injected=%llu\n", w->name, t1 - t0, (unsigned long long)ops,
+	       (unsigned long long)injected);
 	return 0;
 }
