@@ -183,6 +183,9 @@ static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
 	    __atomic_sub_fetch(&times_left, 1, __ATOMIC_RELAXED) < 0)
 		return false;
 	__atomic_store_n(&fired, true, __ATOMIC_RELAXED);
+	gfp_inject_fired(req);
+	if (!records_on() && !gfp_policy.fail_verbose)
+		return true; /* nobody looks: no backtrace to take */
 	struct gfp_frame own[32];
 	if (!frames) {
 		frames = own;
@@ -205,7 +208,6 @@ static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
 		msg[b.len++] = '\n';
 		gfp_log_raw(msg, b.len);
 	}
-	gfp_inject_fired(req);
 	return true;
 }
 
