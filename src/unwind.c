@@ -110,9 +110,10 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 			/* Skip the shim's frames, but only the innermost ones; from
 			 * a signal handler, everything up to the signal frame. */
 			if (!outside && from_signal) {
-				if (unw_is_signal_frame(&cursor) > 0)
-					outside = true;
-				continue;
+				/* libunwind flags the interrupted frame itself. */
+				if (unw_is_signal_frame(&cursor) <= 0)
+					continue;
+				outside = true;
 			}
 			if (!outside && in_shim(ip))
 				continue;
