@@ -179,9 +179,14 @@ __attribute__((noinline)) void gfp_inject_fired(const struct gfp_req *req)
 
 static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
 {
-	if (gfp_policy.fail_times >= 0 &&
-	    __atomic_sub_fetch(&times_left, 1, __ATOMIC_RELAXED) < 0)
-		return false;
+	/* atomic_dec_not_zero(&attr->times): counts down, never vetoes (a fail
+	 * of fail-nth happens whatever times says). */
+	if (gfp_policy.fail_times >= 0) {
+		int64_t t = __atomic_load_n(&times_left, __ATOMIC_RELAXED);
+		while (t > 0 && !__atomic_compare_exchange_n(&times_left, &t, t - 1, false,
+							      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
 	__atomic_store_n(&fired, true, __ATOMIC_RELAXED);
 	gfp_inject_fired(req);
 	if (!records_on() && !gfp_policy.fail_verbose)
@@ -260,18 +265,25 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		return false;
 	if (!eligible(req))
 		return false;
-	uint64_t tcall = ++gfp_tls.calls;
-	req->call = process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
-	if (count_sites) {
-		req->site = site_of_caller();
-		site_count(req->site);
+	/* A request is one eligible call, however many attempts it makes. */
+	bool first = !req->call;
+	if (first) {
+		uint64_t tcall = ++gfp_tls.calls;
+		req->call = process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED)
+					  : tcall;
+		if (count_sites) {
+			req->site = site_of_caller();
+			site_count(req->site);
+		}
 	}
 
 	if (p->fail_persist && __atomic_load_n(&fired, __ATOMIC_RELAXED))
 		return fire(req, NULL, 0);
-	if (p->fail_nth) /* exclusive, as /proc/<pid>/fail-nth */
-		return req->call == (uint64_t)p->fail_nth ? fire(req, NULL, 0) : false;
+	if (p->fail_nth) /* exclusive, and once, as /proc/<pid>/fail-nth counts down */
+		return first && req->call == (uint64_t)p->fail_nth ? fire(req, NULL, 0) : false;
 	if (p->fail_site.v[0]) {
+		if (!first)
+			return false;
 		if (!req->site)
 			req->site = site_of_caller();
 		if (req->site != site_wanted)
@@ -285,9 +297,13 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		return false;
 	if (p->fail_times >= 0 && __atomic_load_n(&times_left, __ATOMIC_RELAXED) <= 0)
 		return false;
-	if (__atomic_load_n(&space_left, __ATOMIC_RELAXED) > 0 &&
-	    __atomic_sub_fetch(&space_left, (int64_t)req->size, __ATOMIC_RELAXED) >= 0)
-		return false;
+	/* space > size: space -= size, no injection (should_fail_ex). */
+	int64_t space = __atomic_load_n(&space_left, __ATOMIC_RELAXED);
+	while (space > (int64_t)req->size) {
+		if (__atomic_compare_exchange_n(&space_left, &space, space - (int64_t)req->size,
+						false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return false;
+	}
 	if (p->fail_interval > 1 &&
 	    __atomic_add_fetch(&interval_count, 1, __ATOMIC_RELAXED) % (uint64_t)p->fail_interval)
 		return false;

@@ -58,6 +58,8 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome)
 		gfp_buf_printf(&b, "live %lld bytes, limit %lld, watermark %lld",
 			       (long long)budget_live(), (long long)budget_limit(),
 			       (long long)budget_watermark(s->req->gfp));
+	else if (s->req->why == GFP_WHY_INJECT)
+		gfp_buf_printf(&b, "every attempt failed by injection (fail.where=attempt)");
 	else
 		gfp_buf_printf(&b, "no budget: jemalloc itself returned NULL (ulimit -v?)");
 	unwind_format(&b, frames, n);

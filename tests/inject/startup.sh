@@ -1,0 +1,56 @@
+#!/bin/bash
+# The start-up gate: by default nothing is injected before main (here the
+# program's own constructor) nor counted toward nth, so fail.nth=1 is main's
+# first request and the injection record says call 1. With fail.startup=1
+# the constructor's request is injected when a filter selects it, counted
+# (its call number C >= 1 fails it under fail.nth=C) and main's first request
+# comes after it. The same holds for the requests ld.so makes after main
+# (dlopen of libm): not injected nor counted by default, injected with
+# fail.startup=1.
+source "$TESTS/lib.sh"
+source "$TESTS/inject/inj.sh"
+
+ctor_expect() { # TAG POLICY EXPECTED
+	inj_run "$1" "$2" "$INJ/inj_ctor"
+	inj_ok "$1"
+	local got
+	got=$(cat "$TMP/$1.out")
+	[ "$got" = "$3" ] || { inj_show "$1"; fail "$1: policy '$2': expected '$3', got '$got'"; }
+}
+call_of() { $REC get "$TMP/$1.rec" injection call; }
+
+ctor_expect plain '' 'ctor=. main=...'
+ctor_expect nth1 'fail.nth=1' 'ctor=. main=X..'
+expect_eq "nth=1: call of the injection" 1 "$(call_of nth1)"
+ctor_expect nth3 'fail.nth=3' 'ctor=. main=..X'
+ctor_expect p1 'fail.probability=1;fail.times=1' 'ctor=. main=X..'
+ctor_expect p1_all 'fail.probability=1' 'ctor=. main=XXX'
+ctor_expect ctor_sym 'fail.probability=1;fail.sym=ctor_alloc' 'ctor=. main=...'
+expect_records ctor_sym injection 0
+ctor_expect main_sym 'fail.probability=1;fail.times=1;fail.sym=main_alloc' 'ctor=. main=X..'
+expect_eq "main's first request is call 1" 1 "$(call_of main_sym)"
+note "before main: not injected, not counted"
+
+ctor_expect s_ctor_sym 'fail.startup=1;fail.probability=1;fail.sym=ctor_alloc' 'ctor=X main=...'
+expect_records s_ctor_sym injection 1
+C=$(call_of s_ctor_sym)
+[ "$C" -ge 1 ] || fail "startup=1: call of the constructor's request: $C"
+expect_contains "startup=1: the injection is in ctor_alloc" "$TMP/s_ctor_sym.rec" '"symbol":"ctor_alloc\+0x'
+ctor_expect s_nth "fail.startup=1;fail.nth=$C" 'ctor=X main=...'
+ctor_expect s_main_sym 'fail.startup=1;fail.probability=1;fail.times=1;fail.sym=main_alloc' 'ctor=. main=X..'
+M=$(call_of s_main_sym)
+[ "$M" -gt "$C" ] || fail "startup=1: main's first request is call $M, not after the constructor's ($C)"
+ctor_expect s_nth_main "fail.startup=1;fail.nth=$M" 'ctor=. main=X..'
+# Something is counted before the constructor, or the constructor is first.
+inj_run s_nth1 'fail.startup=1;fail.nth=1' "$INJ/inj_ctor"
+expect_records s_nth1 injection 1
+note "fail.startup=1: the constructor's request is call $C, main's first is call $M"
+
+# ld.so's requests: dlopen succeeds at probability 1 and is not counted.
+seq_expect dl_p1 'fail.probability=1' '.X.X' 'D0 m100 D0 m100'
+seq_expect dl_nth1 'fail.nth=1' '.X..' 'D0 m100 D0 m100'
+seq_expect dl_nth2 'fail.nth=2' '...X' 'D0 m100 D0 m100'
+seq_expect dl_ld 'fail.probability=1;fail.lib=ld-linux*;fail.depth=1' '....' 'D0 m100 D0 m100'
+expect_records dl_ld injection 0
+seq_expect s_dl_ld 'fail.startup=1;fail.probability=1;fail.lib=ld-linux*;fail.depth=1' 'X.X.' 'D0 m100 D0 m100'
+note "ld.so's requests: exempt by default, injected with fail.startup=1"
