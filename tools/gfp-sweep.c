@@ -196,6 +196,61 @@ static int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 	}
 }
 
+/* Source lines for the program's own frames, from its debug information
+ * (addr2line, with the chain of inlined functions): "make_title
+ * inventory.c:100 < main inventory.c:480". */
+static char prog_path[PATH_MAX];
+
+static void source_of(const char *module, const char *offset, char *out, size_t n)
+{
+	out[0] = '\0';
+	const char *base = strrchr(prog_path, '/');
+	base = base ? base + 1 : prog_path;
+	if (!prog_path[0] || strcmp(module, base) != 0)
+		return;
+	char cmd[PATH_MAX + 128];
+	snprintf(cmd, sizeof(cmd), "addr2line -f -i -e '%s' %s 2>/dev/null", prog_path, offset);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return;
+	char fn[256], loc[512];
+	size_t len = 0;
+	while (fgets(fn, sizeof(fn), p) && fgets(loc, sizeof(loc), p)) {
+		fn[strcspn(fn, "\n")] = '\0';
+		loc[strcspn(loc, "\n")] = '\0';
+		if (strncmp(loc, "??", 2) == 0)
+			continue;
+		const char *file = strrchr(loc, '/');
+		file = file ? file + 1 : loc;
+		int w = snprintf(out + len, n - len, "%s%s %s", len ? " < " : "", fn, file);
+		if (w < 0 || (size_t)w >= n - len)
+			break;
+		len += (size_t)w;
+	}
+	pclose(p);
+}
+
+/* The frames as printed, with source lines where the program has them. */
+static void print_frames(const char *frames)
+{
+	for (const char *line = frames; *line;) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[600], mod[128] = "", off[32] = "", src[600];
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+		const char *paren = strrchr(buf, '(');
+		if (paren && sscanf(paren, "(%127[^+]+%31[^)])", mod, off) == 2)
+			source_of(mod, off, src, sizeof(src));
+		else
+			src[0] = '\0';
+		if (src[0])
+			printf("    %s (%s+%s)\n", src, mod, off);
+		else
+			printf("%s\n", buf);
+		line = nl ? nl + 1 : line + len;
+	}
+}
+
 /* ------------------------------------------------------------------------
  * Reading records (one JSON object per line, written by the shim)
  * ---------------------------------------------------------------------- */
@@ -668,6 +723,8 @@ int main(int argc, char **argv)
 	char resolved[PATH_MAX];
 	if (!tool_resolve(opt.argv[0], resolved, sizeof(resolved)))
 		die(127, "%s: command not found", opt.argv[0]);
+	if (!realpath(resolved, prog_path))
+		prog_path[0] = '\0';
 	if (tool_is_static_elf(resolved))
 		die(126, "%s is statically linked: LD_PRELOAD cannot reach its allocations",
 		    resolved);
@@ -732,9 +789,12 @@ int main(int argc, char **argv)
 		printf(" in %zu run%s: allocation failure at site %s, %s %llu\n", groups[g].count,
 		       groups[g].count == 1 ? "" : "s", r->inj_site[0] ? r->inj_site : "-",
 		       r->site[0] ? "hit" : "call", (unsigned long long)r->hit);
-		printf("  the failed allocation:\n%s", r->inj_frames);
-		if (r->crash_frames[0])
-			printf("  the crash:\n%s", r->crash_frames);
+		printf("  the failed allocation:\n");
+		print_frames(r->inj_frames);
+		if (r->crash_frames[0]) {
+			printf("  the crash:\n");
+			print_frames(r->crash_frames);
+		}
 		printf("  reproduce (%s): ", groups[g].confirmed ? "confirmed" : "NOT reproduced");
 		reproducer(stdout, r);
 		printf("\n");
