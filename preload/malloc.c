@@ -78,6 +78,15 @@ EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
  * others rounded up to a power of two. */
 static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
 {
+	/* The common case, idle and a power of two: jemalloc's posix_memalign. */
+	if (likely(gfp_tls.mode == GFP_TLS_IDLE && align >= sizeof(void *) &&
+		   !(align & (align - 1)))) {
+		void *p;
+		if (likely(gfp_je_posix_memalign(&p, align, n) == 0))
+			return p;
+		errno = align > SIZE_MAX / 2 + 1 ? EINVAL : ENOMEM;
+		return NULL;
+	}
 	if (align > SIZE_MAX / 2 + 1) {
 		errno = EINVAL;
 		return NULL;
@@ -118,6 +127,14 @@ EXPORT void *pvalloc(size_t n)
 
 EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 {
+	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
+		/* jemalloc's own checks are glibc's (EINVAL, ENOMEM, *memptr left
+		 * alone); errno is put back in case a failing mmap touched it. */
+		int *errnop = gfp_tls.errnop, saved = *errnop;
+		int r = gfp_je_posix_memalign(memptr, align, n);
+		*errnop = saved;
+		return r;
+	}
 	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
 		return EINVAL;
 	int saved = errno;
