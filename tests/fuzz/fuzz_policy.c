@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		double d;
 		unsigned e;
 		bool b;
+		struct gfp_str str; /* text keys write a whole struct gfp_str */
 	} v;
 	const char *expect;
 	config_parse_value(k, text, len, &v, &expect);

@@ -94,14 +94,17 @@ expect_eq "GFP_RECORD=PATH appends" 2 "$($REC count "$TMP/fd.rec" injection)"
 
 # One write(2) per record, of the whole line (strace, when it can trace).
 if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; then
+	mkdir -p "$TMP/trace"
 	GFP_RECORD=fd:9 GFP_POLICY='fail.probability=1;fail.depth=64' \
-		strace -f -qq -e trace=write -o "$TMP/strace" env LD_PRELOAD="$SHIM" \
+		strace -ff -qq -e trace=write -o "$TMP/trace/t" env LD_PRELOAD="$SHIM" \
 		"$INJ/inj_seq" -t 2 -M 'm100 R300 s10' '3*m100 R200' 9>"$TMP/strace.rec" >/dev/null ||
 		fail "the traced run failed"
 	$REC check "$TMP/strace.rec" >/dev/null || fail "records of the traced run"
 	lines=$(wc -l <"$TMP/strace.rec")
 	[ "$lines" = 11 ] || fail "traced run: $lines records, expected 11"
-	sed -n 's/.*write(9, .*) *= \([0-9]*\)$/\1/p' "$TMP/strace" >"$TMP/strace.sizes"
+	# -ff: one trace per thread, so that no write shows up as
+	# "<unfinished ...>" / "<... write resumed>" halves.
+	cat "$TMP"/trace/t.* | sed -n 's/.*write(9, .*) *= \([0-9]*\)$/\1/p' >"$TMP/strace.sizes"
 	awk '{print length($0) + 1}' "$TMP/strace.rec" | sort -n >"$TMP/line.sizes"
 	sort -n "$TMP/strace.sizes" | cmp -s - "$TMP/line.sizes" || {
 		paste "$TMP/strace.sizes" "$TMP/line.sizes" >&2
