@@ -3,7 +3,8 @@
  * report every crash, hang and silent data loss behind one.
  *
  *   gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N] [--shard K/N]
- *             [--policy STR] [--persist] [--follow] [--no-junk] [--json F] -- PROG ARGS
+ *             [--policy STR] [--persist] [--follow] [--no-junk] [--json F] [--junit F]
+ *             [--html F] -- PROG ARGS
  *
  * A recording run (stats=sites) counts the eligible calls and the distinct
  * call sites with their hits; then one run per failure point - the first,
@@ -11,7 +12,9 @@
  * recording run's environment and input. Runs are classified by their exit,
  * their output and the shim's records (GFP_RECORD), and findings are grouped
  * by (injection site, outcome, crash site); each group gets a reproducer that
- * the sweep re-runs once to confirm.
+ * the sweep re-runs once to confirm. The results go to the terminal and, on
+ * request, to JSON, a JUnit XML report (one testcase per failure point, for
+ * CI) and one self-contained HTML page.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,16 +57,17 @@ struct run {
 	char crash_frames[2048];
 	char crash_top[160]; /* the crash site: top frame's module+offset */
 	pid_t pid;
-	double started;
+	double started, seconds;
 };
 
 static struct {
-	const char *mode, *policy, *json;
+	const char *mode, *policy, *json, *junit, *html;
 	int jobs, timeout_s, max_runs, shard_k, shard_n;
 	bool persist, follow, junk;
 	char **argv;
 	char lib[PATH_MAX], tmp[512], input[600], rec_out[600];
-	double rec_seconds;
+	double rec_seconds, started;
+	time_t wall_started; /* for the reports' timestamps */
 } opt = {.mode = "sites", .jobs = 0, .timeout_s = 0, .max_runs = 0, .shard_k = 1, .shard_n = 1,
 	 .junk = true};
 
@@ -196,17 +200,22 @@ static int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 	}
 }
 
+static char prog_path[PATH_MAX];
+
+/* The program's module name as the records spell it. */
+static const char *prog_base(void)
+{
+	const char *base = strrchr(prog_path, '/');
+	return base ? base + 1 : prog_path;
+}
+
 /* Source lines for the program's own frames, from its debug information
  * (addr2line, with the chain of inlined functions): "make_title
  * inventory.c:100 < main inventory.c:480". */
-static char prog_path[PATH_MAX];
-
 static void source_of(const char *module, const char *offset, char *out, size_t n)
 {
 	out[0] = '\0';
-	const char *base = strrchr(prog_path, '/');
-	base = base ? base + 1 : prog_path;
-	if (!prog_path[0] || strcmp(module, base) != 0)
+	if (!prog_path[0] || strcmp(module, prog_base()) != 0)
 		return;
 	char cmd[PATH_MAX + 128];
 	snprintf(cmd, sizeof(cmd), "addr2line -f -i -e '%s' %s 2>/dev/null", prog_path, offset);
@@ -230,25 +239,88 @@ static void source_of(const char *module, const char *offset, char *out, size_t 
 	pclose(p);
 }
 
-/* The frames as printed, with source lines where the program has them. */
-static void print_frames(const char *frames)
+/* addr2line costs a process per frame, and the reports show the same frames
+ * once per run: each module+offset is looked up once. */
+struct src_memo {
+	char mod[128], off[32], src[600];
+};
+static struct src_memo *src_memo;
+static size_t nsrc_memo, src_memo_cap;
+
+static const char *source_cached(const char *mod, const char *off)
+{
+	for (size_t i = 0; i < nsrc_memo; i++)
+		if (strcmp(src_memo[i].off, off) == 0 && strcmp(src_memo[i].mod, mod) == 0)
+			return src_memo[i].src;
+	if (nsrc_memo == src_memo_cap) {
+		size_t cap = src_memo_cap ? src_memo_cap * 2 : 64;
+		struct src_memo *m = realloc(src_memo, cap * sizeof(*m));
+		if (!m)
+			die(EXIT_USAGE, "out of memory");
+		src_memo = m;
+		src_memo_cap = cap;
+	}
+	struct src_memo *m = &src_memo[nsrc_memo++];
+	snprintf(m->mod, sizeof(m->mod), "%s", mod);
+	snprintf(m->off, sizeof(m->off), "%s", off);
+	source_of(mod, off, m->src, sizeof(m->src));
+	return m->src;
+}
+
+/* One line of frames_of's output, "    symbol (module+offset)", taken
+ * apart; src is the program's source line for it, or "". */
+struct frame {
+	char sym[200], mod[128], off[32], src[600];
+};
+
+static bool parse_frame(const char *line, size_t len, struct frame *fr)
+{
+	char buf[600];
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
+	memset(fr, 0, sizeof(*fr));
+	char *paren = strrchr(buf, '(');
+	if (!paren || sscanf(paren, "(%127[^+]+%31[^)])", fr->mod, fr->off) != 2)
+		return false;
+	while (paren > buf && paren[-1] == ' ')
+		paren--;
+	*paren = '\0';
+	const char *sym = buf + strspn(buf, " ");
+	snprintf(fr->sym, sizeof(fr->sym), "%s", sym);
+	snprintf(fr->src, sizeof(fr->src), "%s", source_cached(fr->mod, fr->off));
+	return true;
+}
+
+/* Calls fn for each line of frames (frames_of's output); fr is NULL for a
+ * line that is not a frame. */
+typedef void frame_fn(void *ctx, const char *line, size_t len, const struct frame *fr);
+
+static void each_frame(const char *frames, frame_fn *fn, void *ctx)
 {
 	for (const char *line = frames; *line;) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
-		char buf[600], mod[128] = "", off[32] = "", src[600];
-		snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
-		const char *paren = strrchr(buf, '(');
-		if (paren && sscanf(paren, "(%127[^+]+%31[^)])", mod, off) == 2)
-			source_of(mod, off, src, sizeof(src));
+		struct frame fr;
+		if (parse_frame(line, len, &fr))
+			fn(ctx, line, len, &fr);
 		else
-			src[0] = '\0';
-		if (src[0])
-			printf("    %s (%s+%s)\n", src, mod, off);
-		else
-			printf("%s\n", buf);
+			fn(ctx, line, len, NULL);
 		line = nl ? nl + 1 : line + len;
 	}
+}
+
+static void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
+{
+	FILE *f = ctx;
+	if (fr && fr->src[0])
+		fprintf(f, "    %s (%s+%s)\n", fr->src, fr->mod, fr->off);
+	else
+		fprintf(f, "%.*s\n", (int)len, line);
+}
+
+/* The frames as printed, with source lines where the program has them. */
+static void print_frames(const char *frames)
+{
+	each_frame(frames, print_frame, stdout);
 }
 
 /* ------------------------------------------------------------------------
@@ -517,6 +589,7 @@ static void execute(void)
 			}
 			if (w != r->pid)
 				continue;
+			r->seconds = now() - r->started;
 			classify(r, slot_run[s], st, to, rec_out);
 			slot_run[s] = 0;
 			active--;
@@ -550,11 +623,78 @@ static bool same_group(const struct run *a, const struct run *b)
 	       strcmp(a->inj_site, b->inj_site) == 0;
 }
 
+/* Length of the well-formed UTF-8 sequence at p (not a surrogate, not
+ * U+FFFE/U+FFFF, which XML cannot carry either), or 0. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = p[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	if (c == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
+		return 0;
+	return n;
+}
+
+/* Whether s has bytes that '...' would carry but a terminal, a report or a
+ * copy and paste would mangle: control characters, malformed UTF-8. */
+static bool needs_ansi_c_quote(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	while (p < end) {
+		size_t len = *p >= 0x80 ? utf8_len(p, end) : 1;
+		if (!len || *p < 0x20 || *p == 0x7f)
+			return true;
+		p += len;
+	}
+	return false;
+}
+
 static void shell_quote(FILE *f, const char *s)
 {
 	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 			    "/._-=+:,") == strlen(s)) {
 		fputs(s, f);
+		return;
+	}
+	if (needs_ansi_c_quote(s)) {
+		/* bash's $'...' spells every byte in printable text, so the
+		 * reproducer stays exact in the HTML and JUnit reports. */
+		const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+		fputs("$'", f);
+		while (p < end) {
+			size_t len = *p >= 0x80 ? utf8_len(p, end) : 1;
+			if (len > 1)
+				fwrite(p, 1, len, f);
+			else if (*p == '\'' || *p == '\\')
+				fprintf(f, "\\%c", *p);
+			else if (*p >= 0x20 && *p < 0x7f)
+				fputc(*p, f);
+			else
+				fprintf(f, "\\x%02x", *p);
+			p += len ? len : 1;
+		}
+		fputc('\'', f);
 		return;
 	}
 	fputc('\'', f);
@@ -567,19 +707,26 @@ static void shell_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* PROG ARGS as a shell would take them back. */
+static void command_line(FILE *f)
+{
+	for (char **a = opt.argv; *a; a++) {
+		if (a != opt.argv)
+			fputc(' ', f);
+		shell_quote(f, *a);
+	}
+	if (opt.input[0])
+		fprintf(f, " < INPUT");
+}
+
 static void reproducer(FILE *f, const struct run *r)
 {
 	char pol[512];
 	policy_of(r, pol, sizeof(pol));
 	fprintf(f, "gfp-run --policy ");
 	shell_quote(f, pol);
-	fprintf(f, " --");
-	for (char **a = opt.argv; *a; a++) {
-		fputc(' ', f);
-		shell_quote(f, *a);
-	}
-	if (opt.input[0])
-		fprintf(f, " < INPUT");
+	fprintf(f, " -- ");
+	command_line(f);
 }
 
 /* Re-runs a group's first failure point alone: the reproducer must give
@@ -599,16 +746,25 @@ static bool confirm(const struct run *r, int idx)
 	return again.outcome == r->outcome;
 }
 
+/* JSON must be UTF-8: a malformed byte (an argument in another encoding)
+ * becomes U+FFFD. */
 static void json_str(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
+	while (p < end) {
+		size_t len = *p >= 0x80 ? utf8_len(p, end) : 1;
+		if (len > 1)
+			fwrite(p, 1, len, f);
+		else if (!len)
+			fputs("\\ufffd", f);
+		else if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
 		else
-			fputc(*s, f);
+			fputc(*p, f);
+		p += len ? len : 1;
 	}
 	fputc('"', f);
 }
@@ -659,15 +815,604 @@ static void write_json(const char *path, struct group *groups, size_t ngroups,
 	fclose(f);
 }
 
+/* ------------------------------------------------------------------------
+ * JUnit and HTML reports
+ * ---------------------------------------------------------------------- */
+
+/* Writes n bytes of s as XML or HTML text (or an attribute value when
+ * attr). Markup characters are escaped, and what XML 1.0 cannot carry -
+ * control characters, malformed UTF-8 in the program's arguments or output -
+ * becomes U+FFFD, so that the file parses whatever the program did. */
+static void esc_n(FILE *f, const char *s, size_t n, bool attr)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	while (p < end) {
+		unsigned char c = *p;
+		if (c >= 0x80) {
+			size_t len = utf8_len(p, end);
+			if (len)
+				fwrite(p, 1, len, f);
+			else
+				fputs("&#xFFFD;", f);
+			p += len ? len : 1;
+			continue;
+		}
+		p++;
+		if (c == '&')
+			fputs("&amp;", f);
+		else if (c == '<')
+			fputs("&lt;", f);
+		else if (c == '>')
+			fputs("&gt;", f);
+		else if (c == '"' && attr)
+			fputs("&quot;", f);
+		else if (c == '\'' && attr)
+			fputs("&#39;", f);
+		else if ((c == '\n' || c == '\t' || c == '\r') && attr)
+			fprintf(f, "&#%d;", c); /* attribute values normalise raw whitespace */
+		else if (c == '\n' || c == '\t' || (c >= 0x20 && c != 0x7f))
+			fputc(c, f);
+		else
+			fputs("&#xFFFD;", f);
+	}
+}
+
+static void esc(FILE *f, const char *s, bool attr)
+{
+	esc_n(f, s, strlen(s), attr);
+}
+
+/* Formatted text that still needs escaping goes through a memory stream. */
+struct membuf {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *mem_open(struct membuf *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f)
+		die(EXIT_USAGE, "open_memstream: %s", strerror(errno));
+	return m->f;
+}
+
+/* Closes m and writes its text to f, escaped. */
+static void mem_flush(struct membuf *m, FILE *f, bool attr)
+{
+	fclose(m->f);
+	esc_n(f, m->buf, m->len, attr);
+	free(m->buf);
+}
+
+/* The group a finding run belongs to, from 0, or -1. */
+static long group_of(const struct group *groups, size_t ngroups, size_t i)
+{
+	for (size_t g = 0; g < ngroups; g++)
+		if (same_group(&runs[groups[g].first], &runs[i]))
+			return (long)g;
+	return -1;
+}
+
+static const char *point_kind(const struct run *r)
+{
+	return r->site[0] ? "hit" : "call";
+}
+
+/* "crash (signal 11)": the JUnit failure message. */
+static void failure_message(FILE *f, const struct run *r)
+{
+	if (r->outcome == O_HANG)
+		fprintf(f, "hang (killed after %.0f s)", run_timeout());
+	else if (r->outcome == O_SILENT)
+		fprintf(f, "silent (exit 0, output differs from the recording run)");
+	else if (r->signal)
+		fprintf(f, "%s (signal %d)", outcome_name[r->outcome], r->signal);
+	else
+		fprintf(f, "%s (exit status %d)", outcome_name[r->outcome], r->status);
+}
+
+/* The last bytes of a run's standard error (the program's messages and
+ * the shim's log), from a line start so that no character is cut. */
+static void stderr_tail(FILE *f, size_t run_idx)
+{
+	char path[PATH_MAX + 16];
+	size_t len;
+	run_paths((int)run_idx + 1, "err", path, sizeof(path));
+	char *err = slurp(path, &len);
+	if (!err)
+		return;
+	const char *from = err;
+	if (len > 4096) {
+		from = err + len - 4096;
+		const char *nl = strchr(from, '\n');
+		if (nl)
+			from = nl + 1;
+	}
+	if (*from) {
+		fprintf(f, "      <system-err>");
+		esc(f, from, false);
+		fprintf(f, "</system-err>\n");
+	}
+	free(err);
+}
+
+static void junit_property(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "      <property name=\"%s\" value=\"", name);
+	esc(f, value, true);
+	fprintf(f, "\"/>\n");
+}
+
+/* One testcase per failure point: CI shows each finding as a failed test
+ * with both backtraces and its reproducer, unreached points as skipped. */
+static void write_junit(const char *path, const struct group *groups, size_t ngroups,
+			const size_t *counts)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	size_t failures = counts[O_SILENT] + counts[O_CRASH] + counts[O_HANG];
+	char stamp[32] = "", host[256] = "localhost", buf[64];
+	struct tm tm;
+	if (localtime_r(&opt.wall_started, &tm))
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	double total = now() - opt.started;
+
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f, "<testsuites name=\"gfp-sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+		   "time=\"%.3f\">\n",
+		nruns, failures, total);
+	fprintf(f, "  <testsuite name=\"gfp-sweep ");
+	esc(f, opt.argv[0], true);
+	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\" "
+		   "timestamp=\"%s\" hostname=\"",
+		nruns, failures, counts[O_UNREACHED], total, stamp);
+	esc(f, host, true);
+	fprintf(f, "\">\n    <properties>\n");
+	struct membuf m;
+	command_line(mem_open(&m));
+	fclose(m.f);
+	junit_property(f, "program", m.buf);
+	free(m.buf);
+	junit_property(f, "mode", opt.mode);
+	snprintf(buf, sizeof(buf), "%d/%d", opt.shard_k, opt.shard_n);
+	junit_property(f, "shard", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)eligible);
+	junit_property(f, "eligible_calls", buf);
+	snprintf(buf, sizeof(buf), "%zu", nsites);
+	junit_property(f, "sites", buf);
+	junit_property(f, "gfp_sweep", GFP_VERSION);
+	fprintf(f, "    </properties>\n");
+
+	for (size_t i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		const char *site = r->site[0] ? r->site : r->inj_site[0] ? r->inj_site : "none";
+		fprintf(f, "    <testcase classname=\"site.%s\" name=\"%s %llu\" time=\"%.3f\"",
+			site, point_kind(r), (unsigned long long)r->hit, r->seconds);
+		if (r->outcome == O_UNREACHED) {
+			fprintf(f, ">\n      <skipped message=\"the program made fewer eligible "
+				   "calls than this failure point needs\"/>\n    </testcase>\n");
+			continue;
+		}
+		if (!is_finding(r->outcome)) {
+			fprintf(f, "/>\n");
+			continue;
+		}
+		fprintf(f, ">\n      <failure message=\"");
+		failure_message(mem_open(&m), r);
+		mem_flush(&m, f, true);
+		fprintf(f, "\" type=\"%s\">", outcome_name[r->outcome]);
+		FILE *t = mem_open(&m);
+		long g = group_of(groups, ngroups, i);
+		fprintf(t, "%s", outcome_name[r->outcome]);
+		if (r->signal)
+			fprintf(t, " (signal %d %s)", r->signal, strsignal(r->signal));
+		fprintf(t, ": allocation failure at site %s, %s %llu",
+			r->inj_site[0] ? r->inj_site : "-", point_kind(r),
+			(unsigned long long)r->hit);
+		if (g >= 0)
+			fprintf(t, "; finding group [%ld] of %zu run%s", g + 1, groups[g].count,
+				groups[g].count == 1 ? "" : "s");
+		fprintf(t, "\nthe failed allocation:\n");
+		each_frame(r->inj_frames, print_frame, t);
+		if (r->crash_frames[0]) {
+			fprintf(t, "the crash:\n");
+			each_frame(r->crash_frames, print_frame, t);
+		}
+		fprintf(t, "reproduce: ");
+		reproducer(t, r);
+		fprintf(t, "\n");
+		mem_flush(&m, f, false);
+		fprintf(f, "</failure>\n");
+		stderr_tail(f, i);
+		fprintf(f, "    </testcase>\n");
+	}
+	fprintf(f, "  </testsuite>\n</testsuites>\n");
+	if (fclose(f) != 0)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+}
+
+/* Bars in the order findings come first: crash, hang, silent, then the
+ * runs that went well, unreached last. */
+static const enum outcome bar_order[O_COUNT] = {O_CRASH,   O_HANG, O_SILENT,   O_ABORT,
+						O_HANDLED, O_OK,   O_UNREACHED};
+
+static const char html_style[] =
+	":root{--ok:#2f9e5b;--handled:#9ccc65;--abort:#5b8de6;--silent:#e89a1c;"
+	"--crash:#d83b3b;--hang:#8e44ad;--unreached:#b8b8b8;--fg:#1f2328;--mute:#656d76;"
+	"--line:#d8dee4;--code:#f6f8fa}\n"
+	"*{box-sizing:border-box}\n"
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--fg);"
+	"margin:0 auto;max-width:1240px;padding:18px 24px 40px}\n"
+	"h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;"
+	"border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:0 0 4px}"
+	"h4{font-size:13px;margin:10px 0 2px;color:var(--mute)}\n"
+	"code,pre{font:12.5px/1.4 ui-monospace,'DejaVu Sans Mono',monospace}\n"
+	"pre{background:var(--code);border:1px solid var(--line);border-radius:6px;"
+	"padding:8px 10px;margin:0;white-space:pre-wrap;overflow-wrap:anywhere}\n"
+	".verdict{font-size:15px;margin:0 0 12px}.verdict.bad{color:var(--crash)}"
+	".verdict.good{color:var(--ok)}\n"
+	"table.kv{border-collapse:collapse}table.kv th{text-align:left;color:var(--mute);"
+	"font-weight:500;padding:2px 16px 2px 0;vertical-align:top}table.kv td{padding:2px 0}\n"
+	".legend{display:flex;flex-wrap:wrap;gap:6px;margin:12px 0 4px}"
+	".legend span{border-radius:12px;padding:2px 10px;color:#fff;font-weight:600}"
+	".legend span.zero{opacity:.35}\n"
+	".o-ok{background:var(--ok)}.o-handled{background:var(--handled)}"
+	".o-abort{background:var(--abort)}.o-silent{background:var(--silent)}"
+	".o-crash{background:var(--crash)}.o-hang{background:var(--hang)}"
+	".o-unreached{background:var(--unreached)}"
+	".legend .o-handled,.bar .o-handled,.legend .o-unreached,.bar .o-unreached{"
+	"color:#1f2328}\n"
+	".note{color:var(--mute);margin:0 0 8px}\n"
+	".chart{display:grid;grid-template-columns:max-content minmax(10em,26em) minmax(200px,1fr)"
+	" max-content;gap:3px 12px;align-items:center}\n"
+	".chart .head{color:var(--mute);font-size:12px;border-bottom:1px solid var(--line)}\n"
+	".chart .where{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}\n"
+	".bar{display:flex;height:18px;border-radius:4px;overflow:hidden;background:#eee}"
+	".bar span{min-width:3px;color:#fff;font-size:11px;line-height:18px;text-align:center;"
+	"overflow:hidden;border-right:1px solid #fff}.bar span:last-child{border-right:0}\n"
+	".n{color:var(--mute);font-size:12px;white-space:nowrap}.n a{margin-left:4px}\n"
+	"a{color:#0969da;text-decoration:none}a:hover{text-decoration:underline}\n"
+	".group{border:1px solid var(--line);border-left:6px solid var(--crash);border-radius:6px;"
+	"padding:10px 14px;margin:12px 0}\n"
+	".group.silent{border-left-color:var(--silent)}.group.hang{border-left-color:var(--hang)}\n"
+	".meta{margin:0 0 4px;color:var(--mute)}.yes{color:var(--ok);font-weight:600}"
+	".no{color:var(--crash);font-weight:600}\n"
+	"pre .prog{color:var(--fg);font-weight:600}pre .lib,pre .loc{color:var(--mute)}\n"
+	"table.runs{border-collapse:collapse;margin-top:8px}table.runs td,table.runs th{"
+	"padding:1px 12px 1px 0;text-align:left}table.runs th{color:var(--mute);font-weight:500}\n"
+	"details summary{cursor:pointer;margin-top:24px;font-weight:600}\n"
+	"footer{margin-top:28px;color:var(--mute);font-size:12px}\n";
+
+static void html_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
+{
+	FILE *f = ctx;
+	if (!fr) {
+		esc_n(f, line, len, false);
+	} else if (fr->src[0]) {
+		fprintf(f, "    <span class=\"prog\">");
+		esc(f, fr->src, false);
+		fprintf(f, "</span> <span class=\"loc\">(");
+		esc(f, fr->mod, false);
+		fputc('+', f);
+		esc(f, fr->off, false);
+		fprintf(f, ")</span>");
+	} else {
+		fprintf(f, "    <span class=\"lib\">");
+		esc(f, fr->sym, false);
+		fprintf(f, "</span>%s<span class=\"loc\">(", fr->sym[0] ? " " : "");
+		esc(f, fr->mod, false);
+		fputc('+', f);
+		esc(f, fr->off, false);
+		fprintf(f, ")</span>");
+	}
+	fputc('\n', f);
+}
+
+/* Where a site is, for its bar: the first frame in the program (its
+ * function and source line, the innermost of an inlined chain) and the
+ * library function it called there; else the first frame outside libc and
+ * the shim. full gets the whole chain. */
+struct where {
+	char label[400], full[900], via[64];
+	bool found;
+};
+
+static void where_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
+{
+	struct where *w = ctx;
+	(void)line;
+	(void)len;
+	if (!fr || w->found)
+		return;
+	if (strcmp(fr->mod, prog_base()) != 0) {
+		/* The outermost library frame before the program's is what
+		 * the program called: strdup, asprintf. */
+		int n = (int)strcspn(fr->sym, "+");
+		if (n)
+			snprintf(w->via, sizeof(w->via), "%.*s", n, fr->sym);
+		if (!w->label[0] && strcmp(fr->mod, "libc.so.6") != 0 &&
+		    strcmp(fr->mod, LIB_NAME) != 0) {
+			snprintf(w->label, sizeof(w->label), "%s (%s)",
+				 fr->sym[0] ? fr->sym : fr->off, fr->mod);
+			snprintf(w->full, sizeof(w->full), "%s (%s+%s)", fr->sym, fr->mod, fr->off);
+		}
+		return;
+	}
+	const char *chain = fr->src[0] ? fr->src : fr->sym;
+	if (chain[0]) {
+		snprintf(w->label, sizeof(w->label), "%.*s", (int)strcspn(chain, "<"), chain);
+		size_t l = strlen(w->label);
+		while (l && w->label[l - 1] == ' ')
+			w->label[--l] = '\0';
+	} else {
+		/* a stripped program: its module and offset are all there is */
+		snprintf(w->label, sizeof(w->label), "%s+%s", fr->mod, fr->off);
+	}
+	snprintf(w->full, sizeof(w->full), "%s (%s+%s)", chain, fr->mod, fr->off);
+	if (w->via[0]) {
+		size_t l = strlen(w->label), k = strlen(w->full);
+		snprintf(w->label + l, sizeof(w->label) - l, " via %s", w->via);
+		snprintf(w->full + k, sizeof(w->full) - k, " via %s", w->via);
+	}
+	w->found = true;
+}
+
+static void site_where(const char *site, struct where *w)
+{
+	memset(w, 0, sizeof(*w));
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].inj_frames[0] && strcmp(runs[i].inj_site, site) == 0) {
+			each_frame(runs[i].inj_frames, where_frame, w);
+			return;
+		}
+}
+
+struct bar {
+	char site[17];
+	size_t n[O_COUNT], total, findings, order;
+};
+
+static int bar_cmp(const void *a, const void *b)
+{
+	const struct bar *x = a, *y = b;
+	if (x->findings != y->findings)
+		return x->findings > y->findings ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The failure points of one outcome at a site: "hit 1, hit 3". */
+static void bar_points(FILE *f, const struct bar *b, enum outcome o)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		const char *key = r->site[0] ? r->site : r->inj_site;
+		if (r->outcome != o || strcmp(key, b->site) != 0)
+			continue;
+		if (shown == 12) {
+			fprintf(f, ", ...");
+			break;
+		}
+		fprintf(f, "%s%s %llu", shown++ ? ", " : "", point_kind(r),
+			(unsigned long long)r->hit);
+	}
+}
+
+static void html_chart(FILE *f, const struct group *groups, size_t ngroups)
+{
+	struct bar *bars = calloc(nruns + 1, sizeof(*bars));
+	size_t nbars = 0;
+	if (!bars)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		const char *key = r->site[0] ? r->site : r->inj_site;
+		size_t b = 0;
+		while (b < nbars && strcmp(bars[b].site, key) != 0)
+			b++;
+		if (b == nbars) {
+			snprintf(bars[b].site, sizeof(bars[b].site), "%s", key);
+			bars[b].order = nbars++;
+		}
+		bars[b].n[r->outcome]++;
+		bars[b].total++;
+		bars[b].findings += is_finding(r->outcome);
+	}
+	qsort(bars, nbars, sizeof(*bars), bar_cmp);
+	fprintf(f, "<div class=\"chart\">\n<span class=\"head\">site</span><span class=\"head\">"
+		   "first frame in the program</span><span class=\"head\">outcomes of its failure "
+		   "points</span><span class=\"head\">runs, groups</span>\n");
+	for (size_t b = 0; b < nbars; b++) {
+		struct where w;
+		site_where(bars[b].site, &w);
+		fprintf(f, "<code>%s</code>", bars[b].site[0] ? bars[b].site : "(none)");
+		fprintf(f, "<span class=\"where\" title=\"");
+		esc(f, w.full, true);
+		fprintf(f, "\">");
+		const char *none = bars[b].site[0] ? "(not reached)" : "no allocation failed";
+		esc(f, w.label[0] ? w.label : none, false);
+		fprintf(f, "</span><div class=\"bar\">");
+		for (int k = 0; k < O_COUNT; k++) {
+			enum outcome o = bar_order[k];
+			if (!bars[b].n[o])
+				continue;
+			fprintf(f, "<span class=\"o-%s\" style=\"flex-grow:%zu\" title=\"",
+				outcome_name[o], bars[b].n[o]);
+			struct membuf m;
+			FILE *t = mem_open(&m);
+			fprintf(t, "%s: ", outcome_name[o]);
+			bar_points(t, &bars[b], o);
+			mem_flush(&m, f, true);
+			fprintf(f, "\">%zu</span>", bars[b].n[o]);
+		}
+		fprintf(f, "</div><span class=\"n\">%zu", bars[b].total);
+		for (size_t g = 0; g < ngroups; g++)
+			if (strcmp(runs[groups[g].first].inj_site, bars[b].site) == 0 &&
+			    bars[b].site[0])
+				fprintf(f, "<a href=\"#g%zu\">[%zu]</a>", g + 1, g + 1);
+		fprintf(f, "</span>\n");
+	}
+	fprintf(f, "</div>\n");
+	free(bars);
+}
+
+static void html_group(FILE *f, const struct group *groups, size_t ngroups, size_t g)
+{
+	const struct run *r = &runs[groups[g].first];
+	fprintf(f, "<article class=\"group %s\" id=\"g%zu\">\n<h3>[%zu] %s",
+		outcome_name[r->outcome], g + 1, g + 1, outcome_name[r->outcome]);
+	if (r->signal)
+		fprintf(f, " (signal %d %s)", r->signal, strsignal(r->signal));
+	fprintf(f, " in %zu run%s</h3>\n<p class=\"meta\">allocation failure at site "
+		   "<code>%s</code>, %s %llu &middot; reproducer ",
+		groups[g].count, groups[g].count == 1 ? "" : "s",
+		r->inj_site[0] ? r->inj_site : "-", point_kind(r), (unsigned long long)r->hit);
+	fputs(groups[g].confirmed ? "<span class=\"yes\">confirmed</span>"
+				  : "<span class=\"no\">NOT reproduced</span>",
+	      f);
+	fprintf(f, " &middot; runs: ");
+	size_t shown = 0;
+	for (size_t i = groups[g].first; i < nruns; i++) {
+		if (!is_finding(runs[i].outcome) || group_of(groups, ngroups, i) != (long)g)
+			continue;
+		if (shown == 20) {
+			fprintf(f, ", ...");
+			break;
+		}
+		fprintf(f, "%s%s %llu", shown++ ? ", " : "", point_kind(&runs[i]),
+			(unsigned long long)runs[i].hit);
+	}
+	fprintf(f, "</p>\n<h4>The failed allocation</h4>\n<pre>");
+	each_frame(r->inj_frames, html_frame, f);
+	fprintf(f, "</pre>\n");
+	if (r->crash_frames[0]) {
+		fprintf(f, "<h4>The crash</h4>\n<pre>");
+		each_frame(r->crash_frames, html_frame, f);
+		fprintf(f, "</pre>\n");
+	}
+	fprintf(f, "<h4>Reproduce</h4>\n<pre>");
+	struct membuf m;
+	reproducer(mem_open(&m), r);
+	mem_flush(&m, f, false);
+	fprintf(f, "</pre>\n</article>\n");
+}
+
+/* One file with everything inline - no scripts, fonts or images to fetch -
+ * so that it can be archived by CI and opened anywhere. */
+static void write_html(const char *path, const struct group *groups, size_t ngroups,
+		       const size_t *counts)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	size_t findings = counts[O_SILENT] + counts[O_CRASH] + counts[O_HANG];
+	char stamp[64] = "", host[256] = "";
+	struct tm tm;
+	if (localtime_r(&opt.wall_started, &tm))
+		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		   "<title>gfp-sweep: ");
+	esc(f, opt.argv[0], false);
+	fprintf(f, "</title>\n<link rel=\"icon\" href=\"data:,\">\n<style>\n%s</style>\n</head>\n"
+		   "<body>\n<h1>gfp-sweep: <code>",
+		html_style);
+	esc(f, opt.argv[0], false);
+	fprintf(f, "</code></h1>\n");
+	if (ngroups)
+		fprintf(f, "<p class=\"verdict bad\">%zu finding%s in %zu group%s</p>\n", findings,
+			findings == 1 ? "" : "s", ngroups, ngroups == 1 ? "" : "s");
+	else
+		fprintf(f, "<p class=\"verdict good\">no crash, hang or silent data loss behind "
+			   "any failure point</p>\n");
+
+	fprintf(f, "<table class=\"kv\">\n<tr><th>program</th><td><code>");
+	struct membuf m;
+	command_line(mem_open(&m));
+	mem_flush(&m, f, false);
+	fprintf(f, "</code></td></tr>\n<tr><th>mode</th><td>%s: %s</td></tr>\n", opt.mode,
+		strcmp(opt.mode, "nth") == 0 ? "fail every Nth eligible call"
+					     : "fail the first, second and last hit of every site");
+	fprintf(f, "<tr><th>eligible calls</th><td>%llu</td></tr>\n<tr><th>call sites</th><td>%zu"
+		   "</td></tr>\n<tr><th>runs</th><td>%zu",
+		(unsigned long long)eligible, nsites, nruns);
+	if (opt.shard_n > 1)
+		fprintf(f, " (shard %d/%d)", opt.shard_k, opt.shard_n);
+	fprintf(f, ", %d at a time, timeout %.0f s; the sweep took %.1f s</td></tr>\n", opt.jobs,
+		run_timeout(), now() - opt.started);
+	fprintf(f, "<tr><th>started</th><td>%s", stamp);
+	if (host[0]) {
+		fprintf(f, " on ");
+		esc(f, host, false);
+	}
+	fprintf(f, "</td></tr>\n</table>\n<div class=\"legend\">");
+	for (int k = 0; k < O_COUNT; k++) {
+		enum outcome o = bar_order[k];
+		fprintf(f, "<span class=\"o-%s%s\">%s %zu</span>", outcome_name[o],
+			counts[o] ? "" : " zero", outcome_name[o], counts[o]);
+	}
+	fprintf(f, "</div>\n<p class=\"note\">ok: the output matched the recording run; handled: "
+		   "a non-zero exit; abort: an abort the program chose; silent: exit 0 with "
+		   "different output; crash: a signal or a failed memory check; hang: killed "
+		   "after the timeout; unreached: the failure point was never reached.</p>\n");
+
+	fprintf(f, "<h2>Outcomes per call site</h2>\n<p class=\"note\">One bar per site, "
+		   "findings first; hover over a segment for its failure points.</p>\n");
+	html_chart(f, groups, ngroups);
+
+	fprintf(f, "<h2>Findings</h2>\n");
+	if (!ngroups)
+		fprintf(f, "<p>None.</p>\n");
+	for (size_t g = 0; g < ngroups; g++)
+		html_group(f, groups, ngroups, g);
+	if (opt.input[0])
+		fprintf(f, "<p class=\"note\">INPUT: the standard input the sweep was "
+			   "given.</p>\n");
+
+	fprintf(f, "<details>\n<summary>All %zu runs</summary>\n<table class=\"runs\">\n<tr><th>#"
+		   "</th><th>site</th><th>failure point</th><th>outcome</th><th>exit</th><th>time"
+		   "</th></tr>\n",
+		nruns);
+	for (size_t i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		fprintf(f, "<tr><td>%zu</td><td><code>%s</code></td><td>%s %llu</td><td>%s</td>"
+			   "<td>",
+			i + 1, r->inj_site[0] ? r->inj_site : r->site[0] ? r->site : "-",
+			point_kind(r), (unsigned long long)r->hit, outcome_name[r->outcome]);
+		if (r->signal)
+			fprintf(f, "signal %d", r->signal);
+		else
+			fprintf(f, "%d", r->status);
+		fprintf(f, "</td><td>%.2f s</td></tr>\n", r->seconds);
+	}
+	fprintf(f, "</table>\n</details>\n<footer>gfp-sweep %s</footer>\n</body>\n</html>\n",
+		GFP_VERSION);
+	if (fclose(f) != 0)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
 		"                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
-		"                 [--json FILE] -- PROG [ARGS...]\n"
+		"                 [--json FILE] [--junit FILE] [--html FILE] -- PROG [ARGS...]\n"
 		"Runs PROG once to record its allocation call sites, then once per failure point\n"
 		"(sites: the first, second and last hit of every site; nth: every Nth call),\n"
 		"and reports the crashes, hangs and silent data losses it finds.\n"
+		"--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
+		"report (one testcase per failure point) and as one self-contained HTML page.\n"
 		"Exit status: 0 no finding, 1 findings, 2 usage errors.\n");
 }
 
@@ -679,11 +1424,14 @@ int main(int argc, char **argv)
 		{"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
 		{"persist", no_argument, NULL, 'P'},	   {"follow", no_argument, NULL, 'F'},
 		{"no-junk", no_argument, NULL, 'J'},	   {"json", required_argument, NULL, 'o'},
+		{"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
 		{"lib", required_argument, NULL, 'L'},	   {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
 	const char *lib = NULL;
+	opt.started = now();
+	opt.wall_started = time(NULL);
 	while ((c = getopt_long(argc, argv, "+m:j:t:M:s:p:o:L:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': opt.mode = optarg; break;
@@ -700,6 +1448,8 @@ int main(int argc, char **argv)
 		case 'F': opt.follow = true; break;
 		case 'J': opt.junk = false; break;
 		case 'o': opt.json = optarg; break;
+		case 'U': opt.junit = optarg; break;
+		case 'H': opt.html = optarg; break;
 		case 'L': lib = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
@@ -803,6 +1553,10 @@ int main(int argc, char **argv)
 		printf("no crash, hang or silent data loss behind any failure point\n");
 	if (opt.json)
 		write_json(opt.json, groups, ngroups, counts);
+	if (opt.junit)
+		write_junit(opt.junit, groups, ngroups, counts);
+	if (opt.html)
+		write_html(opt.html, groups, ngroups, counts);
 	fflush(stdout);
 
 	char cmd[PATH_MAX + 16];

@@ -1,0 +1,60 @@
+#!/bin/bash
+# gfp-report merge joins the two shards of the example's sweep into what
+# the unsharded sweep wrote: the same results in the same order, the same
+# outcome counts and the same groups (counts added); only "confirmed", a
+# re-run of its own, may differ. The parts' order does not matter, and the
+# merged file prints with the program's frames symbolized.
+source "$TESTS/lib.sh"
+SWEEP=$BUILD/tools/gfp-sweep
+REPORT=$BUILD/tools/gfp-report
+PROG=$BUILD/tests/example/inventory
+INPUT=$SRC/tests/example/inventory.txt
+
+"$SWEEP" --json "$TMP/whole.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+"$SWEEP" --shard 1/2 --json "$TMP/s1.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+"$SWEEP" --shard 2/2 --json "$TMP/s2.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+for f in whole s1 s2; do [ -s "$TMP/$f.json" ] || fail "gfp-sweep wrote no $f.json"; done
+
+"$REPORT" merge "$TMP/s1.json" "$TMP/s2.json" >"$TMP/merged.json" 2>"$TMP/err"
+expect_eq "merge: exit status" 0 "$?"
+[ -s "$TMP/err" ] && fail "merge said: $(cat "$TMP/err")"
+"$REPORT" merge -o "$TMP/merged2.json" "$TMP/s2.json" "$TMP/s1.json" ||
+	fail "merge -o failed"
+cmp -s "$TMP/merged.json" "$TMP/merged2.json" || fail "the parts' order changed the merge"
+
+/usr/bin/python3 - "$TMP/whole.json" "$TMP/merged.json" <<'PY' ||
+	fail "merge differs from the whole"
+import collections, json, sys
+whole, merged = (json.load(open(p)) for p in sys.argv[1:])
+bad = []
+if merged.get("shard") != "1/1":
+    bad.append(f"shard {merged.get('shard')!r}, not '1/1'")
+if set(whole) != set(merged):
+    bad.append(f"keys differ: {set(whole) ^ set(merged)}")
+for k in ("gfp_sweep", "mode", "program", "eligible_calls", "sites", "runs", "outcomes", "results"):
+    if whole.get(k) != merged.get(k):
+        bad.append(f"{k}: whole {whole.get(k)!r}\n   merged {merged.get(k)!r}")
+recount = collections.Counter(r["outcome"] for r in merged["results"])
+if {k: v for k, v in merged["outcomes"].items() if v} != dict(recount):
+    bad.append(f"outcomes {merged['outcomes']} are not the results' {dict(recount)}")
+strip = lambda gs: [{k: v for k, v in g.items() if k != "confirmed"} for g in gs]
+if strip(whole["groups"]) != strip(merged["groups"]):
+    bad.append(f"groups: whole {strip(whole['groups'])}\n   merged {strip(merged['groups'])}")
+print(f"# {len(merged['results'])} results, {len(merged['groups'])} groups, "
+      f"outcomes {merged['outcomes']}")
+if bad:
+    sys.exit("FAIL: " + "\n".join(bad))
+PY
+
+# The merged file prints like any sweep, the program found by its path.
+"$REPORT" "$TMP/merged.json" >"$TMP/out" 2>"$TMP/err"
+expect_eq "printing the merge: exit status" 0 "$?"
+expect_contains "shard 1/1" "$TMP/out" 'gfp-sweep [0-9.]+, sites mode, shard 1/1:'
+want=$(/usr/bin/python3 -c 'import json, sys
+o = json.load(open(sys.argv[1]))["outcomes"]
+print("outcomes:" + "".join(f" {k} {v}" for k, v in o.items() if v))' "$TMP/whole.json")
+expect_eq "outcome line" "$want" "$(grep '^outcomes:' "$TMP/out")"
+expect_contains "groups with reproducers" "$TMP/out" \
+	"reproduce \([a-zA-Z ]+\): gfp-run --policy 'fail\.site="
+expect_contains "inline chain of the example" "$TMP/out" \
+	'^    make_title inventory\.c:[0-9]+ < main inventory\.c:[0-9]+ \(inventory\+0x[0-9a-f]+\)$'
