@@ -279,8 +279,15 @@ static bool parse_frame(const char *line, size_t len, struct frame *fr)
 	snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
 	memset(fr, 0, sizeof(*fr));
 	char *paren = strrchr(buf, '(');
-	if (!paren || sscanf(paren, "(%127[^+]+%31[^)])", fr->mod, fr->off) != 2)
+	/* "(module+offset)": split at the last '+', module names have them
+	 * (libstdc++.so.6). */
+	char *close = paren ? strchr(paren, ')') : NULL;
+	char *plus = close ? memrchr(paren, '+', (size_t)(close - paren)) : NULL;
+	if (!plus || plus - paren - 1 >= (long)sizeof(fr->mod) ||
+	    close - plus - 1 >= (long)sizeof(fr->off) || plus == paren + 1)
 		return false;
+	snprintf(fr->mod, sizeof(fr->mod), "%.*s", (int)(plus - paren - 1), paren + 1);
+	snprintf(fr->off, sizeof(fr->off), "%.*s", (int)(close - plus - 1), plus + 1);
 	while (paren > buf && paren[-1] == ' ')
 		paren--;
 	*paren = '\0';
