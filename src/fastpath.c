@@ -172,10 +172,7 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 	if (p == NULL)
 		return;
 	int saved = errno;
-	if (size)
-		sdallocx(p, size, flags);
-	else
-		dallocx(p, flags);
+	gfp_je_release(p, size, flags);
 	errno = saved;
 }
 
@@ -190,12 +187,7 @@ void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 	if (p == NULL)
 		return;
 	int *errnop = gfp_tls.errnop, saved = *errnop;
-	if (size)
-		sdallocx(p, size, flags);
-	else if (flags)
-		dallocx(p, flags);
-	else
-		gfp_je_free(p);
+	gfp_je_release(p, size, flags);
 	if (gfp_budget_on)
 		budget_after_free(gfp_tls.thread);
 	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST)))

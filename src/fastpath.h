@@ -59,6 +59,18 @@ static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp
 	return gfp_realloc_policy(entry, old, size, (uintptr_t)__builtin_return_address(0));
 }
 
+/* Gives a block back to jemalloc by the cheapest entry its caller allows:
+ * sized (operator delete), with alignment flags, or jemalloc's own free. */
+static inline __attribute__((always_inline)) void gfp_je_release(void *p, size_t size, int flags)
+{
+	if (size)
+		sdallocx(p, size, flags);
+	else if (flags)
+		dallocx(p, flags);
+	else
+		gfp_je_free(p);
+}
+
 /* `size` is the caller's size for sized deletes, 0 when unknown; `flags` the
  * alignment the block was allocated with (jemalloc's sdallocx needs both).
  * free() keeps errno: jemalloc may purge (madvise) inside dallocx. */
@@ -69,12 +81,7 @@ static inline __attribute__((always_inline)) void gfp_fastpath_free(enum gfp_ent
 		if (p != NULL) {
 			int *errnop = gfp_tls.errnop;
 			int saved = *errnop;
-			if (size)
-				sdallocx(p, size, flags);
-			else if (flags)
-				dallocx(p, flags);
-			else
-				gfp_je_free(p);
+			gfp_je_release(p, size, flags);
 			*errnop = saved;
 		}
 		return;
