@@ -86,6 +86,7 @@ int main(int argc, char **argv)
 	int free_ms = 0, free_count = -1, repeat = 1, headroom_mb = 16, plain = 0, notify = 0;
 	int sites = 1;
 	struct sp_freer freer;
+	struct rlimit as_before;
 	void *big = NULL;
 	int fill = 0;
 
@@ -142,7 +143,11 @@ int main(int argc, char **argv)
 			sp_die("no 2 MB block\n");
 		memset(big, 1, 2 << 20);
 		sp_sleep_ms(20); /* let the freer thread warm up first */
-		rl.rlim_cur = rl.rlim_max = (vm_size_kb() + headroom_mb * 1024L) * 1024;
+		/* Only the soft limit: it goes back up once the outcome is known. */
+		if (getrlimit(RLIMIT_AS, &as_before))
+			sp_die("getrlimit: %s\n", strerror(errno));
+		rl = as_before;
+		rl.rlim_cur = (vm_size_kb() + headroom_mb * 1024L) * 1024;
 		if (setrlimit(RLIMIT_AS, &rl))
 			sp_die("setrlimit: %s\n", strerror(errno));
 	}
@@ -157,6 +162,12 @@ int main(int argc, char **argv)
 					       : sp_request_under_pressure(size, flags, plain);
 		double t1 = sp_now_ms();
 		int freed = free_ms > 0 && atomic_load(&freer.freed);
+
+		/* The request is answered: what jemalloc does afterwards with no
+		 * address space left (the freer's late frees, exit) is not the
+		 * shim's decision, and jemalloc can crash on it. */
+		if (enomem && it == repeat - 1 && setrlimit(RLIMIT_AS, &as_before))
+			sp_die("setrlimit: %s\n", strerror(errno));
 
 		sp_out(1,
 		       "iter=%d result=%s errno=%d elapsed_ms=%.1f freed=%d latency_ms=%.1f pid=%d fill=%d notifier_calls=%d\n",
