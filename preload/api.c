@@ -55,6 +55,16 @@ EXPORT void gfpshim_scope_pop(unsigned cookie)
 	context_scope_pop(cookie);
 }
 
+EXPORT int gfpshim_reserve(size_t bytes, gfp_t flags)
+{
+	return reserve_take(bytes, flags);
+}
+
+EXPORT void gfpshim_unreserve(void)
+{
+	reserve_release();
+}
+
 EXPORT int gfpshim_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind)
 {
 	return reclaim_shrinker_register(scan, arg, kind);

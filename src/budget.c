@@ -16,7 +16,9 @@
  *
  * Watermarks (kernel-semantics.md §2): ordinary requests may fill up to
  * limit - min_free; HIGH may use half of min_free, ATOMIC (HIGH without direct
- * reclaim) 5/8, NOWAIT none, MEMALLOC all of it.
+ * reclaim) 5/8, NOWAIT none, MEMALLOC all of it. Reservations (reserve.c)
+ * lower every watermark by the bytes reserved and not drawn yet; only their
+ * own thread may go below it, by what it draws.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,6 +35,7 @@ struct gfp_budget_fast gfp_budget;
 static int64_t limit_b, min_free_b, batch;
 #define folded gfp_budget.folded /* atomic: estimate of live bytes, see above */
 static int64_t exited_total; /* atomic: live bytes left by exited threads */
+static int64_t reserved;     /* atomic; written under exact_lock: reserved, not drawn */
 static pthread_mutex_t exact_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The wait queue: a generation counter bumped by frees under pressure. */
@@ -73,6 +76,15 @@ void budget_init(void)
 	gfp_budget.batch = batch;
 }
 
+/* Under exact_lock: the fast path sees the lowered watermark at its next
+ * call; a request already past its check may overshoot by its batch, the
+ * drift the estimate always allows. */
+static void reserved_add(int64_t delta)
+{
+	int64_t r = __atomic_add_fetch(&reserved, delta, __ATOMIC_RELAXED);
+	__atomic_store_n(&gfp_budget.low_wm, limit_b - min_free_b - r, __ATOMIC_RELAXED);
+}
+
 bool budget_enabled(void)
 {
 	return gfp_budget_on;
@@ -87,9 +99,10 @@ int64_t budget_watermark(gfp_t f)
 {
 	if (!limit_b)
 		return INT64_MAX;
+	int64_t r = __atomic_load_n(&reserved, __ATOMIC_RELAXED);
 	if ((f & GFP_MEMALLOC) && !(f & GFP_NOMEMALLOC))
-		return limit_b;
-	int64_t usable = 0;
+		return limit_b - r;
+	int64_t usable = -r;
 	if (f & GFP_HIGH) {
 		usable = min_free_b / 2; /* ALLOC_MIN_RESERVE halves min */
 		if (!(f & GFP_DIRECT_RECLAIM_BIT))
@@ -162,17 +175,73 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	int64_t grow = (int64_t)want - (int64_t)old;
 	void *p = NULL;
 	pthread_mutex_lock(&exact_lock);
-	if (budget_live() + grow <= budget_watermark(f)) {
+	int64_t room = budget_watermark(f) - budget_live();
+	int64_t draw = t ? reserve_plan_draw(t, req, grow, room) : 0;
+	if (grow <= room + draw) {
 		p = alloc(req);
+		if (p && draw)
+			reserved_add(-reserve_commit_draw(t, draw));
 		if (t && t->allocp)
 			fold(t, own_live(t));
 	} else {
 		req->why = GFP_WHY_BUDGET;
+		draw = 0;
 	}
 	pthread_mutex_unlock(&exact_lock);
+	if (p && draw)
+		reserve_drawn(req, draw);
 	return p;
 }
 
+/* Takes `bytes` out of every other thread's reach if the watermark of `f`
+ * allows it now; 0, or -1 (why = BUDGET). */
+int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
+{
+	int ok = -1;
+	pthread_mutex_lock(&exact_lock);
+	if (budget_live() + (int64_t)req->size <= budget_watermark(f)) {
+		reserved_add((int64_t)req->size);
+		*left += (int64_t)req->size;
+		ok = 0;
+	} else {
+		req->why = GFP_WHY_BUDGET;
+	}
+	pthread_mutex_unlock(&exact_lock);
+	return ok;
+}
+
+/* Tops `*left` up towards `want` with what fits under the lowest watermark
+ * now, without waiting; returns what it took. */
+int64_t budget_reserve_upto(int64_t *left, int64_t want)
+{
+	pthread_mutex_lock(&exact_lock);
+	int64_t room = budget_watermark(GFP_KERNEL) - budget_live();
+	int64_t take = want - *left;
+	if (take > room)
+		take = room;
+	if (take > 0) {
+		reserved_add(take);
+		*left += take;
+	} else {
+		take = 0;
+	}
+	pthread_mutex_unlock(&exact_lock);
+	return take;
+}
+
+/* Gives back what is left of a reservation: `*left` becomes 0. */
+void budget_unreserve(int64_t *left)
+{
+	pthread_mutex_lock(&exact_lock);
+	reserved_add(-*left);
+	*left = 0;
+	pthread_mutex_unlock(&exact_lock);
+}
+
+int64_t budget_reserved(void)
+{
+	return __atomic_load_n(&reserved, __ATOMIC_RELAXED);
+}
 
 /* ------------------------------------------------------------------------
  * Waiting for memory
@@ -227,6 +296,11 @@ void budget_wait(uint64_t seen, uint64_t ms)
 
 void budget_atfork_child(void)
 {
+	/* The child has one thread: only its reservation is still held. */
+	struct gfp_thread *self = gfp_tls.thread;
+	__atomic_store_n(&reserved, 0, __ATOMIC_RELAXED);
+	if (limit_b)
+		reserved_add(self ? self->resv_left + self->thread_left : 0);
 	pthread_mutex_init(&exact_lock, NULL);
 	pthread_mutex_init(&wait_lock, NULL);
 	init_cond();

@@ -188,8 +188,12 @@ void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 		return;
 	int *errnop = gfp_tls.errnop, saved = *errnop;
 	gfp_je_release(p, size, flags);
-	if (gfp_budget_on)
-		budget_after_free(gfp_tls.thread);
+	if (gfp_budget_on) {
+		struct gfp_thread *t = gfp_tls.thread;
+		budget_after_free(t);
+		if (unlikely(t && t->thread_left < t->thread_want))
+			reserve_refill(t);
+	}
 	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST)))
 		budget_wake_waiters();
 	*errnop = saved;

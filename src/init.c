@@ -104,6 +104,9 @@ static void check_contradictions(void)
 		config_fail(p->limit ? "GFP_POLICY: min_free must be below limit (lower min_free or "
 				       "raise limit)"
 				     : "GFP_POLICY: min_free needs a limit (set limit=SIZE too)");
+	if (p->reserve_thread && !p->limit && !p->reserve_prefault)
+		config_fail("GFP_POLICY: reserve.thread needs a budget to reserve from (set limit=SIZE) "
+			    "or pages of its own (set reserve.prefault=1)");
 	if (p->limit && p->limit < 64 * 1024)
 		config_fail("GFP_POLICY: limit below 64K cannot hold a process (raise limit)");
 }

@@ -47,6 +47,8 @@ struct gfp_req {
 	uint64_t site;     /* site id once computed, else 0 */
 	uint64_t call;     /* eligible-call number (injection) */
 	bool explicit_flags; /* gfp_malloc & co.: the slow path applies even when idle */
+	bool reserve;        /* gfp_reserve: an attempt takes a reservation, not a block */
+	bool may_draw_thread; /* would otherwise loop: reserve.thread may serve it */
 };
 
 /* The state of one request in the slow path. */
@@ -227,6 +229,13 @@ struct gfp_thread {
 	 * when last folded into the shared estimate. */
 	const uint64_t *allocp, *deallocp;
 	int64_t folded_own;
+	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
+	 * reserve.thread; changed only under the budget's exact lock. */
+	int64_t resv_left, thread_left;
+	int64_t thread_want;  /* reserve.thread's target, refilled towards */
+	bool exact_only;      /* tokens: every request draws first, under the lock */
+	bool resv_held;       /* gfp_reserve succeeded since the last unreserve */
+	struct gfp_pool *pool; /* pool.c: the prefaulted arena of the reservation */
 	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
 };
 
@@ -286,6 +295,10 @@ void budget_thread_exit(struct gfp_thread *t);
 /* Calls alloc(req) if the budget allows the request under flags f. */
 void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
 void budget_fold(struct gfp_thread *t, int64_t own);
+int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left);
+int64_t budget_reserve_upto(int64_t *left, int64_t want);
+void budget_unreserve(int64_t *left);
+int64_t budget_reserved(void);
 
 /* What the fast path reads of the budget (budget.c explains the scheme). */
 struct gfp_budget_fast {
@@ -306,7 +319,7 @@ static inline int64_t budget_own_live(const struct gfp_thread *t)
  * watermark, whatever the other threads do meanwhile. */
 static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 {
-	if (unlikely(!t || !t->allocp || (int64_t)size > gfp_budget.batch))
+	if (unlikely(!t || !t->allocp || (int64_t)size > gfp_budget.batch || t->exact_only))
 		return false;
 	int64_t own = budget_own_live(t), drift = own - t->folded_own;
 	if (unlikely(drift > gfp_budget.batch || drift < -gfp_budget.batch)) {
@@ -337,6 +350,28 @@ uint64_t budget_free_gen(void);
 void budget_wake_waiters(void);
 void budget_wait(uint64_t seen, uint64_t ms);
 void budget_atfork_child(void);
+
+/* ------------------------------------------------------------------------
+ * reserve.c - gfp_reserve, reserve.thread; pool.c - reserve.prefault.
+ * ---------------------------------------------------------------------- */
+struct gfp_pool;
+int reserve_take(size_t bytes, gfp_t flags);
+void reserve_release(void);
+void *reserve_attempt(struct gfp_req *req, gfp_t f);
+int64_t reserve_plan_draw(const struct gfp_thread *t, const struct gfp_req *req, int64_t grow,
+			  int64_t room);
+int64_t reserve_commit_draw(struct gfp_thread *t, int64_t draw);
+void reserve_drawn(struct gfp_req *req, int64_t draw);
+void reserve_thread_start(struct gfp_thread *t);
+void reserve_thread_exit(struct gfp_thread *t);
+void reserve_refill(struct gfp_thread *t);
+bool reserve_would_loop(const struct gfp_req *req);
+bool reserve_pool_may_serve(const struct gfp_thread *t, const struct gfp_req *req);
+void reserve_pool_served(void);
+void reserve_report(struct gfp_buf *b);
+int pool_add(struct gfp_pool **pp, size_t bytes);
+void *pool_alloc(struct gfp_pool *p, struct gfp_req *req);
+void pool_release(struct gfp_pool **pp);
 
 /* ------------------------------------------------------------------------
  * reclaim.c - jemalloc purge, shrinkers, OOM notifiers.

@@ -15,18 +15,26 @@
 
 static bool costly(const struct gfp_req *req)
 {
-	return req->size > gfp_policy.costly;
+	/* A reservation is many small blocks, not one of its size. */
+	return !req->reserve && req->size > gfp_policy.costly;
 }
 
 static void *attempt_jemalloc(struct gfp_req *req)
 {
 	void *p;
+	struct gfp_thread *t = gfp_tls.thread;
+	/* tokens: a prefaulted reservation serves its thread first. */
+	if (unlikely(t && t->pool) && gfp_policy.reserve_mode == 1 &&
+	    reserve_pool_may_serve(t, req) && (p = pool_alloc(t->pool, req)))
+		return p;
 	if (req->old)
 		p = rallocx(req->old, req->size, req->mallocx_flags);
 	else if (req->mallocx_flags)
 		p = mallocx(req->size, req->mallocx_flags);
 	else
 		p = gfp_je_malloc(req->size);
+	if (unlikely(!p) && reserve_pool_may_serve(t, req))
+		p = pool_alloc(t->pool, req); /* jemalloc itself failed: the pool */
 	if (unlikely(!p))
 		req->why = GFP_WHY_REAL;
 	return p;
@@ -35,6 +43,8 @@ static void *attempt_jemalloc(struct gfp_req *req)
 /* One attempt: get_page_from_freelist against the watermark of `f`. */
 void *gfp_attempt(struct gfp_req *req, gfp_t f)
 {
+	if (unlikely(req->reserve))
+		return reserve_attempt(req, f);
 	if (unlikely(gfp_inject_on) && inject_should_fail(req, true)) {
 		req->why = GFP_WHY_INJECT;
 		return NULL;
@@ -124,12 +134,23 @@ void *gfp_slowpath(struct gfp_req *req)
 	if (gfp_tls.in_reclaim)
 		/* A shrinker allocating: PF_MEMALLOC never recurses into reclaim. */
 		return nopage(&s, "allocation from inside reclaim");
-	canary_misuse(&s);
+	if (!req->reserve)
+		canary_misuse(&s);
 	if (!(f & GFP_DIRECT_RECLAIM_BIT))
 		/* NOWAIT/ATOMIC already tried their reserve; NOFAIL cannot help. */
 		return nopage(&s, "cannot reclaim (NOWAIT/ATOMIC)");
 
 	void *p = NULL;
+	struct gfp_thread *t = gfp_tls.thread;
+	if (t && (t->thread_left > 0 || t->pool) && reserve_would_loop(req)) {
+		/* reserve.thread: what would loop is served from the reserve. */
+		req->may_draw_thread = true;
+		int saved = errno;
+		if ((p = gfp_attempt(req, f)) != NULL) {
+			errno = saved;
+			return p;
+		}
+	}
 	const char *why = NULL;
 	int saved_errno = errno; /* a success leaves errno as the caller had it */
 	budget_waiter_enter();

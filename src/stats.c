@@ -74,6 +74,8 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 	gfp_buf_printf(b, "}");
 	if (gfp_policy.stats == 2)
 		inject_report_sites(b);
+	if (gfp_policy.reserve_thread || gfp_budget_on || gfp_policy.reserve_prefault)
+		reserve_report(b);
 	gfp_buf_printf(b, "}\n");
 }
 
@@ -82,7 +84,7 @@ void stats_report_at_exit(void)
 	if (!gfp_policy.stats)
 		return;
 	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
-	static char text[1 << 20]; /* stats=sites: up to 16384 sites */
+	static char text[2 << 20]; /* stats=sites: 16384 sites of up to 85 bytes */
 	struct gfp_buf b = {text, sizeof(text), 0};
 	thread_sum_stats(s);
 	format_report(&b, s);

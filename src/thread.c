@@ -40,6 +40,7 @@ static void thread_exit(void *arg)
 {
 	struct gfp_thread *t = arg;
 	gfp_tls.guard++;
+	reserve_thread_exit(t); /* before registry_lock: the budget's lock nests outside it */
 	pthread_mutex_lock(&registry_lock);
 	fold(dead, t->stats);
 	budget_thread_exit(t);
@@ -110,6 +111,8 @@ enum gfp_tls_mode thread_enter(void)
 	}
 	gfp_tls.thread = t;
 	gfp_tls.mode = GFP_TLS_POLICY;
+	if (t)
+		reserve_thread_start(t);
 	gfp_tls.guard--;
 	return GFP_TLS_POLICY;
 }

@@ -60,6 +60,7 @@ void walk_gfp_malloc() { void *p = gfp_malloc(10, GFP_KERNEL); touch(p); free(p)
 void walk_gfp_calloc() { void *p = gfp_calloc(2, 10, GFP_NOFS); touch(p); free(p); }
 void walk_gfp_realloc() { void *p = gfp_realloc(nullptr, 10, GFP_KERNEL); touch(p); free(gfp_realloc(p, 100, GFP_NOIO)); }
 void walk_gfp_aligned_alloc() { void *p = gfp_aligned_alloc(64, 10, GFP_KERNEL); touch(p); free(p); }
+void walk_gfp_reserve() { if (gfp_reserve(4096, GFP_KERNEL) == 0) gfp_unreserve(); }
 } // namespace
 
 int main()
