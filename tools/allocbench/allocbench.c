@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "gfpshim.h"
+
 #define EXIT_USAGE 2
 #define NOINLINE   __attribute__((noinline))
 
@@ -68,7 +70,7 @@ static uint64_t injected;
 /* small: malloc/free pairs of 16..128 bytes. */
 static NOINLINE uint64_t wl_small(uint64_t iters)
 {
-	struct rng r = { 0x9e3779b97f4a7c15ULL };
+	struct rng r = {0x9e3779b97f4a7c15ULL};
 	uint64_t sum = 0;
 
 	for (uint64_t i = 0; i < iters; i++) {
@@ -99,7 +101,7 @@ static size_t mixed_size(struct rng *r)
 /* mixed: a live set of MIXED_SLOTS blocks; each op frees a random one and allocates anew. */
 static NOINLINE uint64_t wl_mixed(uint64_t iters)
 {
-	struct rng r = { 0x2545f4914f6cdd1dULL };
+	struct rng r = {0x2545f4914f6cdd1dULL};
 	static unsigned char *slot[MIXED_SLOTS];
 	static size_t slot_size[MIXED_SLOTS];
 	uint64_t sum = 0;
@@ -145,7 +147,7 @@ static NOINLINE uint64_t wl_mixed(uint64_t iters)
  * briefly and then yield, so it also works on one CPU.
  */
 #define RING_SIZE  1024 /* a power of two */
-#define RING_BATCH 32	/* the producer publishes its head every RING_BATCH blocks */
+#define RING_BATCH 32   /* the producer publishes its head every RING_BATCH blocks */
 
 struct ring {
 	_Alignas(64) atomic_size_t head; /* written by the producer */
@@ -213,7 +215,7 @@ static NOINLINE void *wl_xthread_consumer(void *arg)
 static NOINLINE uint64_t wl_xthread(uint64_t iters)
 {
 	static struct ring ring;
-	struct rng r = { 0x5851f42d4c957f2dULL };
+	struct rng r = {0x5851f42d4c957f2dULL};
 	pthread_t consumer;
 	size_t head = 0;
 	uint64_t sum = 0;
@@ -286,7 +288,7 @@ static NOINLINE uint64_t wl_realloc(uint64_t iters)
 /* aligned: posix_memalign, aligned_alloc and memalign in turn, alignments 16..4096. */
 static NOINLINE uint64_t wl_aligned(uint64_t iters)
 {
-	struct rng r = { 0xd1b54a32d192ed03ULL };
+	struct rng r = {0xd1b54a32d192ed03ULL};
 	uint64_t sum = 0;
 
 	for (uint64_t i = 0; i < iters; i++) {
@@ -319,7 +321,7 @@ static NOINLINE uint64_t wl_aligned(uint64_t iters)
 		}
 		if ((uintptr_t)p & (align - 1)) {
 			fprintf(stderr, "gfp-allocbench: %p is not aligned to %zu\n", (void *)p,
-				align);
+			        align);
 			exit(1);
 		}
 		p[size - 1] = (unsigned char)i;
@@ -330,6 +332,34 @@ static NOINLINE uint64_t wl_aligned(uint64_t iters)
 	return iters * 2;
 }
 
+/* reserve: gfp_reserve/gfp_unreserve pairs of 64 KiB (free of cost without
+ * the shim, where the header's weak call returns 0). */
+static NOINLINE uint64_t wl_reserve(uint64_t iters)
+{
+	uint64_t failed = 0;
+
+	for (uint64_t i = 0; i < iters; i++) {
+		if (gfp_reserve(64 * 1024, GFP_KERNEL) != 0)
+			failed++;
+		gfp_unreserve();
+	}
+	sink = failed;
+	return iters * 2;
+}
+
+/* inside: the small workload inside one reservation of 1 GiB, held
+ * throughout (tokens mode draws every request from it). */
+static NOINLINE uint64_t wl_inside(uint64_t iters)
+{
+	if (gfp_reserve((size_t)1 << 30, GFP_KERNEL) != 0) {
+		fprintf(stderr, "gfp-allocbench: gfp_reserve(1 GiB) failed\n");
+		exit(1);
+	}
+	uint64_t ops = wl_small(iters);
+	gfp_unreserve();
+	return ops;
+}
+
 struct workload {
 	const char *name;
 	uint64_t (*run)(uint64_t iters);
@@ -337,11 +367,10 @@ struct workload {
 };
 
 static const struct workload workloads[] = {
-	{ "small", wl_small, 30000000 },
-	{ "mixed", wl_mixed, 1800000 },
-	{ "xthread", wl_xthread, 4000000 },
-	{ "realloc", wl_realloc, 40000 },
-	{ "aligned", wl_aligned, 20000000 },
+    {"small", wl_small, 30000000},     {"mixed", wl_mixed, 1800000},
+    {"xthread", wl_xthread, 4000000},  {"realloc", wl_realloc, 40000},
+    {"aligned", wl_aligned, 20000000}, {"reserve", wl_reserve, 2000000},
+    {"inside", wl_inside, 3000000},
 };
 
 #define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
@@ -349,11 +378,11 @@ static const struct workload workloads[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gfp-allocbench WORKLOAD [ITERS]\n"
-		   "Runs one deterministic allocator workload and prints\n"
-		   "\"WORKLOAD seconds=<float> ops=<n>\". Workloads (default ITERS):\n");
+	           "Runs one deterministic allocator workload and prints\n"
+	           "\"WORKLOAD seconds=<float> ops=<n>\". Workloads (default ITERS):\n");
 	for (size_t i = 0; i < N_WORKLOADS; i++)
 		fprintf(f, "  %-8s %llu\n", workloads[i].name,
-			(unsigned long long)workloads[i].default_iters);
+		        (unsigned long long)workloads[i].default_iters);
 }
 
 static double now(void)
@@ -395,8 +424,8 @@ int main(int argc, char **argv)
 		v = strtoull(argv[2], &end, 10);
 		if (errno || end == argv[2] || *end || v == 0 || argv[2][0] == '-') {
 			fprintf(stderr,
-				"gfp-allocbench: ITERS must be a positive integer, not '%s'\n",
-				argv[2]);
+			        "gfp-allocbench: ITERS must be a positive integer, not '%s'\n",
+			        argv[2]);
 			return EXIT_USAGE;
 		}
 		iters = v;
@@ -406,7 +435,7 @@ int main(int argc, char **argv)
 	ops = w->run(iters);
 	t1 = now();
 
-	printf("%s seconds=%.6f ops=%llu injected=%llu\n", w->name, t1 - t0, (unsigned long long)ops,
-	       (unsigned long long)injected);
+	printf("%s seconds=%.6f ops=%llu injected=%llu\n", w->name, t1 - t0,
+	       (unsigned long long)ops, (unsigned long long)injected);
 	return 0;
 }
