@@ -40,17 +40,31 @@ static uint64_t splitmix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* stats=sites: eligible calls per call site, for gfp-sweep's recording run. */
+/* stats=sites: eligible calls per call site, for gfp-sweep's recording run,
+ * and the first of them by the process's eligible-call number (what fail.nth
+ * counts), so that a sweep of every Nth call can still reach every site. */
 #define SITE_TABLE 16384
 struct site_count {
-	uint64_t id;   /* atomic; 0 = empty */
-	uint64_t hits; /* atomic */
+	uint64_t id;    /* atomic; 0 = empty */
+	uint64_t hits;  /* atomic */
+	uint64_t first; /* atomic: the lowest call number seen, 0 = none yet */
 };
 static struct site_count site_table[SITE_TABLE];
 static uint64_t sites_overflow; /* atomic: calls whose site found no slot */
 static bool count_sites;
 
-static void site_count(uint64_t id)
+/* Threads number their calls before they count them: the first to count a
+ * site need not hold its lowest number, so keep the minimum. */
+static void site_first(struct site_count *e, uint64_t call)
+{
+	uint64_t cur = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
+	while ((cur == 0 || call < cur) &&
+	       !__atomic_compare_exchange_n(&e->first, &cur, call, false, __ATOMIC_RELAXED,
+	                                    __ATOMIC_RELAXED))
+		;
+}
+
+static void site_count(uint64_t id, uint64_t call)
 {
 	id |= id == 0;
 	for (unsigned i = 0; i < 64; i++) {
@@ -61,6 +75,7 @@ static void site_count(uint64_t id)
 			cur = id;
 		if (cur == id) {
 			__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
+			site_first(e, call);
 			return;
 		}
 	}
@@ -77,10 +92,11 @@ void inject_report_sites(struct gfp_buf *b)
 		uint64_t id = __atomic_load_n(&site_table[i].id, __ATOMIC_ACQUIRE);
 		if (!id)
 			continue;
-		gfp_buf_printf(b, "%s{\"site\":\"%016llx\",\"hits\":%llu}", sep,
-			       (unsigned long long)id,
-			       (unsigned long long)__atomic_load_n(&site_table[i].hits,
-								   __ATOMIC_RELAXED));
+		gfp_buf_printf(
+		    b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu}", sep,
+		    (unsigned long long)id,
+		    (unsigned long long)__atomic_load_n(&site_table[i].hits, __ATOMIC_RELAXED),
+		    (unsigned long long)__atomic_load_n(&site_table[i].first, __ATOMIC_RELAXED));
 		sep = ",";
 	}
 	gfp_buf_printf(b, "]");
@@ -273,7 +289,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 					  : tcall;
 		if (count_sites) {
 			req->site = site_of_caller();
-			site_count(req->site);
+			site_count(req->site, req->call);
 		}
 	}
 

@@ -9,7 +9,9 @@
  * A recording run (stats=sites) counts the eligible calls and the distinct
  * call sites with their hits; then one run per failure point - the first,
  * second and last hit of every site, or every Nth call - each with the
- * recording run's environment and input. Runs are classified by their exit,
+ * recording run's environment and input. Under --max-runs, sites mode keeps
+ * every site's first hit before any later one, and nth mode every site's
+ * first call before an even spread of the others. Runs are classified by their exit,
  * their output and the shim's records (GFP_RECORD), and findings are grouped
  * by (injection site, outcome, crash site); each group gets a reproducer that
  * the sweep re-runs once to confirm. The results go to the terminal and, on
@@ -363,7 +365,7 @@ static void frames_of(const char *rec, char *out, size_t n, char *top, size_t to
 		if (w > 0 && (size_t)w < n - len)
 			len += (size_t)w;
 		if (top && !top[0] && strcmp(mod, "libc.so.6") != 0 && strcmp(mod, LIB_NAME) != 0)
-			snprintf(top, topn, "%s+%s %s", mod, off, sym);
+			snprintf(top, topn, "%s+%s%s%s", mod, off, *sym ? " " : "", sym);
 		p = close ? close + 1 : p + 1;
 	}
 }
@@ -429,6 +431,7 @@ static void classify(struct run *r, int idx, int st, bool timed_out, const char 
 struct site {
 	char id[17];
 	uint64_t hits;
+	uint64_t first; /* the eligible-call number of its first hit, 0 if unknown */
 };
 
 static struct site *sites;
@@ -476,9 +479,12 @@ static void record(void)
 		if (!sites)
 			die(EXIT_USAGE, "out of memory");
 		struct site *st2 = &sites[nsites];
-		unsigned long long hits = 0;
-		if (sscanf(p, "{\"site\":\"%16[0-9a-f]\",\"hits\":%llu", st2->id, &hits) == 2) {
+		unsigned long long hits = 0, first = 0;
+		int got = sscanf(p, "{\"site\":\"%16[0-9a-f]\",\"hits\":%llu,\"first\":%llu",
+		                 st2->id, &hits, &first);
+		if (got >= 2) {
 			st2->hits = hits;
+			st2->first = got == 3 ? first : 0;
 			nsites++;
 		}
 		p++;
@@ -505,33 +511,155 @@ static void plan_add(const char *site, uint64_t hit)
 	r->hit = hit;
 }
 
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* floor(k * n / d) without overflowing k * n. */
+static uint64_t spread(uint64_t k, uint64_t n, uint64_t d)
+{
+	return n / d * k + n % d * k / d;
+}
+
+/* nth mode: every call, or under --max-runs the first call of every site
+ * (an even step alone skips the sites a program reaches once) and the rest
+ * of the budget spread evenly over the other calls. */
+static void plan_nth(void)
+{
+	uint64_t n = eligible, budget = (uint64_t)opt.max_runs;
+	if (!opt.max_runs || n <= budget) {
+		for (uint64_t i = 1; i <= n; i++)
+			plan_add("", i);
+		return;
+	}
+	uint64_t *firsts = malloc((nsites + 1) * sizeof(*firsts));
+	if (!firsts)
+		die(EXIT_USAGE, "out of memory");
+	size_t nf = 0;
+	for (size_t i = 0; i < nsites; i++)
+		if (sites[i].first && sites[i].first <= n)
+			firsts[nf++] = sites[i].first;
+	qsort(firsts, nf, sizeof(*firsts), u64_cmp);
+	size_t uniq = 0;
+	for (size_t i = 0; i < nf; i++)
+		if (!uniq || firsts[uniq - 1] != firsts[i])
+			firsts[uniq++] = firsts[i];
+	nf = uniq;
+	if (nf < nsites)
+		fprintf(stderr,
+		        "gfp-sweep: warning: the recording run gave no first call for %zu "
+		        "of %zu sites: they may get no run\n",
+		        nsites - nf, nsites);
+	if (nf >= budget) {
+		fprintf(stderr,
+		        "gfp-sweep: warning: %zu call sites but --max-runs %d: only the "
+		        "first calls of %d of them, spread evenly, are tried\n",
+		        nf, opt.max_runs, opt.max_runs);
+		for (uint64_t k = 0; k < budget; k++)
+			plan_add("", firsts[spread(k, nf, budget)]);
+		free(firsts);
+		return;
+	}
+	uint64_t rest = budget - nf, others = n - nf, pos = 0, k = 0;
+	size_t f = 0;
+	for (uint64_t i = 1; i <= n; i++) {
+		if (f < nf && firsts[f] == i) {
+			plan_add("", i);
+			f++;
+		} else if (k < rest && pos++ == spread(k, others, rest)) {
+			plan_add("", i);
+			k++;
+		}
+	}
+	free(firsts);
+}
+
+/* sites mode: the first hit of every site, then every second hit, then
+ * every last hit, so that --max-runs cuts the later hits first. */
+static void plan_sites(void)
+{
+	for (int tier = 0; tier < 3; tier++)
+		for (size_t i = 0; i < nsites; i++) {
+			uint64_t h = sites[i].hits;
+			if (tier == 0 && h >= 1)
+				plan_add(sites[i].id, 1);
+			else if (tier == 1 && h >= 2)
+				plan_add(sites[i].id, 2);
+			else if (tier == 2 && h >= 3)
+				plan_add(sites[i].id, h);
+		}
+	if (!opt.max_runs || nruns <= (size_t)opt.max_runs)
+		return;
+	if (nsites > (size_t)opt.max_runs)
+		fprintf(stderr,
+		        "gfp-sweep: warning: %zu call sites but --max-runs %d: %zu sites "
+		        "get no run\n",
+		        nsites, opt.max_runs, nsites - (size_t)opt.max_runs);
+	nruns = (size_t)opt.max_runs;
+}
+
 static void plan(void)
 {
-	if (strcmp(opt.mode, "nth") == 0) {
-		uint64_t n = eligible, step = 1;
-		if (opt.max_runs && n > (uint64_t)opt.max_runs)
-			step = (n + (uint64_t)opt.max_runs - 1) / (uint64_t)opt.max_runs;
-		for (uint64_t i = 1; i <= n; i += step)
-			plan_add("", i);
-	} else {
-		for (size_t i = 0; i < nsites; i++) {
-			uint64_t h = sites[i].hits, picks[3] = {1, 2, h};
-			for (int k = 0; k < 3; k++) {
-				bool dup = picks[k] > h || (k == 1 && picks[1] == picks[0]) ||
-					   (k == 2 && (picks[2] == picks[0] || picks[2] == picks[1]));
-				if (!dup)
-					plan_add(sites[i].id, picks[k]);
-			}
-		}
-		if (opt.max_runs && nruns > (size_t)opt.max_runs)
-			nruns = (size_t)opt.max_runs; /* the first hits of every site come first */
-	}
+	if (strcmp(opt.mode, "nth") == 0)
+		plan_nth();
+	else
+		plan_sites();
 	/* A deterministic split for --shard K/N. */
 	size_t kept = 0;
 	for (size_t i = 0; i < nruns; i++)
 		if (i % (size_t)opt.shard_n == (size_t)opt.shard_k - 1)
 			runs[kept++] = runs[i];
 	nruns = kept;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* nth mode, after the runs: a thread can take a call number another one
+ * had in the recording run, so the run at a site's first call may fail
+ * another site. Each site whose first call this shard tried and that no run
+ * failed gets one run by its id (fail.site, its first hit). Returns where
+ * the added runs start. */
+static size_t plan_missed_sites(void)
+{
+	size_t from = nruns, missed = 0;
+	const char **hit = malloc((nruns + 1) * sizeof(*hit));
+	if (!hit)
+		die(EXIT_USAGE, "out of memory");
+	size_t nhit = 0;
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].inj_site[0])
+			hit[nhit++] = runs[i].inj_site;
+	qsort(hit, nhit, sizeof(*hit), str_cmp);
+	for (size_t i = 0; i < nsites; i++) {
+		const char *id = sites[i].id;
+		/* the plan is in call order: a binary search finds the site's run */
+		size_t lo = 0, hi = from;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (runs[mid].hit < sites[i].first)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!sites[i].first || lo == from || runs[lo].hit != sites[i].first ||
+		    bsearch(&id, hit, nhit, sizeof(*hit), str_cmp))
+			continue;
+		plan_add(id, 1);
+		missed++;
+	}
+	free(hit);
+	if (missed)
+		fprintf(stderr,
+		        "gfp-sweep: %zu site%s not failed by the run at %s first call "
+		        "(threads ordered the calls differently): %zu more run%s, by site id\n",
+		        missed, missed == 1 ? "" : "s", missed == 1 ? "its" : "their", missed,
+		        missed == 1 ? "" : "s");
+	return from;
 }
 
 static void policy_of(const struct run *r, char *out, size_t n)
@@ -556,12 +684,13 @@ static double run_timeout(void)
 	return t < 2 ? 2 : t;
 }
 
-static void execute(void)
+/* Runs runs[from..nruns). */
+static void execute(size_t from)
 {
 	char *rec_out = slurp(opt.rec_out, NULL);
 	if (!rec_out)
 		rec_out = strdup("");
-	size_t next = 0, done = 0, active = 0;
+	size_t next = from, done = from, active = 0;
 	int *slot_run = calloc((size_t)opt.jobs, sizeof(int));
 	bool tty = isatty(2);
 	double t0 = now();
@@ -602,7 +731,8 @@ static void execute(void)
 			active--;
 			done++;
 			if (tty) {
-				double el = now() - t0, eta = el / (double)done * (double)(nruns - done);
+				double el = now() - t0,
+				       eta = el / (double)(done - from) * (double)(nruns - done);
 				fprintf(stderr, "\r%zu/%zu runs, %.0fs left   ", done, nruns, eta);
 			}
 		}
@@ -1416,7 +1546,8 @@ static void usage(FILE *f)
 		"                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
 		"                 [--json FILE] [--junit FILE] [--html FILE] -- PROG [ARGS...]\n"
 		"Runs PROG once to record its allocation call sites, then once per failure point\n"
-		"(sites: the first, second and last hit of every site; nth: every Nth call),\n"
+		"(sites: the first, second and last hit of every site; nth: every Nth call;\n"
+		"with --max-runs, every site's first hit or first call comes first),\n"
 		"and reports the crashes, hangs and silent data losses it finds.\n"
 		"--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
 		"report (one testcase per failure point) and as one self-contained HTML page.\n"
@@ -1514,7 +1645,9 @@ int main(int argc, char **argv)
 		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);
 	fprintf(stdout, ", -j %d)\n", opt.jobs);
 	fflush(stdout);
-	execute();
+	execute(0);
+	if (strcmp(opt.mode, "nth") == 0)
+		execute(plan_missed_sites());
 
 	size_t counts[O_COUNT] = {0};
 	struct group *groups = calloc(nruns + 1, sizeof(*groups));

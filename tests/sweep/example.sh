@@ -2,8 +2,9 @@
 # gfp-sweep on the bundled example (tests/example/inventory.c) finds each of
 # its four planted error-path bugs - a NULL dereference, a crash only after
 # the loop's first iteration, a hang, a silent data loss - in both modes,
-# every finding confirmed by its reproducer; sites needs far fewer runs than
-# nth; the JSON is valid; shards add up to the whole sweep.
+# every finding confirmed by its reproducer; sites finds every (injection
+# site, outcome) group nth finds, with far fewer runs; the JSON is valid;
+# shards add up to the whole sweep.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
@@ -42,8 +43,13 @@ if not [x for x in later if x["site"] not in first]:
     bad.append("sites: no site that crashes only on a later hit")
 if not sites["runs"] * 2 <= nth["runs"]:
     bad.append(f"sites used {sites['runs']} runs, nth {nth['runs']}: expected far fewer")
+# sites finds what nth finds: every (injection site, outcome) of nth's groups.
+key = lambda r: {(x["site"], x["outcome"]) for x in r["groups"]}
+if key(nth) - key(sites):
+    bad.append(f"nth found {sorted(key(nth) - key(sites))}, sites did not")
 print(f"# runs: sites {sites['runs']}, nth {nth['runs']} for {nth['eligible_calls']} calls "
-      f"at {sites['sites']} sites; groups: sites {len(sites['groups'])}, nth {len(nth['groups'])}")
+      f"at {sites['sites']} sites; groups (site, outcome): sites {len(key(sites))}, "
+      f"nth {len(key(nth))}")
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY
