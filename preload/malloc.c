@@ -17,12 +17,6 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-/* jemalloc forbids size 0; glibc answers malloc(0) with a unique pointer. */
-static inline size_t nonzero(size_t n)
-{
-	return n ? n : 1;
-}
-
 static inline size_t page_size(void)
 {
 	return (size_t)sysconf(_SC_PAGESIZE);
@@ -30,7 +24,7 @@ static inline size_t page_size(void)
 
 EXPORT void *malloc(size_t n)
 {
-	return gfp_fastpath_alloc(GFP_E_malloc, nonzero(n), 0, 0);
+	return gfp_fastpath_alloc(GFP_E_malloc, n, 0, 0);
 }
 
 EXPORT void free(void *p)
@@ -45,13 +39,13 @@ EXPORT void *calloc(size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return gfp_fastpath_alloc(GFP_E_calloc, nonzero(n), MALLOCX_ZERO, 0);
+	return gfp_fastpath_alloc(GFP_E_calloc, n, MALLOCX_ZERO, 0);
 }
 
 static inline void *do_realloc(enum gfp_entry entry, void *old, size_t n)
 {
 	if (old == NULL)
-		return gfp_fastpath_alloc(entry, nonzero(n), 0, 0);
+		return gfp_fastpath_alloc(entry, n, 0, 0);
 	if (n == 0) { /* glibc: REALLOC_ZERO_BYTES_FREES */
 		gfp_fastpath_free(entry, old, 0, 0);
 		return NULL;
@@ -78,24 +72,16 @@ EXPORT void *reallocarray(void *old, size_t nmemb, size_t size)
  * others rounded up to a power of two. */
 static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
 {
-	/* The common case, idle and a power of two: jemalloc's posix_memalign. */
-	if (likely(gfp_tls.mode == GFP_TLS_IDLE && align >= sizeof(void *) &&
-		   !(align & (align - 1)))) {
-		void *p;
-		if (likely(gfp_je_posix_memalign(&p, align, n) == 0))
-			return p;
-		errno = align > SIZE_MAX / 2 + 1 ? EINVAL : ENOMEM;
-		return NULL;
-	}
-	if (align > SIZE_MAX / 2 + 1) {
+	if (unlikely(align > SIZE_MAX / 2 + 1)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (align & (align - 1))
+	if (unlikely(align & (align - 1)))
 		align = (size_t)1 << (64 - __builtin_clzll(align));
-	if (align < sizeof(void *))
+	if (unlikely(align < sizeof(void *)))
 		align = sizeof(void *);
-	return gfp_fastpath_alloc(entry, nonzero(n), MALLOCX_ALIGN(align), align);
+	/* Idle: jemalloc's posix_memalign (the fast path's aligned case). */
+	return gfp_fastpath_alloc(entry, n, MALLOCX_ALIGN(align), align);
 }
 
 EXPORT void *memalign(size_t align, size_t n)
@@ -127,7 +113,7 @@ EXPORT void *pvalloc(size_t n)
 
 EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 {
-	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
+	if (likely(gfp_countdown_fast())) {
 		/* jemalloc's own checks are glibc's (EINVAL, ENOMEM, *memptr left
 		 * alone); errno is put back in case a failing mmap touched it. */
 		int *errnop = gfp_tls.errnop, saved = *errnop;
@@ -138,7 +124,9 @@ EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
 		return EINVAL;
 	int saved = errno;
-	void *p = gfp_fastpath_alloc(GFP_E_posix_memalign, nonzero(n), MALLOCX_ALIGN(align), align);
+	/* The countdown is spent: straight to the engine. */
+	void *p = gfp_alloc_policy(GFP_E_posix_memalign, n ? n : 1, MALLOCX_ALIGN(align), align,
+	                           (uintptr_t)__builtin_return_address(0));
 	errno = saved;
 	if (!p)
 		return ENOMEM;
@@ -231,11 +219,11 @@ EXPORT void malloc_stats(void)
 	struct je_totals t = je_totals();
 	char buf[512];
 	int n = gfp_snprintf(buf, sizeof(buf),
-			     "Arena 0:\nsystem bytes     = %10zu\nin use bytes     = %10zu\n"
-			     "Total (incl. mmap):\nsystem bytes     = %10zu\n"
-			     "in use bytes     = %10zu\nmax mmap regions = %10u\n"
-			     "max mmap bytes   = %10u\n",
-			     t.mapped, t.allocated, t.mapped, t.allocated, 0u, 0u);
+	                     "Arena 0:\nsystem bytes     = %10zu\nin use bytes     = %10zu\n"
+	                     "Total (incl. mmap):\nsystem bytes     = %10zu\n"
+	                     "in use bytes     = %10zu\nmax mmap regions = %10u\n"
+	                     "max mmap bytes   = %10u\n",
+	                     t.mapped, t.allocated, t.mapped, t.allocated, 0u, 0u);
 	gfp_write_all(STDERR_FILENO, buf, (size_t)n);
 }
 

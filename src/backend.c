@@ -46,11 +46,20 @@ static int via_mallocx_align(void **out, size_t align, size_t n)
 	return 0;
 }
 
+static void *via_mallocx_aligned(size_t align, size_t n)
+{
+	void *p = mallocx(n ? n : 1, MALLOCX_ALIGN(align));
+	if (!p)
+		errno = ENOMEM;
+	return p;
+}
+
 void *(*gfp_je_malloc)(size_t) = via_mallocx;
 void (*gfp_je_free)(void *) = via_dallocx;
 void *(*gfp_je_realloc)(void *, size_t) = via_rallocx;
 void *(*gfp_je_calloc)(size_t, size_t) = via_mallocx_zero;
 int (*gfp_je_posix_memalign)(void **, size_t, size_t) = via_mallocx_align;
+void *(*gfp_je_aligned_alloc)(size_t, size_t) = via_mallocx_aligned;
 
 /* `name` from the object that defines mallocx, or NULL when that object does
  * not define it (a jemalloc built with a prefix: the x-API then serves). */
@@ -81,13 +90,14 @@ void backend_init(void)
 		return;
 	fn_t m = lookup(handle, &je, "malloc"), f = lookup(handle, &je, "free"),
 	     r = lookup(handle, &je, "realloc"), c = lookup(handle, &je, "calloc"),
-	     a = lookup(handle, &je, "posix_memalign");
-	if (m && f && r && c && a) {
+	     a = lookup(handle, &je, "posix_memalign"), aa = lookup(handle, &je, "aligned_alloc");
+	if (m && f && r && c && a && aa) {
 		gfp_je_malloc = (void *(*)(size_t))m;
 		gfp_je_free = (void (*)(void *))f;
 		gfp_je_realloc = (void *(*)(void *, size_t))r;
 		gfp_je_calloc = (void *(*)(size_t, size_t))c;
 		gfp_je_posix_memalign = (int (*)(void **, size_t, size_t))a;
+		gfp_je_aligned_alloc = (void *(*)(size_t, size_t))aa;
 	}
 	/* The handle stays open: libjemalloc is our dependency anyway. */
 }

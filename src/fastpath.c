@@ -19,7 +19,7 @@
 static void *raw_alloc(struct gfp_req *req)
 {
 	void *p = req->old ? rallocx(req->old, req->size, req->mallocx_flags)
-			   : mallocx(req->size, req->mallocx_flags);
+	                   : mallocx(req->size, req->mallocx_flags);
 	if (unlikely(!p))
 		errno = ENOMEM;
 	return p;
@@ -38,6 +38,19 @@ static void count(struct gfp_req *req, const void *p)
 		gfp_count(&s->failures, 1);
 }
 
+/* An IDLE thread whose countdown ran out: the next injection is due (only
+ * fail.probability is set), or the count merely wrapped. */
+static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
+{
+	if (gfp_armed_fast && !gfp_tls.exiting) {
+		if (inject_countdown(req))
+			return errno = ENOMEM, NULL;
+	} else {
+		gfp_tls.countdown = INT64_MAX;
+	}
+	return raw_alloc(req);
+}
+
 /* The general path: every request that is not simply "policy mode, no
  * budget, no flags" (see gfp_alloc_policy). */
 static void *policy_call(struct gfp_req *req, bool explicit_flags)
@@ -50,7 +63,9 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 		return raw_alloc(req);
 	if (mode == GFP_TLS_UNDECIDED) {
 		mode = thread_enter();
-		if (mode == GFP_TLS_UNDECIDED || (mode == GFP_TLS_IDLE && !explicit_flags))
+		if (mode == GFP_TLS_IDLE && !explicit_flags)
+			return idle_expired(req); /* the thread's first call counts too */
+		if (mode == GFP_TLS_UNDECIDED)
 			return raw_alloc(req);
 	}
 
@@ -89,14 +104,14 @@ static inline bool plain_policy_thread(void)
 
 /* The rare ends of the fast branch below, with the request spelled out. */
 static __attribute__((noinline)) void *alloc_fast_tail(enum gfp_entry entry, size_t size,
-						       int mallocx_flags, size_t align,
-						       uintptr_t caller, void *p, bool inject)
+                                                       int mallocx_flags, size_t align,
+                                                       uintptr_t caller, void *p, bool inject)
 {
 	struct gfp_req req = {.entry = entry,
-			      .mallocx_flags = mallocx_flags,
-			      .size = size,
-			      .align = align,
-			      .caller = caller};
+	                      .mallocx_flags = mallocx_flags,
+	                      .size = size,
+	                      .align = align,
+	                      .caller = caller};
 	if (inject) {
 		if (!inject_simple_fire(&req))
 			return NULL; /* not injected after all: the caller allocates */
@@ -113,16 +128,28 @@ static __attribute__((noinline)) void *alloc_fast_tail(enum gfp_entry entry, siz
 }
 
 void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
-		       uintptr_t caller)
+                       uintptr_t caller)
 {
+	if (unlikely(gfp_tls.countdown > 0))
+		/* The fast path's own jemalloc call failed; no policy looks at
+		 * it (idle, or fail.probability alone). */
+		return errno = ENOMEM, NULL;
+	if (unlikely(gfp_tls.mode == GFP_TLS_IDLE)) {
+		struct gfp_req req = {.entry = entry,
+		                      .mallocx_flags = mallocx_flags,
+		                      .size = size,
+		                      .align = align,
+		                      .caller = caller};
+		return idle_expired(&req);
+	}
 	/* A request that certainly fits (or no budget), not injected: the
 	 * attempt is jemalloc's alone, the context is resolved only if it
 	 * fails. Nothing is built on this branch. */
 	if (likely(plain_policy_thread() && (!gfp_inject_on || gfp_inject_simple) &&
-		   (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size)))) {
+	           (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size)))) {
 		if (unlikely(gfp_inject_on) && inject_simple_candidate(caller)) {
-			void *r = alloc_fast_tail(entry, size, mallocx_flags, align, caller, NULL,
-						  true);
+			void *r =
+			    alloc_fast_tail(entry, size, mallocx_flags, align, caller, NULL, true);
 			if (r == GFP_INJECTED)
 				return NULL;
 		}
@@ -132,16 +159,18 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 		return p;
 	}
 	struct gfp_req req = {.entry = entry,
-			      .mallocx_flags = mallocx_flags,
-			      .size = size,
-			      .align = align,
-			      .caller = caller};
+	                      .mallocx_flags = mallocx_flags,
+	                      .size = size,
+	                      .align = align,
+	                      .caller = caller};
 	return policy_call(&req, false);
 }
 
 void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
 {
 	struct gfp_req req = {.entry = entry, .size = size, .old = old, .caller = caller};
+	if (unlikely(gfp_tls.mode == GFP_TLS_IDLE))
+		return idle_expired(&req);
 	return policy_call(&req, false);
 }
 
@@ -149,12 +178,12 @@ void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align
 {
 	int mflags = (align ? MALLOCX_ALIGN(align) : 0) | ((flags & GFP_ZERO) ? MALLOCX_ZERO : 0);
 	struct gfp_req req = {.entry = entry,
-			      .mallocx_flags = mflags,
-			      .size = size ? size : 1,
-			      .align = align,
-			      .old = old,
-			      .gfp = flags & ~GFP_ZERO,
-			      .explicit_flags = true};
+	                      .mallocx_flags = mflags,
+	                      .size = size ? size : 1,
+	                      .align = align,
+	                      .old = old,
+	                      .gfp = flags & ~GFP_ZERO,
+	                      .explicit_flags = true};
 	/* Explicit flags of 0 mean "the default", like an ordinary malloc. */
 	return policy_call(&req, true);
 }
@@ -162,7 +191,7 @@ void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align
 /* Frees from threads that are not (yet) under the policy, or from inside
  * the shim: jemalloc's free, nothing counted. */
 static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, size_t size,
-						 int flags)
+                                                 int flags)
 {
 	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard &&
 	    thread_enter() == GFP_TLS_POLICY) {

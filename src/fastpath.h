@@ -1,10 +1,10 @@
 /*
  * fastpath.h - the fast path, inlined into every entry point of preload/.
  *
- * With no policy active a call costs one thread-local read and the jemalloc
- * call. Everything else - the first call of a thread, a policy, a real
- * ENOMEM - leaves through one tail call into the engine (fastpath.c), so the
- * inlined code saves no registers and takes no locks.
+ * With no policy active an allocation costs one thread-local decrement and
+ * the jemalloc call; a free, one thread-local read and the jemalloc call. Everything else - the
+ * first call of a thread, a policy, a real ENOMEM - leaves through one tail call into the engine
+ * (fastpath.c), so the inlined code saves no registers and takes no locks.
  */
 #ifndef GFP_FASTPATH_H
 #define GFP_FASTPATH_H
@@ -17,19 +17,39 @@
  * becomes a struct gfp_req only there, so that the inlined fast path builds
  * nothing and can tail-call it. Returns NULL with errno set on failure. */
 void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
-		       uintptr_t caller) __attribute__((noinline));
+                       uintptr_t caller) __attribute__((noinline));
 void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
-	__attribute__((noinline));
+    __attribute__((noinline));
 void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
-	__attribute__((noinline));
+    __attribute__((noinline));
 /* gfp_malloc and friends: always through the policy, with the caller's flags. */
 void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align, gfp_t flags);
+
+/* --gfp_tls.countdown > 0, as one instruction on the thread's own memory
+ * (a compiler loads, subtracts, stores and tests). */
+static inline __attribute__((always_inline)) bool gfp_countdown_fast(void)
+{
+#if defined(__x86_64__)
+	/* An input operand and a memory clobber, not "+m": GCC 12 loses the
+	 * label of an asm goto with outputs once it is inlined twice. */
+	asm goto("subq $1, %0\n\tjle %l[engine]"
+	         :
+	         : "m"(gfp_tls.countdown)
+	         : "cc", "memory"
+	         : engine);
+	return true;
+engine:
+	return false;
+#else
+	return --gfp_tls.countdown > 0;
+#endif
+}
 
 /* `align` is 0 for the natural alignment, else what MALLOCX_ALIGN() encodes. */
 static inline __attribute__((always_inline)) void *
 gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
 {
-	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
+	if (likely(gfp_countdown_fast())) {
 		/* Idle means plain jemalloc: its malloc answers malloc(0) and
 		 * sets errno itself, so this is a tail call. mallocx_flags is a
 		 * constant at every inlined call site. */
@@ -37,24 +57,20 @@ gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t 
 			return gfp_je_malloc(size);
 		if (mallocx_flags == MALLOCX_ZERO)
 			return gfp_je_calloc(1, size);
-		void *p;
-		if (align >= sizeof(void *) && !(mallocx_flags & MALLOCX_ZERO)) {
-			if (likely(gfp_je_posix_memalign(&p, align, size) == 0))
-				return p;
-		} else {
-			p = mallocx(size ? size : 1, mallocx_flags);
-			if (likely(p != NULL))
-				return p;
-		}
+		if (align >= sizeof(void *) && !(mallocx_flags & MALLOCX_ZERO))
+			return gfp_je_aligned_alloc(align, size); /* sets errno too */
+		void *p = mallocx(size ? size : 1, mallocx_flags);
+		if (likely(p != NULL))
+			return p;
 	}
 	return gfp_alloc_policy(entry, size ? size : 1, mallocx_flags, align,
-				(uintptr_t)__builtin_return_address(0));
+	                        (uintptr_t)__builtin_return_address(0));
 }
 
 static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp_entry entry,
-									void *old, size_t size)
+                                                                        void *old, size_t size)
 {
-	if (likely(gfp_tls.mode == GFP_TLS_IDLE))
+	if (likely(gfp_countdown_fast()))
 		return gfp_je_realloc(old, size); /* sets errno, keeps the block on failure */
 	return gfp_realloc_policy(entry, old, size, (uintptr_t)__builtin_return_address(0));
 }
@@ -75,7 +91,7 @@ static inline __attribute__((always_inline)) void gfp_je_release(void *p, size_t
  * alignment the block was allocated with (jemalloc's sdallocx needs both).
  * free() keeps errno: jemalloc may purge (madvise) inside dallocx. */
 static inline __attribute__((always_inline)) void gfp_fastpath_free(enum gfp_entry entry, void *p,
-								     size_t size, int flags)
+                                                                    size_t size, int flags)
 {
 	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
 		if (p != NULL) {

@@ -9,6 +9,7 @@
  * Every injection is recorded (GFP_RECORD) before the failing call returns.
  */
 #include <fnmatch.h>
+#include <math.h>
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
@@ -20,16 +21,17 @@ enum { WHERE_ENTRY, WHERE_ATTEMPT };
 
 bool gfp_inject_on;
 bool gfp_inject_simple;
+bool gfp_armed_fast;
 double gfp_inject_probability;
 bool gfp_main_started;
 
-static uint64_t process_calls;	/* atomic: eligible calls of the process (when needed) */
-static bool process_count;	/* fail.nth counts the process's calls */
-static int64_t times_left;	/* atomic */
-static int64_t space_left;	/* atomic */
-static uint64_t interval_count; /* atomic */
+static uint64_t process_calls;          /* atomic: eligible calls of the process (when needed) */
+static bool process_count;              /* fail.nth counts the process's calls */
+static int64_t times_left;              /* atomic */
+static int64_t space_left;              /* atomic */
+static uint64_t interval_count;         /* atomic */
 static uint64_t site_wanted, site_hits; /* site_hits atomic */
-static bool fired;		/* atomic: for fail.persist */
+static bool fired;                      /* atomic: for fail.persist */
 static bool stack_filter;
 
 static uint64_t splitmix(uint64_t x)
@@ -70,8 +72,8 @@ static void site_count(uint64_t id, uint64_t call)
 	for (unsigned i = 0; i < 64; i++) {
 		struct site_count *e = &site_table[(id + i) % SITE_TABLE];
 		uint64_t cur = __atomic_load_n(&e->id, __ATOMIC_ACQUIRE);
-		if (cur == 0 && __atomic_compare_exchange_n(&e->id, &cur, id, false, __ATOMIC_ACQ_REL,
-							    __ATOMIC_ACQUIRE))
+		if (cur == 0 && __atomic_compare_exchange_n(&e->id, &cur, id, false,
+		                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			cur = id;
 		if (cur == id) {
 			__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
@@ -85,8 +87,8 @@ static void site_count(uint64_t id, uint64_t call)
 void inject_report_sites(struct gfp_buf *b)
 {
 	gfp_buf_printf(b, ",\"eligible_calls\":%llu,\"sites_overflow\":%llu,\"sites\":[",
-		       (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
-		       (unsigned long long)__atomic_load_n(&sites_overflow, __ATOMIC_RELAXED));
+	               (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
+	               (unsigned long long)__atomic_load_n(&sites_overflow, __ATOMIC_RELAXED));
 	const char *sep = "";
 	for (unsigned i = 0; i < SITE_TABLE; i++) {
 		uint64_t id = __atomic_load_n(&site_table[i].id, __ATOMIC_ACQUIRE);
@@ -123,25 +125,34 @@ void inject_init(void)
 		return;
 	}
 	count_sites = p->stats == 2;
-	gfp_inject_on = p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] ||
-			count_sites;
+	gfp_inject_on =
+	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_sites;
 	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_sites;
 	times_left = p->fail_times;
 	space_left = (int64_t)p->fail_space;
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
-		       p->fail_reject_lib.v[0];
+	               p->fail_reject_lib.v[0];
 	/* Only a probability (and a seed, where, verbose, stack filters): the
 	 * fast path decides by itself whether a call is a candidate. */
-	gfp_inject_simple = p->fail_probability > 0 && !count_sites && !p->fail_nth && !p->fail_site.v[0] &&
-			    !p->fail_persist && !p->fail_thread.v[0] && p->fail_times < 0 &&
-			    !p->fail_space && p->fail_interval <= 1 && !p->fail_min &&
-			    !p->fail_max && !p->fail_ignore_wait && !p->fail_startup &&
-			    p->fail_where == WHERE_ENTRY;
+	gfp_inject_simple = p->fail_probability > 0 && !count_sites && !p->fail_nth &&
+	                    !p->fail_site.v[0] && !p->fail_persist && !p->fail_thread.v[0] &&
+	                    p->fail_times < 0 && !p->fail_space && p->fail_interval <= 1 &&
+	                    !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
+	                    !p->fail_startup && p->fail_where == WHERE_ENTRY;
 	gfp_inject_probability = p->fail_probability;
+	/* fail.probability and nothing else that shapes allocation: threads
+	 * stay IDLE and count down to their next injection (inject_countdown),
+	 * a real failure is jemalloc's answer, as when idle. */
+	gfp_armed_fast = gfp_inject_simple && !gfp_budget_on && !p->stats;
+	for (size_t i = 0; i < GFP_KEY_COUNT && gfp_armed_fast; i++)
+		if (p->set[i] && strncmp(gfp_keys[i].name, "fail.", 5) != 0 &&
+		    i != GFP_K_site_depth && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
+		    i != GFP_K_default_flags)
+			gfp_armed_fast = false;
 	site_wanted = 0;
 	for (const char *c = p->fail_site.v; *c; c++)
-		site_wanted = site_wanted * 16 +
-			      (uint64_t)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+		site_wanted =
+		    site_wanted * 16 + (uint64_t)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
 }
 
 uint64_t inject_child_ordinal(void)
@@ -200,7 +211,7 @@ static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
 	if (gfp_policy.fail_times >= 0) {
 		int64_t t = __atomic_load_n(&times_left, __ATOMIC_RELAXED);
 		while (t > 0 && !__atomic_compare_exchange_n(&times_left, &t, t - 1, false,
-							      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		                                             __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			;
 	}
 	__atomic_store_n(&fired, true, __ATOMIC_RELAXED);
@@ -211,7 +222,7 @@ static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
 	if (!frames) {
 		frames = own;
 		n = unwind_capture(own, (int)gfp_policy.fail_depth < 32 ? (int)gfp_policy.fail_depth
-									: 32);
+		                                                        : 32);
 	}
 	if (!req->site)
 		req->site = site_of_caller();
@@ -220,11 +231,12 @@ static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
 		char msg[8192], names[128];
 		struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 		gfp_flags_name(req->gfp, names, sizeof(names));
-		gfp_buf_printf(&b,
-			       "gfpshim: info: FAULT_INJECTION: forcing a failure: size %zu mode:%s "
-			       "%#x entry %s call %llu site %016llx",
-			       req->size, names, req->gfp, gfp_entry_name[req->entry],
-			       (unsigned long long)req->call, (unsigned long long)req->site);
+		gfp_buf_printf(
+		    &b,
+		    "gfpshim: info: FAULT_INJECTION: forcing a failure: size %zu mode:%s "
+		    "%#x entry %s call %llu site %016llx",
+		    req->size, names, req->gfp, gfp_entry_name[req->entry],
+		    (unsigned long long)req->call, (unsigned long long)req->site);
 		unwind_format(&b, frames, n);
 		msg[b.len++] = '\n';
 		gfp_log_raw(msg, b.len);
@@ -264,14 +276,59 @@ bool inject_simple_fire(struct gfp_req *req)
 		return false;
 	if (stack_filter) {
 		struct gfp_frame frames[32];
-		int n = unwind_capture(frames, (int)gfp_policy.fail_depth < 32
-						       ? (int)gfp_policy.fail_depth
-						       : 32);
+		int n = unwind_capture(
+		    frames, (int)gfp_policy.fail_depth < 32 ? (int)gfp_policy.fail_depth : 32);
 		if (!stack_ok(frames, n))
 			return false;
 		return fire(req, frames, n);
 	}
 	return fire(req, NULL, 0);
+}
+
+/* Calls up to and including the next one to fail: a draw per call with
+ * probability p is a geometric gap between failures, drawn once per
+ * injection from the same per-thread generator. */
+static int64_t next_gap(void)
+{
+	double p = gfp_inject_probability;
+	if (p >= 1)
+		return 1;
+	double g = floor(log(1.0 - inject_draw()) / log1p(-p)) + 1;
+	return g < 4e18 ? (int64_t)g : INT64_MAX / 2;
+}
+
+/* An IDLE thread's countdown ran out (gfp_armed_fast): this call is the one
+ * the last gap chose, if it is eligible; else the next call is. */
+bool inject_countdown(struct gfp_req *req)
+{
+	bool eligible = !gfp_tls.guard && __atomic_load_n(&gfp_main_started, __ATOMIC_ACQUIRE) &&
+	                !site_in_ldso(req->caller);
+	if (eligible) {
+		req->gfp = context_of(req->gfp);
+		req->ctx_resolved = true;
+		eligible = !(req->gfp & GFP_NOFAIL); /* never at entry */
+	}
+	if (!eligible) {
+		/* The next call instead; a gap of 0 means none was drawn yet. */
+		gfp_tls.countdown = 1;
+		gfp_tls.gap = gfp_tls.gap != 0;
+		return false;
+	}
+	if (gfp_tls.gap == 0) {
+		/* The thread's first eligible call: where does its first
+		 * injection fall, counting this call as the first? */
+		int64_t g = next_gap();
+		gfp_tls.calls++;
+		if (g > 1) {
+			gfp_tls.countdown = gfp_tls.gap = g - 1;
+			return false;
+		}
+	} else {
+		gfp_tls.calls += (uint64_t)gfp_tls.gap;
+	}
+	bool fail = inject_simple_fire(req);
+	gfp_tls.countdown = gfp_tls.gap = next_gap();
+	return fail;
 }
 
 bool inject_should_fail(struct gfp_req *req, bool at_attempt)
@@ -285,8 +342,8 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	bool first = !req->call;
 	if (first) {
 		uint64_t tcall = ++gfp_tls.calls;
-		req->call = process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED)
-					  : tcall;
+		req->call =
+		    process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
 		if (count_sites) {
 			req->site = site_of_caller();
 			site_count(req->site, req->call);
@@ -317,7 +374,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	int64_t space = __atomic_load_n(&space_left, __ATOMIC_RELAXED);
 	while (space > (int64_t)req->size) {
 		if (__atomic_compare_exchange_n(&space_left, &space, space - (int64_t)req->size,
-						false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		                                false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 			return false;
 	}
 	if (p->fail_interval > 1 &&

@@ -192,6 +192,7 @@ extern void (*gfp_je_free)(void *);
 extern void *(*gfp_je_realloc)(void *, size_t);
 extern void *(*gfp_je_calloc)(size_t, size_t);
 extern int (*gfp_je_posix_memalign)(void **, size_t, size_t);
+extern void *(*gfp_je_aligned_alloc)(size_t, size_t); /* power-of-two align >= 8 */
 void backend_init(void);
 
 /* ------------------------------------------------------------------------
@@ -240,7 +241,14 @@ struct gfp_thread {
 };
 
 struct gfp_tls {
-	unsigned char mode;  /* enum gfp_tls_mode: the fast path's one read */
+	/* The allocation fast path's one read-modify-write: calls left before
+	 * the engine must look. IDLE threads hold INT64_MAX; threads under a
+	 * policy stay at or below 0, so that every call reaches the engine;
+	 * with fail.probability alone it counts down to the next injection
+	 * (inject.c: inject_countdown). 0 in a new thread: undecided. */
+	int64_t countdown;
+	int64_t gap;         /* inject.c: what countdown was last set to */
+	unsigned char mode;  /* enum gfp_tls_mode: what free and the engine read */
 	unsigned char guard; /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
 	unsigned char in_reclaim; /* >0 while shrinkers run: PF_MEMALLOC */
@@ -421,6 +429,7 @@ bool site_in_ldso(uintptr_t ip);
  * ---------------------------------------------------------------------- */
 extern bool gfp_inject_on;    /* some fail.* key can inject */
 extern bool gfp_inject_simple; /* only fail.probability (see inject_init) */
+extern bool gfp_armed_fast;    /* and nothing else shapes allocation: threads stay IDLE */
 extern double gfp_inject_probability;
 extern bool gfp_main_started; /* atomic: main() was entered (preload/start.c) */
 void inject_init(void);
@@ -431,6 +440,7 @@ void inject_atfork_child(void);
 void gfp_inject_fired(const struct gfp_req *req);
 uint64_t inject_seed_rng(void);
 bool inject_simple_fire(struct gfp_req *req);
+bool inject_countdown(struct gfp_req *req);
 
 /* The thread's generator (xorshift64*): seeded from fail.seed and the
  * thread's creation order, so a seed reproduces with threads. */

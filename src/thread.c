@@ -17,8 +17,8 @@
 __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct gfp_thread *live;	   /* threads under a policy */
-static struct gfp_thread *spare;   /* blocks of exited threads, for reuse */
+static struct gfp_thread *live;                      /* threads under a policy */
+static struct gfp_thread *spare;                     /* blocks of exited threads, for reuse */
 static struct gfp_entry_stats dead[GFP_ENTRY_COUNT]; /* what exited threads counted */
 static pthread_key_t exit_key;
 static bool exit_key_ok;
@@ -57,6 +57,7 @@ static void thread_exit(void *arg)
 	gfp_tls.thread = NULL;
 	gfp_tls.exiting = 1;
 	gfp_tls.mode = GFP_TLS_IDLE;
+	gfp_tls.countdown = INT64_MAX;
 	gfp_tls.guard--;
 }
 
@@ -75,8 +76,8 @@ static struct gfp_thread *block_get(void)
 	}
 	pthread_mutex_unlock(&registry_lock);
 	if (!t) {
-		void *m = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
+		void *m = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
 		t = m;
@@ -91,7 +92,10 @@ enum gfp_tls_mode thread_enter(void)
 	if (!gfp_init())
 		return GFP_TLS_UNDECIDED;
 	gfp_tls.errnop = &errno;
-	if (!gfp_policy_active || gfp_tls.exiting) {
+	if (!gfp_policy_active || gfp_tls.exiting || gfp_armed_fast) {
+		/* fail.probability alone needs no engine until the countdown to
+		 * the next injection runs out (it is drawn at the next call). */
+		gfp_tls.countdown = gfp_armed_fast && !gfp_tls.exiting ? 1 : INT64_MAX;
 		gfp_tls.mode = GFP_TLS_IDLE;
 		return GFP_TLS_IDLE;
 	}
@@ -110,6 +114,7 @@ enum gfp_tls_mode thread_enter(void)
 			pthread_setspecific(exit_key, t);
 	}
 	gfp_tls.thread = t;
+	gfp_tls.countdown = 0;
 	gfp_tls.mode = GFP_TLS_POLICY;
 	if (t)
 		reserve_thread_start(t);

@@ -61,7 +61,8 @@ done
 	fail "4 threads fail the same calls: their generators are not derived from their creation order"
 if command -v taskset >/dev/null; then
 	pattern t4_cpu0 "$T" -t 4 -M '20*m100' '150*m100'
-	GFP_POLICY=$T LD_PRELOAD=$SHIM taskset -c 0 "$INJ/inj_seq" -t 4 -M '20*m100' '150*m100' \
+	# Only inj_seq under the shim: taskset's own allocations would be injected.
+	taskset -c 0 env GFP_POLICY=$T LD_PRELOAD=$SHIM "$INJ/inj_seq" -t 4 -M '20*m100' '150*m100' \
 		>"$TMP/t4_cpu0.out" 2>"$TMP/t4_cpu0.err" || fail "taskset run failed"
 	same_as t4_1 t4_cpu0 "4 threads on one CPU differ from the run on all CPUs"
 fi
