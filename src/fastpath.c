@@ -127,27 +127,26 @@ static __attribute__((noinline)) void *alloc_fast_tail(enum gfp_entry entry, siz
 	return p;
 }
 
-void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
-                       uintptr_t caller)
+/* Everything but the common case below, out of line. */
+static __attribute__((noinline)) void *
+alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align, uintptr_t caller)
 {
+	struct gfp_req req = {.entry = entry,
+	                      .mallocx_flags = mallocx_flags,
+	                      .size = size,
+	                      .align = align,
+	                      .caller = caller};
 	if (unlikely(gfp_tls.countdown > 0))
 		/* The fast path's own jemalloc call failed; no policy looks at
 		 * it (idle, or fail.probability alone). */
 		return errno = ENOMEM, NULL;
-	if (unlikely(gfp_tls.mode == GFP_TLS_IDLE)) {
-		struct gfp_req req = {.entry = entry,
-		                      .mallocx_flags = mallocx_flags,
-		                      .size = size,
-		                      .align = align,
-		                      .caller = caller};
+	if (unlikely(gfp_tls.mode == GFP_TLS_IDLE))
 		return idle_expired(&req);
-	}
-	/* A request that certainly fits (or no budget), not injected: the
-	 * attempt is jemalloc's alone, the context is resolved only if it
-	 * fails. Nothing is built on this branch. */
-	if (likely(plain_policy_thread() && (!gfp_inject_on || gfp_inject_simple) &&
-	           (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size)))) {
-		if (unlikely(gfp_inject_on) && inject_simple_candidate(caller)) {
+	/* Certainly fits (or no budget), fail.probability may inject: the
+	 * draw first, then jemalloc's attempt alone. */
+	if (plain_policy_thread() && gfp_inject_simple &&
+	    (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size))) {
+		if (inject_simple_candidate(caller)) {
 			void *r =
 			    alloc_fast_tail(entry, size, mallocx_flags, align, caller, NULL, true);
 			if (r == GFP_INJECTED)
@@ -158,12 +157,40 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 			return alloc_fast_tail(entry, size, mallocx_flags, align, caller, p, false);
 		return p;
 	}
-	struct gfp_req req = {.entry = entry,
-	                      .mallocx_flags = mallocx_flags,
-	                      .size = size,
-	                      .align = align,
-	                      .caller = caller};
 	return policy_call(&req, false);
+}
+
+/* The common case failed for real: the request comes back from the stash. */
+static __attribute__((noinline)) void *alloc_stashed_failed(void)
+{
+	const struct gfp_stash *s = &gfp_tls.stash;
+	return alloc_fast_tail((enum gfp_entry)s->entry, s->size, s->mallocx_flags, s->align,
+	                       s->caller, NULL, false);
+}
+
+/*
+ * The common case under a policy: a plain thread, nothing counted per call,
+ * nothing injected, and the request certainly fits the budget (or there is
+ * none): jemalloc's attempt alone, the context resolved only if it fails.
+ * The request waits in the thread's stash meanwhile, so that nothing is
+ * live across jemalloc's call and this branch needs no stack frame.
+ */
+void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
+                       uintptr_t caller)
+{
+	if (likely(plain_policy_thread() && gfp_policy_plain &&
+	           (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, size)))) {
+		gfp_tls.stash = (struct gfp_stash){.size = size,
+		                                   .align = align,
+		                                   .caller = caller,
+		                                   .mallocx_flags = mallocx_flags,
+		                                   .entry = (unsigned)entry};
+		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
+		if (likely(p != NULL))
+			return p;
+		return alloc_stashed_failed();
+	}
+	return alloc_general(entry, size, mallocx_flags, align, caller);
 }
 
 void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
@@ -205,18 +232,10 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 	errno = saved;
 }
 
-void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
+/* After a free under a budget or with waiters: what the common case of
+ * gfp_free_policy leaves out of line. */
+static __attribute__((noinline)) void after_free(void)
 {
-	if (unlikely(gfp_tls.mode != GFP_TLS_POLICY || gfp_tls.guard)) {
-		free_other(entry, p, size, flags);
-		return;
-	}
-	if (unlikely(gfp_policy.stats) && gfp_tls.thread)
-		gfp_count(&gfp_tls.thread->stats[entry].calls, 1);
-	if (p == NULL)
-		return;
-	int *errnop = gfp_tls.errnop, saved = *errnop;
-	gfp_je_release(p, size, flags);
 	if (gfp_budget_on) {
 		struct gfp_thread *t = gfp_tls.thread;
 		budget_after_free(t);
@@ -225,5 +244,39 @@ void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 	}
 	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST)))
 		budget_wake_waiters();
+}
+
+static __attribute__((noinline)) void free_counted(enum gfp_entry entry, void *p, size_t size,
+                                                   int flags)
+{
+	if (gfp_tls.thread)
+		gfp_count(&gfp_tls.thread->stats[entry].calls, 1);
+	if (p == NULL)
+		return;
+	int *errnop = gfp_tls.errnop, saved = *errnop;
+	gfp_je_release(p, size, flags);
+	after_free();
 	*errnop = saved;
+}
+
+void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
+{
+	if (unlikely(gfp_tls.mode != GFP_TLS_POLICY || gfp_tls.guard)) {
+		free_other(entry, p, size, flags);
+		return;
+	}
+	if (unlikely(gfp_policy.stats)) {
+		free_counted(entry, p, size, flags);
+		return;
+	}
+	if (p == NULL)
+		return;
+	/* errno waits in the thread's block: nothing is live across the call. */
+	gfp_tls.saved_errno = *gfp_tls.errnop;
+	gfp_je_release(p, size, flags);
+	/* Under a budget the next grant sees this free in jemalloc's counters;
+	 * only a waiter, or a reserve to top up, needs more now. */
+	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED) || gfp_policy.reserve_thread))
+		after_free();
+	*gfp_tls.errnop = gfp_tls.saved_errno;
 }

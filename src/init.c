@@ -24,6 +24,7 @@
 struct gfp_policy gfp_policy;
 bool gfp_policy_active;
 bool gfp_slowpath_on;
+bool gfp_policy_plain;
 bool gfp_secure;
 
 enum { INIT_NONE, INIT_DONE };
@@ -37,7 +38,7 @@ extern char **environ;
 static void report_error(const char *msg)
 {
 	gfp_log(strict ? GFP_LOG_ERROR : GFP_LOG_WARNING, "%s%s", msg,
-		strict ? "" : " [ignored: GFP_STRICT=0]");
+	        strict ? "" : " [ignored: GFP_STRICT=0]");
 }
 
 static void config_fail(const char *msg)
@@ -56,9 +57,9 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 	if (fd < 0) {
 		char msg[512];
 		gfp_snprintf(msg, sizeof(msg),
-			     "GFP_POLICY_FILE: cannot read '%.256s': %s (fix the path or unset "
-			     "GFP_POLICY_FILE)",
-			     path, strerror(errno));
+		             "GFP_POLICY_FILE: cannot read '%.256s': %s (fix the path or unset "
+		             "GFP_POLICY_FILE)",
+		             path, strerror(errno));
 		config_fail(msg);
 		return;
 	}
@@ -77,7 +78,7 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 	if (len == sizeof(text)) {
 		char msg[512];
 		gfp_snprintf(msg, sizeof(msg), "%s: larger than %zu bytes (split it up)", src,
-			     sizeof(text) - 1);
+		             sizeof(text) - 1);
 		config_fail(msg);
 		return;
 	}
@@ -93,7 +94,7 @@ static void read_strict(void)
 		strict = false;
 	else if (strcmp(s, "1") != 0)
 		config_fail("GFP_STRICT: expected 0 (warn about bad settings) or 1 (exit 125, the "
-			    "default)");
+		            "default)");
 }
 
 /* Keys that are fine alone but not together. */
@@ -101,12 +102,14 @@ static void check_contradictions(void)
 {
 	struct gfp_policy *p = &gfp_policy;
 	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free >= p->limit))
-		config_fail(p->limit ? "GFP_POLICY: min_free must be below limit (lower min_free or "
-				       "raise limit)"
-				     : "GFP_POLICY: min_free needs a limit (set limit=SIZE too)");
+		config_fail(p->limit
+		                ? "GFP_POLICY: min_free must be below limit (lower min_free or "
+		                  "raise limit)"
+		                : "GFP_POLICY: min_free needs a limit (set limit=SIZE too)");
 	if (p->reserve_thread && !p->limit && !p->reserve_prefault)
-		config_fail("GFP_POLICY: reserve.thread needs a budget to reserve from (set limit=SIZE) "
-			    "or pages of its own (set reserve.prefault=1)");
+		config_fail(
+		    "GFP_POLICY: reserve.thread needs a budget to reserve from (set limit=SIZE) "
+		    "or pages of its own (set reserve.prefault=1)");
 	if (p->limit && p->limit < 64 * 1024)
 		config_fail("GFP_POLICY: limit below 64K cannot hold a process (raise limit)");
 }
@@ -163,7 +166,7 @@ static void do_init(void)
 	const char *policy = secure_getenv("GFP_POLICY");
 	if (policy)
 		config_errors += config_parse(&gfp_policy, "GFP_POLICY", policy, strlen(policy),
-					      false, report_error, &err);
+		                              false, report_error, &err);
 
 	if (config_errors && strict)
 		_exit(EXIT_CONFIG);
@@ -193,6 +196,7 @@ static void do_init(void)
 	gfp_policy_active = gfp_slowpath_on || gfp_policy.stats != 0;
 	budget_init();
 	inject_init();
+	gfp_policy_plain = !gfp_policy.stats && !gfp_inject_on;
 	if (records_on())
 		gfp_policy_active = true; /* failures must be seen to be recorded */
 	if (gfp_policy_active) {

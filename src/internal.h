@@ -36,18 +36,18 @@ enum gfp_why { GFP_WHY_NONE, GFP_WHY_BUDGET, GFP_WHY_REAL, GFP_WHY_INJECT };
 /* One allocation request inside the engine. */
 struct gfp_req {
 	enum gfp_entry entry;
-	int mallocx_flags; /* MALLOCX_ZERO, MALLOCX_ALIGN(): what jemalloc is asked */
-	size_t size;       /* bytes asked for; never 0 (mallocx forbids it) */
-	size_t align;      /* 0 for the natural alignment */
-	void *old;         /* realloc: the block being moved */
-	gfp_t gfp;         /* explicit flags on entry, the effective context after */
-	enum gfp_why why;  /* set by a failed attempt */
-	bool ctx_resolved; /* gfp holds the effective context */
-	uintptr_t caller;  /* return address of the entry point, 0 if unknown */
-	uint64_t site;     /* site id once computed, else 0 */
-	uint64_t call;     /* eligible-call number (injection) */
-	bool explicit_flags; /* gfp_malloc & co.: the slow path applies even when idle */
-	bool reserve;        /* gfp_reserve: an attempt takes a reservation, not a block */
+	int mallocx_flags;    /* MALLOCX_ZERO, MALLOCX_ALIGN(): what jemalloc is asked */
+	size_t size;          /* bytes asked for; never 0 (mallocx forbids it) */
+	size_t align;         /* 0 for the natural alignment */
+	void *old;            /* realloc: the block being moved */
+	gfp_t gfp;            /* explicit flags on entry, the effective context after */
+	enum gfp_why why;     /* set by a failed attempt */
+	bool ctx_resolved;    /* gfp holds the effective context */
+	uintptr_t caller;     /* return address of the entry point, 0 if unknown */
+	uint64_t site;        /* site id once computed, else 0 */
+	uint64_t call;        /* eligible-call number (injection) */
+	bool explicit_flags;  /* gfp_malloc & co.: the slow path applies even when idle */
+	bool reserve;         /* gfp_reserve: an attempt takes a reservation, not a block */
 	bool may_draw_thread; /* would otherwise loop: reserve.thread may serve it */
 };
 
@@ -76,8 +76,7 @@ extern const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT];
  * signal handlers. The shim runs inside malloc: it cannot use stdio.
  * ---------------------------------------------------------------------- */
 int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
-int gfp_snprintf(char *buf, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int gfp_snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Appends to a bounded buffer; `len` saturates at `cap - 1`. */
 struct gfp_buf {
 	char *p;
@@ -166,10 +165,10 @@ void config_defaults(struct gfp_policy *pol);
  * when `file` is true). Returns the number of errors; each is formatted into
  * err->msg (the last one wins) and passed to `report` when it is not NULL. */
 int config_parse(struct gfp_policy *pol, const char *src, const char *text, size_t len, bool file,
-		 void (*report)(const char *msg), struct gfp_cfg_err *err);
+                 void (*report)(const char *msg), struct gfp_cfg_err *err);
 /* Parses one value for key `k`. 0 on success, else -1 with `expect` set. */
 int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void *out,
-		       const char **expect);
+                       const char **expect);
 /* The nearest key name within a small edit distance, or NULL. */
 const char *config_did_you_mean(const char *key, size_t len);
 /* Prints the value of key `k` from `pol` as the parser accepts it. */
@@ -201,6 +200,8 @@ void backend_init(void);
 extern struct gfp_policy gfp_policy;
 /* Whether any policy needs the shim on the allocation path at all. */
 extern bool gfp_policy_active;
+/* Nothing per call but the budget: no statistics, no injection. */
+extern bool gfp_policy_plain;
 /* A key shapes what a failing request does (else failures pass as jemalloc's). */
 extern bool gfp_slowpath_on;
 extern bool gfp_secure;
@@ -230,12 +231,13 @@ struct gfp_thread {
 	 * when last folded into the shared estimate. */
 	const uint64_t *allocp, *deallocp;
 	int64_t folded_own;
+	int64_t allowance; /* bytes it may allocate before budget_fast_ok looks again */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
 	 * reserve.thread; changed only under the budget's exact lock. */
 	int64_t resv_left, thread_left;
-	int64_t thread_want;  /* reserve.thread's target, refilled towards */
-	bool exact_only;      /* tokens: every request draws first, under the lock */
-	bool resv_held;       /* gfp_reserve succeeded since the last unreserve */
+	int64_t thread_want;   /* reserve.thread's target, refilled towards */
+	bool exact_only;       /* tokens: every request draws first, under the lock */
+	bool resv_held;        /* gfp_reserve succeeded since the last unreserve */
 	struct gfp_pool *pool; /* pool.c: the prefaulted arena of the reservation */
 	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
 };
@@ -258,7 +260,14 @@ struct gfp_tls {
 	uint64_t rng;             /* inject.c: the thread's generator, 0 = unseeded */
 	uint64_t calls;           /* inject.c: eligible calls of this thread */
 	int *errnop;
+	int saved_errno; /* fastpath.c: free's, across jemalloc's call */
 	struct gfp_thread *thread;
+	struct gfp_stash {
+		size_t size, align;
+		uintptr_t caller;
+		int mallocx_flags;
+		unsigned entry;
+	} stash; /* fastpath.c: the common request, across jemalloc's call */
 };
 extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
@@ -320,11 +329,27 @@ extern unsigned gfp_nr_threads; /* atomic: threads under the policy */
 static inline int64_t budget_own_live(const struct gfp_thread *t)
 {
 	return (int64_t)(__atomic_load_n(t->allocp, __ATOMIC_RELAXED) -
-			 __atomic_load_n(t->deallocp, __ATOMIC_RELAXED));
+	                 __atomic_load_n(t->deallocp, __ATOMIC_RELAXED));
+}
+
+/*
+ * The fast path's budget check is an allowance: bytes the thread may
+ * allocate before it must look again. budget_fast_ok grants up to one batch
+ * when the shared estimate, the request and every thread's possible drift
+ * (two batches each) stay under the lowest watermark; frees do not give it
+ * back (the next grant sees them in jemalloc's counters).
+ */
+static inline bool budget_allowance_take(struct gfp_thread *t, size_t size)
+{
+	if (unlikely(!t || t->allowance < (int64_t)size))
+		return false;
+	t->allowance -= (int64_t)size;
+	return true;
 }
 
 /* True when a request of about `size` bytes certainly fits under every
- * watermark, whatever the other threads do meanwhile. */
+ * watermark, whatever the other threads do meanwhile; grants the thread
+ * the rest of a batch to allocate without looking. */
 static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 {
 	if (unlikely(!t || !t->allocp || (int64_t)size > gfp_budget.batch || t->exact_only))
@@ -334,23 +359,23 @@ static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 		budget_fold(t, own);
 		drift = 0;
 	}
-	int64_t slack = 2 * gfp_budget.batch *
-			(int64_t)__atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
-	return __atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + drift + (int64_t)size +
-		       slack <=
-	       gfp_budget.low_wm;
+	int64_t slack =
+	    2 * gfp_budget.batch * (int64_t)__atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + drift + (int64_t)size + slack >
+	    __atomic_load_n(&gfp_budget.low_wm, __ATOMIC_RELAXED))
+		return false;
+	/* The drift stays within a batch until the next look. */
+	t->allowance = gfp_budget.batch - (drift > 0 ? drift : 0) - (int64_t)size;
+	return true;
 }
 
-/* After a free under a budget: keep the estimate close; fold at once when
- * someone waits, so that the waiter sees the memory. */
+/* After a free while someone waits: fold at once, so that the waiter sees
+ * the memory. */
 static inline void budget_after_free(struct gfp_thread *t)
 {
 	if (unlikely(!t || !t->allocp))
 		return;
-	int64_t own = budget_own_live(t), drift = own - t->folded_own;
-	if (unlikely(drift > gfp_budget.batch || drift < -gfp_budget.batch ||
-		     __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
-		budget_fold(t, own);
+	budget_fold(t, budget_own_live(t));
 }
 void budget_waiter_enter(void);
 void budget_waiter_exit(void);
@@ -367,7 +392,7 @@ int reserve_take(size_t bytes, gfp_t flags);
 void reserve_release(void);
 void *reserve_attempt(struct gfp_req *req, gfp_t f);
 int64_t reserve_plan_draw(const struct gfp_thread *t, const struct gfp_req *req, int64_t grow,
-			  int64_t room);
+                          int64_t room);
 int64_t reserve_commit_draw(struct gfp_thread *t, int64_t draw);
 void reserve_drawn(struct gfp_req *req, int64_t draw);
 void reserve_thread_start(struct gfp_thread *t);
@@ -427,7 +452,7 @@ bool site_in_ldso(uintptr_t ip);
 /* ------------------------------------------------------------------------
  * inject.c - fault injection (the fail.* keys).
  * ---------------------------------------------------------------------- */
-extern bool gfp_inject_on;    /* some fail.* key can inject */
+extern bool gfp_inject_on;     /* some fail.* key can inject */
 extern bool gfp_inject_simple; /* only fail.probability (see inject_init) */
 extern bool gfp_armed_fast;    /* and nothing else shapes allocation: threads stay IDLE */
 extern double gfp_inject_probability;
@@ -460,8 +485,7 @@ static inline double inject_draw(void)
  * ld.so) and the draw fires. NOFAIL and the stack filter come after. */
 static inline bool inject_simple_candidate(uintptr_t caller)
 {
-	if (unlikely(!__atomic_load_n(&gfp_main_started, __ATOMIC_RELAXED)) ||
-	    site_in_ldso(caller))
+	if (unlikely(!__atomic_load_n(&gfp_main_started, __ATOMIC_RELAXED)) || site_in_ldso(caller))
 		return false;
 	gfp_tls.calls++;
 	return inject_draw() < gfp_inject_probability;
@@ -483,7 +507,7 @@ uint64_t site_of_caller(void);
 int records_set_dest(const char *dest, bool secure, char *err, size_t errlen);
 bool records_on(void);
 void record_event(const char *event, const struct gfp_req *req, const struct gfp_frame *frames,
-		  int n, const char *extra);
+                  int n, const char *extra);
 
 /* ------------------------------------------------------------------------
  * crash.c - the fatal-signal record.
