@@ -1026,9 +1026,14 @@ static void print_sweep(const char *path, const struct jval *sw)
 			print_frames_text(crash, true);
 		}
 		const struct jval *conf = jget(gr, "confirmed");
-		const char *pol = jstr(gr, "policy");
-		printf("  reproduce (%s): gfp-run --policy ",
+		const char *pol = jstr(gr, "policy"), *repro = jstr(gr, "reproducer");
+		printf("  reproduce (%s): ",
 		       conf && conf->type == J_BOOL && conf->b ? "confirmed" : "NOT reproduced");
+		if (repro) { /* as the sweep printed it, with the environment it needs */
+			printf("%s\n", repro);
+			continue;
+		}
+		printf("gfp-run --policy ");
 		shell_quote(pol ? pol : "");
 		printf(" --");
 		for (size_t i = 0; prog && prog->type == J_ARR && i < prog->n; i++)

@@ -131,6 +131,13 @@ static void run_paths(int idx, const char *what, char *out, size_t n)
 	snprintf(out, n, "%s/%d.%s", opt.tmp, idx, what);
 }
 
+/* MALLOC_CONF for the runs: the caller's, plus jemalloc's junk filling. */
+static void junk_conf(char *out, size_t n)
+{
+	const char *mc = getenv("MALLOC_CONF");
+	snprintf(out, n, "%s%sjunk:true", mc ? mc : "", mc && *mc ? "," : "");
+}
+
 /* Starts PROG with the extra policy; its stdout, stderr, log and records go
  * to files named after idx. */
 static pid_t spawn(int idx, const char *policy, bool recording)
@@ -172,9 +179,8 @@ static pid_t spawn(int idx, const char *policy, bool recording)
 	if (opt.junk) {
 		/* Error paths that read uninitialised memory crash instead of
 		 * passing by luck (jemalloc fills fresh allocations). */
-		const char *mc = getenv("MALLOC_CONF");
 		char conf[1024];
-		snprintf(conf, sizeof(conf), "%s%sjunk:true", mc ? mc : "", mc && *mc ? "," : "");
+		junk_conf(conf, sizeof(conf));
 		setenv("MALLOC_CONF", conf, 1);
 	}
 	tool_set_preload(opt.lib);
@@ -856,10 +862,27 @@ static void command_line(FILE *f)
 		fprintf(f, " < INPUT");
 }
 
-static void reproducer(FILE *f, const struct run *r)
+/* The policy a run had: --policy's, then its failure point. */
+static void full_policy(const struct run *r, char *out, size_t n)
 {
 	char pol[512];
 	policy_of(r, pol, sizeof(pol));
+	snprintf(out, n, "%s%s%s", opt.policy ? opt.policy : "",
+	         opt.policy && *opt.policy ? ";" : "", pol);
+}
+
+/* The run's command with what it depends on: the whole policy, and the junk
+ * filling without which a read of uninitialised memory may pass. */
+static void reproducer(FILE *f, const struct run *r)
+{
+	char pol[4096], conf[1024];
+	full_policy(r, pol, sizeof(pol));
+	if (opt.junk) {
+		junk_conf(conf, sizeof(conf));
+		fprintf(f, "MALLOC_CONF=");
+		shell_quote(f, conf);
+		fputc(' ', f);
+	}
 	fprintf(f, "gfp-run --policy ");
 	shell_quote(f, pol);
 	fprintf(f, " -- ");
@@ -906,6 +929,24 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Formatted text goes through a memory stream: into JSON, or text that
+ * still needs escaping. */
+struct membuf {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static FILE *mem_open(struct membuf *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	if (!m->f)
+		die(EXIT_USAGE, "open_memstream: %s", strerror(errno));
+	return m->f;
+}
+
 static void write_json(const char *path, struct group *groups, size_t ngroups,
 		       const size_t *counts)
 {
@@ -920,25 +961,33 @@ static void write_json(const char *path, struct group *groups, size_t ngroups,
 	}
 	fprintf(f, "],\"shard\":\"%d/%d\",\"eligible_calls\":%llu,\"sites\":%zu,\"runs\":%zu,",
 		opt.shard_k, opt.shard_n, (unsigned long long)eligible, nsites, nruns);
+	fprintf(f, "\"junk\":%s,", opt.junk ? "true" : "false");
 	fprintf(f, "\"outcomes\":{");
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], counts[o]);
 	fprintf(f, "},\"results\":[");
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
-		fprintf(f, "%s{\"site\":\"%s\",\"hit\":%llu,\"outcome\":\"%s\",\"status\":%d,"
-			   "\"signal\":%d,\"injected_site\":\"%s\"}",
-			i ? "," : "", r->site, (unsigned long long)r->hit, outcome_name[r->outcome],
-			r->status, r->signal, r->inj_site);
+		fprintf(f,
+		        "%s{\"site\":\"%s\",\"hit\":%llu,\"outcome\":\"%s\",\"status\":%d,"
+		        "\"signal\":%d,\"injected_site\":\"%s\",\"seconds\":%.3f}",
+		        i ? "," : "", r->site, (unsigned long long)r->hit, outcome_name[r->outcome],
+		        r->status, r->signal, r->inj_site, r->seconds);
 	}
 	fprintf(f, "],\"groups\":[");
 	for (size_t g = 0; g < ngroups; g++) {
 		const struct run *r = &runs[groups[g].first];
-		char pol[512];
-		policy_of(r, pol, sizeof(pol));
+		char pol[4096];
+		full_policy(r, pol, sizeof(pol));
 		fprintf(f, "%s{\"outcome\":\"%s\",\"count\":%zu,\"site\":\"%s\",\"policy\":",
 			g ? "," : "", outcome_name[r->outcome], groups[g].count, r->inj_site);
 		json_str(f, pol);
+		struct membuf m;
+		reproducer(mem_open(&m), r);
+		fclose(m.f);
+		fprintf(f, ",\"reproducer\":");
+		json_str(f, m.buf);
+		free(m.buf);
 		fprintf(f, ",\"confirmed\":%s,\"signal\":%d,\"crash_site\":",
 			groups[g].confirmed ? "true" : "false", r->signal);
 		json_str(f, r->crash_top);
@@ -997,23 +1046,6 @@ static void esc_n(FILE *f, const char *s, size_t n, bool attr)
 static void esc(FILE *f, const char *s, bool attr)
 {
 	esc_n(f, s, strlen(s), attr);
-}
-
-/* Formatted text that still needs escaping goes through a memory stream. */
-struct membuf {
-	char *buf;
-	size_t len;
-	FILE *f;
-};
-
-static FILE *mem_open(struct membuf *m)
-{
-	m->buf = NULL;
-	m->len = 0;
-	m->f = open_memstream(&m->buf, &m->len);
-	if (!m->f)
-		die(EXIT_USAGE, "open_memstream: %s", strerror(errno));
-	return m->f;
 }
 
 /* Closes m and writes its text to f, escaped. */

@@ -7,7 +7,8 @@
 # still finds the example's planted crash, hang and silent loss; with fewer
 # runs than sites it keeps that many first calls and says so. sites mode
 # plans every site's first hit before any second or last hit, so a
-# truncated plan still fails every site once.
+# truncated plan still fails every site once. A group's reproducer has
+# --policy's keys before the failure point.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
@@ -24,7 +25,7 @@ sweep() { # TAG ARGS...: a sweep of the example, its JSON in TAG.json, stderr in
 }
 sweep nth40 --mode nth --max-runs 40
 sweep nth20 --mode nth --max-runs 20
-sweep sites40 --max-runs 40
+sweep sites40 --max-runs 40 --policy glibc_warn=1
 sweep sites20 --max-runs 20
 expect_contains "nth, 20 runs for more sites: a warning" "$TMP/nth20.err" \
 	'call sites but --max-runs 20: only the first calls of 20 of them'
@@ -85,6 +86,12 @@ for name, budget in (("sites40", 40), ("sites20", 20)):
         bad.append(f"{name}: sites without a run: {sorted(ids - {x['site'] for x in r})}")
     if budget > len(ids) and any(x["hit"] == 1 for x in r[len(ids):]):
         bad.append(f"{name}: a first hit after the first {len(ids)} runs")
+# A group's policy and reproducer are the run's: --policy, then the point.
+for g in load("sites40")["groups"]:
+    if not g["policy"].startswith("glibc_warn=1;fail.site=") or \
+            not g["reproducer"].startswith("MALLOC_CONF=junk:true gfp-run --policy "
+                                           f"'{g['policy']}' -- "):
+        bad.append(f"sites40: group policy {g['policy']!r}, reproducer {g['reproducer']!r}")
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY

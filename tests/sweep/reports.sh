@@ -70,7 +70,8 @@ for case, res in zip(cases, results):
         bad.append(f"{want}: failure type {f.get('type')!r} message {msg!r}")
     if res["outcome"] == "crash" and msg != f"crash (signal {res['signal']})":
         bad.append(f"{want}: crash message {msg!r}")
-    for part in ("the failed allocation:\n", "reproduce: gfp-run --policy ", weird):
+    for part in ("the failed allocation:\n", "reproduce: MALLOC_CONF=junk:true gfp-run --policy ",
+                 weird):
         if part not in text:
             bad.append(f"{want}: no {part!r} in the failure text")
     if res["outcome"] == "crash" and "the crash:\n" not in text:
