@@ -2,6 +2,7 @@
  * context.c - which gfp flags a request carries: current_gfp_context().
  *
  * Most specific first: the caller's explicit flags (gfp_malloc), else the
+ * flags of the first GFP_RULES rule that matches (rules.c), else the
  * process default (default=); then the thread's scopes restrict the result
  * the way PF_MEMALLOC_NOFS/NOIO do. Scopes live in one thread-local word:
  * a set bit among IO, FS and DIRECT_RECLAIM means "taken away", any other
@@ -31,12 +32,24 @@ gfp_t context_normalize(gfp_t f)
 	return f;
 }
 
-gfp_t context_of(gfp_t explicit_flags)
+static gfp_t scoped(gfp_t f)
 {
-	gfp_t f = explicit_flags ? explicit_flags : gfp_policy.default_flags;
 	unsigned scope = gfp_tls.scope;
 	f = (f & ~(scope & SCOPE_CLEARS)) | (scope & SCOPE_MODIFIERS);
 	return context_normalize(f);
+}
+
+gfp_t context_of(gfp_t explicit_flags)
+{
+	return scoped(explicit_flags ? explicit_flags : gfp_policy.default_flags);
+}
+
+gfp_t context_of_req(const struct gfp_req *req)
+{
+	gfp_t f = req->gfp;
+	if (!f && gfp_rules_on)
+		f = rules_flags(req);
+	return scoped(f ? f : gfp_policy.default_flags);
 }
 
 unsigned context_scope_push(gfp_t flags)

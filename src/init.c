@@ -123,6 +123,8 @@ static void log_effective_policy(void)
 		gfp_buf_printf(&b, " %s=", gfp_keys[i].name);
 		config_format_value(&gfp_keys[i], &gfp_policy, &b);
 	}
+	if (gfp_rules_on)
+		gfp_buf_printf(&b, " rules='%s'", rules_text());
 	gfp_log(GFP_LOG_INFO, "%s", line);
 }
 
@@ -182,6 +184,9 @@ static void do_init(void)
 			gfp_policy.stats = 1;
 	}
 	check_contradictions();
+	const char *rules = secure_getenv("GFP_RULES");
+	if (rules_init(rules, err_msg, sizeof(err_msg)) != 0)
+		config_fail(err_msg);
 	if (config_errors && strict)
 		_exit(EXIT_CONFIG);
 
@@ -191,6 +196,8 @@ static void do_init(void)
 		if (gfp_policy.set[i] && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
 		    i != GFP_K_stats)
 			gfp_slowpath_on = true;
+	if (gfp_rules_on)
+		gfp_slowpath_on = true; /* rules shape what failing requests do */
 	/* Statistics and records only watch: they need the policy path but
 	 * must not change what a failing request does. */
 	gfp_policy_active = gfp_slowpath_on || gfp_policy.stats != 0;

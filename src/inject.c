@@ -143,7 +143,7 @@ void inject_init(void)
 	/* fail.probability and nothing else that shapes allocation: threads
 	 * stay IDLE and count down to their next injection (inject_countdown),
 	 * a real failure is jemalloc's answer, as when idle. */
-	gfp_armed_fast = gfp_inject_simple && !gfp_budget_on && !p->stats;
+	gfp_armed_fast = gfp_inject_simple && !gfp_budget_on && !p->stats && !gfp_rules_on;
 	for (size_t i = 0; i < GFP_KEY_COUNT && gfp_armed_fast; i++)
 		if (p->set[i] && strncmp(gfp_keys[i].name, "fail.", 5) != 0 &&
 		    i != GFP_K_site_depth && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
@@ -253,7 +253,7 @@ static bool eligible(struct gfp_req *req)
 	if (req->size < p->fail_min || (p->fail_max && req->size > p->fail_max))
 		return false;
 	if (!req->ctx_resolved) {
-		req->gfp = context_of(req->gfp);
+		req->gfp = context_of_req(req);
 		req->ctx_resolved = true;
 	}
 	if (p->fail_where == WHERE_ENTRY && (req->gfp & GFP_NOFAIL))
@@ -269,7 +269,7 @@ bool inject_simple_fire(struct gfp_req *req)
 {
 	req->call = gfp_tls.calls;
 	if (!req->ctx_resolved) {
-		req->gfp = context_of(req->gfp);
+		req->gfp = context_of_req(req);
 		req->ctx_resolved = true;
 	}
 	if (req->gfp & GFP_NOFAIL) /* never at entry */
@@ -304,7 +304,7 @@ bool inject_countdown(struct gfp_req *req)
 	bool eligible = !gfp_tls.guard && __atomic_load_n(&gfp_main_started, __ATOMIC_ACQUIRE) &&
 	                !site_in_ldso(req->caller);
 	if (eligible) {
-		req->gfp = context_of(req->gfp);
+		req->gfp = context_of_req(req);
 		req->ctx_resolved = true;
 		eligible = !(req->gfp & GFP_NOFAIL); /* never at entry */
 	}

@@ -232,6 +232,7 @@ struct gfp_thread {
 	const uint64_t *allocp, *deallocp;
 	int64_t folded_own;
 	int64_t allowance; /* bytes it may allocate before budget_fast_ok looks again */
+	char name[16];     /* rules.c: the thread's name, read once */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
 	 * reserve.thread; changed only under the budget's exact lock. */
 	int64_t resv_left, thread_left;
@@ -293,8 +294,19 @@ static inline void gfp_count(uint64_t *c, uint64_t n)
  * ---------------------------------------------------------------------- */
 gfp_t context_normalize(gfp_t f);
 gfp_t context_of(gfp_t explicit_flags);
+/* context_of for a request: its flags, else a rule's, else default=. */
+gfp_t context_of_req(const struct gfp_req *req);
 unsigned context_scope_push(gfp_t flags);
 void context_scope_pop(unsigned cookie);
+
+/* ------------------------------------------------------------------------
+ * rules.c - GFP_RULES.
+ * ---------------------------------------------------------------------- */
+extern bool gfp_rules_on;
+int rules_parse(const char *text, char *err, size_t errlen);
+int rules_init(const char *text, char *err, size_t errlen);
+const char *rules_text(void);
+gfp_t rules_flags(const struct gfp_req *req);
 
 /* ------------------------------------------------------------------------
  * budget.c - limit=, watermarks, waiting for memory.
@@ -497,6 +509,20 @@ static inline bool inject_simple_candidate(uintptr_t caller)
 void site_init(void);
 bool site_in_shim(uintptr_t ip);
 bool site_in_ldso(uintptr_t ip);
+bool site_in_libc(uintptr_t ip);
+uint64_t site_key(const uintptr_t *ips, int n);
+/* A map from keys of raw addresses to non-zero values, for values that are
+ * costly to compute once per call site (site ids, rule masks). */
+#define GFP_IPCACHE_SIZE  4096
+#define GFP_IPCACHE_PROBE 8
+struct gfp_ipcache {
+	struct gfp_ipcache_entry {
+		uint64_t key;   /* atomic; 0 = empty */
+		uint64_t value; /* atomic */
+	} e[GFP_IPCACHE_SIZE];
+};
+uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key); /* 0: absent */
+void ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
 int site_ips(uintptr_t *ips, int max);
 uint64_t site_id(const uintptr_t *ips, int n);
 uint64_t site_of_caller(void);

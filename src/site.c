@@ -20,7 +20,7 @@ struct range {
 	uintptr_t start, end;
 };
 
-static struct range self_text, ldso_text;
+static struct range self_text, ldso_text, libc_text;
 
 static int find_ranges(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -36,6 +36,9 @@ static int find_ranges(struct dl_phdr_info *info, size_t size, void *arg)
 			ldso_text = (struct range){start, end};
 		if (info->dlpi_addr == self_base)
 			self_text = (struct range){start, end};
+		const char *slash = strrchr(name, '/');
+		if (strncmp(slash ? slash + 1 : name, "libc.so", 7) == 0)
+			libc_text = (struct range){start, end};
 	}
 	return 0;
 }
@@ -58,6 +61,11 @@ bool site_in_shim(uintptr_t ip)
 bool site_in_ldso(uintptr_t ip)
 {
 	return ip >= ldso_text.start && ip < ldso_text.end;
+}
+
+bool site_in_libc(uintptr_t ip)
+{
+	return ip >= libc_text.start && ip < libc_text.end;
 }
 
 int site_ips(uintptr_t *ips, int max)
@@ -98,37 +106,56 @@ static uint64_t hash_frames(const uintptr_t *ips, int n)
 	return h;
 }
 
-#define CACHE 4096
-struct cache_entry {
-	uint64_t key; /* atomic: hash of the raw addresses; 0 = empty */
-	uint64_t id;  /* atomic */
-};
-static struct cache_entry cache[CACHE];
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-
-uint64_t site_id(const uintptr_t *ips, int n)
+/* A key for raw return addresses: stable within a process, never 0. */
+uint64_t site_key(const uintptr_t *ips, int n)
 {
 	uint64_t key = 0x9e3779b97f4a7c15ULL;
 	for (int i = 0; i < n; i++)
 		key = (key ^ ips[i]) * 0xff51afd7ed558ccdULL;
-	key |= 1;
-	for (unsigned i = 0; i < 8; i++) {
-		struct cache_entry *e = &cache[(key + i) % CACHE];
+	return key | 1;
+}
+
+/* Slots are only ever filled, under the lock: the value first, then the
+ * key that publishes it; readers take no lock. A full neighbourhood just
+ * means the caller computes the value again next time. */
+uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key)
+{
+	for (unsigned i = 0; i < GFP_IPCACHE_PROBE; i++) {
+		struct gfp_ipcache_entry *e = &c->e[(key + i) % GFP_IPCACHE_SIZE];
 		if (__atomic_load_n(&e->key, __ATOMIC_ACQUIRE) == key)
-			return __atomic_load_n(&e->id, __ATOMIC_RELAXED);
+			return __atomic_load_n(&e->value, __ATOMIC_RELAXED);
 	}
-	uint64_t id = hash_frames(ips, n);
-	/* Slots are only ever filled: id first, then the key that publishes it. */
-	pthread_mutex_lock(&cache_lock);
-	for (unsigned i = 0; i < 8; i++) {
-		struct cache_entry *e = &cache[(key + i) % CACHE];
-		if (__atomic_load_n(&e->key, __ATOMIC_RELAXED) == 0) {
-			__atomic_store_n(&e->id, id, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&lock);
+	for (unsigned i = 0; i < GFP_IPCACHE_PROBE; i++) {
+		struct gfp_ipcache_entry *e = &c->e[(key + i) % GFP_IPCACHE_SIZE];
+		uint64_t k = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
+		if (k == key)
+			break;
+		if (k == 0) {
+			__atomic_store_n(&e->value, value, __ATOMIC_RELAXED);
 			__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
 			break;
 		}
 	}
-	pthread_mutex_unlock(&cache_lock);
+	pthread_mutex_unlock(&lock);
+}
+
+static struct gfp_ipcache ids;
+
+uint64_t site_id(const uintptr_t *ips, int n)
+{
+	uint64_t key = site_key(ips, n), id = ipcache_get(&ids, key);
+	if (!id) {
+		id = hash_frames(ips, n);
+		id |= id == 0; /* 0 means absent */
+		ipcache_put(&ids, key, id);
+	}
 	return id;
 }
 

@@ -121,7 +121,7 @@ void *gfp_slowpath(struct gfp_req *req)
 {
 	struct gfp_slow s = {.req = req, .start_ns = gfp_now_ns()};
 	if (!req->ctx_resolved)
-		req->gfp = context_of(req->gfp);
+		req->gfp = context_of_req(req);
 	req->ctx_resolved = true;
 	gfp_t f = req->gfp;
 	s.next_canary_ms = gfp_policy.canary_ms;

@@ -56,7 +56,9 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		gfp_buf_printf(b, "%s\"%s\":", i ? "," : "", gfp_keys[i].name);
 		gfp_buf_json_str(b, v);
 	}
-	gfp_buf_printf(b, "},\"totals\":{\"calls\":%llu,\"bytes\":%llu,\"failures\":%llu},",
+	gfp_buf_printf(b, "},\"rules\":");
+	gfp_buf_json_str(b, rules_text());
+	gfp_buf_printf(b, ",\"totals\":{\"calls\":%llu,\"bytes\":%llu,\"failures\":%llu},",
 		       (unsigned long long)calls, (unsigned long long)bytes,
 		       (unsigned long long)failures);
 	gfp_buf_printf(b, "\"entries\":{");
