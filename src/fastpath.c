@@ -25,11 +25,13 @@ static void *raw_alloc(struct gfp_req *req)
 	return p;
 }
 
-static void count(struct gfp_req *req, const void *p)
+static void count(struct gfp_req *req, void *p)
 {
 	struct gfp_thread *t = gfp_tls.thread;
 	if (!t || !gfp_policy.stats)
 		return;
+	if (gfp_profile_on)
+		profile_count(req, p);
 	struct gfp_entry_stats *s = &t->stats[req->entry];
 	gfp_count(&s->calls, 1);
 	if (p)
@@ -73,6 +75,7 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 		/* Injected at entry: fails at once, no retry, no report (the
 		 * kernel's should_fail_alloc_page comes before any attempt). */
 		errno = ENOMEM;
+		req->why = GFP_WHY_INJECT;
 		count(req, NULL);
 		return NULL;
 	}
@@ -85,6 +88,8 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 		if (gfp_tls.in_reclaim && !(req->gfp & GFP_NOMEMALLOC))
 			req->gfp |= GFP_MEMALLOC; /* a shrinker's own allocations: PF_MEMALLOC */
 	}
+	if (gfp_profile_on && req->old)
+		profile_before_realloc(req);
 	void *p = gfp_attempt(req, req->gfp);
 	if (unlikely(!p))
 		p = gfp_slowpath(req);
@@ -116,6 +121,7 @@ static __attribute__((noinline)) void *alloc_fast_tail(enum gfp_entry entry, siz
 		if (!inject_simple_fire(&req))
 			return NULL; /* not injected after all: the caller allocates */
 		errno = ENOMEM;
+		req.why = GFP_WHY_INJECT;
 		count(&req, NULL);
 		return GFP_INJECTED;
 	}
@@ -253,6 +259,8 @@ static __attribute__((noinline)) void free_counted(enum gfp_entry entry, void *p
 		gfp_count(&gfp_tls.thread->stats[entry].calls, 1);
 	if (p == NULL)
 		return;
+	if (gfp_profile_on)
+		profile_free(p); /* before jemalloc forgets the block's size */
 	int *errnop = gfp_tls.errnop, saved = *errnop;
 	gfp_je_release(p, size, flags);
 	after_free();

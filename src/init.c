@@ -203,6 +203,7 @@ static void do_init(void)
 	gfp_policy_active = gfp_slowpath_on || gfp_policy.stats != 0;
 	budget_init();
 	inject_init();
+	profile_init();
 	gfp_policy_plain = !gfp_policy.stats && !gfp_inject_on;
 	if (records_on())
 		gfp_policy_active = true; /* failures must be seen to be recorded */

@@ -47,6 +47,7 @@ struct gfp_req {
 	uint64_t site;        /* site id once computed, else 0 */
 	uint64_t call;        /* eligible-call number (injection) */
 	bool explicit_flags;  /* gfp_malloc & co.: the slow path applies even when idle */
+	size_t old_usable;    /* realloc under stats=sites: the old block's usable size */
 	bool reserve;         /* gfp_reserve: an attempt takes a reservation, not a block */
 	bool may_draw_thread; /* would otherwise loop: reserve.thread may serve it */
 };
@@ -231,8 +232,9 @@ struct gfp_thread {
 	 * when last folded into the shared estimate. */
 	const uint64_t *allocp, *deallocp;
 	int64_t folded_own;
-	int64_t allowance; /* bytes it may allocate before budget_fast_ok looks again */
-	char name[16];     /* rules.c: the thread's name, read once */
+	int64_t allowance;             /* bytes it may allocate before budget_fast_ok looks again */
+	char name[16];                 /* rules.c: the thread's name, read once */
+	struct gfp_site_counts *sites; /* profile.c: counts per call site; kept with the block */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
 	 * reserve.thread; changed only under the budget's exact lock. */
 	int64_t resv_left, thread_left;
@@ -298,6 +300,26 @@ gfp_t context_of(gfp_t explicit_flags);
 gfp_t context_of_req(const struct gfp_req *req);
 unsigned context_scope_push(gfp_t flags);
 void context_scope_pop(unsigned cookie);
+
+/* ------------------------------------------------------------------------
+ * profile.c - stats=sites: per-call-site statistics, live bytes.
+ * ---------------------------------------------------------------------- */
+struct gfp_site_counts {
+	int64_t live_bytes, live_calls;
+	uint64_t calls, bytes, failures, injections, retries, max_stall_ns;
+};
+extern bool gfp_profile_on;
+void profile_init(void);
+void profile_before_realloc(struct gfp_req *req);
+void profile_count(struct gfp_req *req, void *p);
+void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns);
+void profile_free(const void *p);
+void profile_thread_exit(struct gfp_thread *t);
+void profile_report(struct gfp_buf *b);
+/* Calls fn(into, t->sites, n) for every live thread with counts. */
+void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_site_counts *,
+                                  unsigned),
+                       struct gfp_site_counts *into, unsigned n);
 
 /* ------------------------------------------------------------------------
  * rules.c - GFP_RULES.

@@ -61,7 +61,7 @@ static void *nopage(struct gfp_slow *s, const char *reason)
 		int n = unwind_capture(frames, 24);
 		char extra[256];
 		gfp_snprintf(extra, sizeof(extra), "\"reason\":\"%s\",\"rounds\":%u", reason,
-			     s->rounds);
+		             s->rounds);
 		if (!s->req->site)
 			s->req->site = site_of_caller();
 		record_event("failure", s->req, frames, n, extra);
@@ -99,7 +99,7 @@ static enum retry slow_should_retry(struct gfp_slow *s, bool progress, const cha
 	if (f & GFP_NOFAIL)
 		/* Retried forever; small ones still reach the OOM step. */
 		return s->no_progress >= (unsigned)gfp_policy.retries && !costly(s->req) ? MAY_OOM
-											   : RETRY;
+		                                                                         : RETRY;
 	if (f & GFP_NORETRY) {
 		*why = "NORETRY: one round of reclaim did not help";
 		return FAIL;
@@ -117,14 +117,24 @@ static enum retry slow_should_retry(struct gfp_slow *s, bool progress, const cha
 	return MAY_OOM; /* too small to fail: loop, or the OOM step */
 }
 
+static void *slowpath(struct gfp_req *req, struct gfp_slow *sp);
+
 void *gfp_slowpath(struct gfp_req *req)
 {
 	struct gfp_slow s = {.req = req, .start_ns = gfp_now_ns()};
+	void *p = slowpath(req, &s);
+	if (gfp_profile_on && s.rounds)
+		profile_slow(req, s.rounds, gfp_now_ns() - s.start_ns);
+	return p;
+}
+
+static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
+{
 	if (!req->ctx_resolved)
 		req->gfp = context_of_req(req);
 	req->ctx_resolved = true;
 	gfp_t f = req->gfp;
-	s.next_canary_ms = gfp_policy.canary_ms;
+	sp->next_canary_ms = gfp_policy.canary_ms;
 
 	if (!gfp_slowpath_on && !req->explicit_flags) {
 		/* Only watching (stats, records): jemalloc's answer, unchanged. */
@@ -133,12 +143,12 @@ void *gfp_slowpath(struct gfp_req *req)
 	}
 	if (gfp_tls.in_reclaim)
 		/* A shrinker allocating: PF_MEMALLOC never recurses into reclaim. */
-		return nopage(&s, "allocation from inside reclaim");
+		return nopage(sp, "allocation from inside reclaim");
 	if (!req->reserve)
-		canary_misuse(&s);
+		canary_misuse(sp);
 	if (!(f & GFP_DIRECT_RECLAIM_BIT))
 		/* NOWAIT/ATOMIC already tried their reserve; NOFAIL cannot help. */
-		return nopage(&s, "cannot reclaim (NOWAIT/ATOMIC)");
+		return nopage(sp, "cannot reclaim (NOWAIT/ATOMIC)");
 
 	void *p = NULL;
 	struct gfp_thread *t = gfp_tls.thread;
@@ -156,35 +166,36 @@ void *gfp_slowpath(struct gfp_req *req)
 	budget_waiter_enter();
 	for (;;) {
 		uint64_t gen = budget_free_gen();
-		s.rounds++;
-		size_t freed = slow_reclaim(&s);
+		sp->rounds++;
+		size_t freed = slow_reclaim(sp);
 		gfp_t attempt_flags = f;
-		if ((f & GFP_NOFAIL) && s.rounds > 1)
+		if ((f & GFP_NOFAIL) && sp->rounds > 1)
 			attempt_flags |= NOFAIL_MIN_RESERVE;
 		p = gfp_attempt(req, attempt_flags);
 		if (p)
 			break;
-		enum retry r = slow_should_retry(&s, freed != 0, &why);
+		enum retry r = slow_should_retry(sp, freed != 0, &why);
 		if (r == FAIL)
 			break;
 		if (r == MAY_OOM) {
 			if (!(f & GFP_FS_BIT)) {
 				/* 3.19 failed !__GFP_FS here; cc87317726f8 restored the loop. */
 				if (gfp_policy.nofs_fail && !(f & GFP_NOFAIL)) {
-					why = "NOFS/NOIO without progress (nofs_fail=1, Linux 3.19)";
+					why =
+					    "NOFS/NOIO without progress (nofs_fail=1, Linux 3.19)";
 					break;
 				}
 			} else {
-				enum oom_result o = oom_step(&s);
+				enum oom_result o = oom_step(sp);
 				if (o == OOM_GIVE_UP && !(f & GFP_NOFAIL)) {
 					why = "the OOM step gave up (oom=fail)";
 					break;
 				}
 				if (o == OOM_PROGRESS)
-					s.no_progress = 0;
+					sp->no_progress = 0;
 			}
 		}
-		canary_tick(&s);
+		canary_tick(sp);
 		budget_wait(gen, gfp_policy.wait);
 	}
 	budget_waiter_exit();
@@ -192,5 +203,5 @@ void *gfp_slowpath(struct gfp_req *req)
 		errno = saved_errno;
 		return p;
 	}
-	return nopage(&s, why);
+	return nopage(sp, why);
 }

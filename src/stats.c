@@ -32,7 +32,7 @@ void stats_set_report_path(const char *path)
 	size_t n = strlen(path);
 	if (n >= sizeof(report_path)) {
 		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: path longer than %zu bytes, no report",
-			sizeof(report_path) - 1);
+		        sizeof(report_path) - 1);
 		return;
 	}
 	memcpy(report_path, path, n + 1);
@@ -47,7 +47,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		failures += s[i].failures;
 	}
 	gfp_buf_printf(b, "{\"gfpshim\":\"%s\",\"pid\":%d,\"policy\":{", GFP_VERSION,
-		       (int)getpid());
+	               (int)getpid());
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		char v[256];
 		struct gfp_buf vb = {v, sizeof(v), 0};
@@ -59,8 +59,8 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 	gfp_buf_printf(b, "},\"rules\":");
 	gfp_buf_json_str(b, rules_text());
 	gfp_buf_printf(b, ",\"totals\":{\"calls\":%llu,\"bytes\":%llu,\"failures\":%llu},",
-		       (unsigned long long)calls, (unsigned long long)bytes,
-		       (unsigned long long)failures);
+	               (unsigned long long)calls, (unsigned long long)bytes,
+	               (unsigned long long)failures);
 	gfp_buf_printf(b, "\"entries\":{");
 	const char *sep = "";
 	for (size_t i = 0; i < GFP_ENTRY_COUNT; i++) {
@@ -69,13 +69,15 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		gfp_buf_printf(b, "%s", sep);
 		gfp_buf_json_str(b, gfp_entry_name[i]);
 		gfp_buf_printf(b, ":{\"calls\":%llu,\"bytes\":%llu,\"failures\":%llu}",
-			       (unsigned long long)s[i].calls, (unsigned long long)s[i].bytes,
-			       (unsigned long long)s[i].failures);
+		               (unsigned long long)s[i].calls, (unsigned long long)s[i].bytes,
+		               (unsigned long long)s[i].failures);
 		sep = ",";
 	}
 	gfp_buf_printf(b, "}");
-	if (gfp_policy.stats == 2)
+	if (gfp_policy.stats == 2) {
 		inject_report_sites(b);
+		profile_report(b);
+	}
 	if (gfp_policy.reserve_thread || gfp_budget_on || gfp_policy.reserve_prefault)
 		reserve_report(b);
 	gfp_buf_printf(b, "}\n");
@@ -96,7 +98,7 @@ void stats_report_at_exit(void)
 		for (size_t i = 0; i < GFP_ENTRY_COUNT; i++)
 			calls += s[i].calls, failures += s[i].failures;
 		gfp_log(GFP_LOG_INFO, "pid %d: %llu calls, %llu failures", (int)getpid(),
-			(unsigned long long)calls, (unsigned long long)failures);
+		        (unsigned long long)calls, (unsigned long long)failures);
 		return;
 	}
 	int saved = errno;
@@ -115,7 +117,7 @@ void stats_report_at_exit(void)
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: cannot write '%s': %s", path,
-			strerror(errno));
+		        strerror(errno));
 	} else {
 		gfp_write_all(fd, text, b.len);
 		close(fd);

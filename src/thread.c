@@ -41,6 +41,7 @@ static void thread_exit(void *arg)
 	struct gfp_thread *t = arg;
 	gfp_tls.guard++;
 	reserve_thread_exit(t); /* before registry_lock: the budget's lock nests outside it */
+	profile_thread_exit(t);
 	pthread_mutex_lock(&registry_lock);
 	fold(dead, t->stats);
 	budget_thread_exit(t);
@@ -82,7 +83,9 @@ static struct gfp_thread *block_get(void)
 			return NULL;
 		t = m;
 	}
+	struct gfp_site_counts *sites = t->sites; /* cleared at exit, kept for reuse */
 	memset(t, 0, sizeof(*t));
+	t->sites = sites;
 	t->tid = (int)gettid();
 	return t;
 }
@@ -129,6 +132,19 @@ void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT])
 	fold(out, dead);
 	for (struct gfp_thread *t = live; t; t = t->next)
 		fold(out, t->stats);
+	pthread_mutex_unlock(&registry_lock);
+}
+
+void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_site_counts *,
+                                  unsigned),
+                       struct gfp_site_counts *into, unsigned n)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct gfp_thread *t = live; t; t = t->next) {
+		const struct gfp_site_counts *s = __atomic_load_n(&t->sites, __ATOMIC_ACQUIRE);
+		if (s)
+			fn(into, s, n);
+	}
 	pthread_mutex_unlock(&registry_lock);
 }
 
