@@ -477,7 +477,11 @@ static void record(void)
 		eligible = strtoull(e + 17, NULL, 10);
 	size_t cap = 64;
 	sites = calloc(cap, sizeof(*sites));
-	for (const char *p = strstr(rep, "\"sites\":["); p && (p = strstr(p, "{\"site\":\""));) {
+	/* The sites array ends at its ']' (its objects hold no arrays): what
+	 * follows it, such as allocinfo, is not read as sites. */
+	const char *list = strstr(rep, "\"sites\":[");
+	const char *end = list ? strchr(list, ']') : NULL;
+	for (const char *p = list; p && (p = strstr(p, "{\"site\":\"")) && p < end;) {
 		if (nsites == cap) {
 			cap *= 2;
 			sites = realloc(sites, cap * sizeof(*sites));
