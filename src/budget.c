@@ -34,8 +34,8 @@ int gfp_waiters; /* atomic: requests inside the slow path */
 struct gfp_budget_fast gfp_budget;
 static int64_t limit_b, min_free_b, batch;
 #define folded gfp_budget.folded /* atomic: estimate of live bytes, see above */
-static int64_t exited_total; /* atomic: live bytes left by exited threads */
-static int64_t reserved;     /* atomic; written under exact_lock: reserved, not drawn */
+static int64_t exited_total;     /* atomic: live bytes left by exited threads */
+static int64_t reserved;         /* atomic; written under exact_lock: reserved, not drawn */
 static pthread_mutex_t exact_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The wait queue: a generation counter bumped by frees under pressure. */
@@ -52,9 +52,14 @@ static void init_cond(void)
 	pthread_condattr_destroy(&a);
 }
 
+/* At start-up, and again when gfp-ctl changes limit= or min_free=. */
 void budget_init(void)
 {
-	init_cond();
+	static bool cond_ready;
+	if (!cond_ready) {
+		init_cond();
+		cond_ready = true;
+	}
 	limit_b = (int64_t)gfp_policy.limit;
 	gfp_budget_on = limit_b != 0;
 	if (!limit_b)
@@ -72,7 +77,9 @@ void budget_init(void)
 		batch = 4096;
 	if (batch > 256 * 1024)
 		batch = 256 * 1024;
-	gfp_budget.low_wm = limit_b - min_free_b;
+	__atomic_store_n(&gfp_budget.low_wm,
+	                 limit_b - min_free_b - __atomic_load_n(&reserved, __ATOMIC_RELAXED),
+	                 __ATOMIC_RELAXED);
 	gfp_budget.batch = batch;
 }
 
@@ -93,6 +100,12 @@ bool budget_enabled(void)
 int64_t budget_limit(void)
 {
 	return limit_b;
+}
+
+/* The most that ordinary requests may ever hold: limit - min_free. */
+int64_t budget_capacity(void)
+{
+	return limit_b - min_free_b;
 }
 
 int64_t budget_watermark(gfp_t f)
@@ -175,6 +188,10 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	int64_t grow = (int64_t)want - (int64_t)old;
 	void *p = NULL;
 	pthread_mutex_lock(&exact_lock);
+	/* Near the watermark no thread may spend a promise made far from it:
+	 * every allowance is taken back (they are granted again where there
+	 * is room). What a thread already has in flight is one request. */
+	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
 	int64_t room = budget_watermark(f) - budget_live();
 	int64_t draw = t ? reserve_plan_draw(t, req, grow, room) : 0;
 	if (grow <= room + draw) {
@@ -199,6 +216,7 @@ int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
 {
 	int ok = -1;
 	pthread_mutex_lock(&exact_lock);
+	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL); /* see budget_attempt */
 	if (budget_live() + (int64_t)req->size <= budget_watermark(f)) {
 		reserved_add((int64_t)req->size);
 		*left += (int64_t)req->size;

@@ -97,21 +97,59 @@ static void read_strict(void)
 		            "default)");
 }
 
-/* Keys that are fine alone but not together. */
+/* Keys that are fine alone but not together: the message, or NULL. */
+const char *config_contradiction(const struct gfp_policy *p)
+{
+	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free >= p->limit))
+		return p->limit ? "min_free must be below limit (lower min_free or raise limit)"
+		                : "min_free needs a limit (set limit=SIZE too)";
+	if (p->reserve_thread && !p->limit && !p->reserve_prefault)
+		return "reserve.thread needs a budget to reserve from (set limit=SIZE) or pages of "
+		       "its own (set reserve.prefault=1)";
+	if (p->limit && p->limit < 64 * 1024)
+		return "limit below 64K cannot hold a process (raise limit)";
+	return NULL;
+}
+
 static void check_contradictions(void)
 {
-	struct gfp_policy *p = &gfp_policy;
-	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free >= p->limit))
-		config_fail(p->limit
-		                ? "GFP_POLICY: min_free must be below limit (lower min_free or "
-		                  "raise limit)"
-		                : "GFP_POLICY: min_free needs a limit (set limit=SIZE too)");
-	if (p->reserve_thread && !p->limit && !p->reserve_prefault)
-		config_fail(
-		    "GFP_POLICY: reserve.thread needs a budget to reserve from (set limit=SIZE) "
-		    "or pages of its own (set reserve.prefault=1)");
-	if (p->limit && p->limit < 64 * 1024)
-		config_fail("GFP_POLICY: limit below 64K cannot hold a process (raise limit)");
+	const char *why = config_contradiction(&gfp_policy);
+	if (why) {
+		char msg[256];
+		gfp_snprintf(msg, sizeof(msg), "GFP_POLICY: %s", why);
+		config_fail(msg);
+	}
+}
+
+/* What the policy's keys make of the process; again after gfp-ctl set. */
+void policy_derive(void)
+{
+	/* Any key that shapes allocation puts the process under the policy;
+	 * only the ones about messages (and the control socket) leave it
+	 * idle (plain jemalloc). */
+	bool slow = gfp_rules_on; /* rules shape what failing requests do */
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
+		if (gfp_policy.set[i] && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
+		    i != GFP_K_stats && i != GFP_K_ctl)
+			slow = true;
+	gfp_slowpath_on = slow;
+	budget_init();
+	inject_init();
+	profile_init();
+	gfp_policy_plain = !gfp_policy.stats && !gfp_inject_on;
+	/* Statistics and records only watch: they need the policy path but
+	 * must not change what a failing request does; failures must be seen
+	 * to be recorded. */
+	bool active = gfp_slowpath_on || gfp_policy.stats != 0 || records_on();
+	if (active) {
+		static bool ready;
+		if (!ready) {
+			unwind_init();
+			site_init();
+			ready = true;
+		}
+	}
+	__atomic_store_n(&gfp_policy_active, active, __ATOMIC_RELEASE);
 }
 
 static void log_effective_policy(void)
@@ -190,27 +228,7 @@ static void do_init(void)
 	if (config_errors && strict)
 		_exit(EXIT_CONFIG);
 
-	/* Any key that shapes allocation puts the process under the policy;
-	 * only the ones about messages leave it idle (plain jemalloc). */
-	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
-		if (gfp_policy.set[i] && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
-		    i != GFP_K_stats)
-			gfp_slowpath_on = true;
-	if (gfp_rules_on)
-		gfp_slowpath_on = true; /* rules shape what failing requests do */
-	/* Statistics and records only watch: they need the policy path but
-	 * must not change what a failing request does. */
-	gfp_policy_active = gfp_slowpath_on || gfp_policy.stats != 0;
-	budget_init();
-	inject_init();
-	profile_init();
-	gfp_policy_plain = !gfp_policy.stats && !gfp_inject_on;
-	if (records_on())
-		gfp_policy_active = true; /* failures must be seen to be recorded */
-	if (gfp_policy_active) {
-		unwind_init();
-		site_init();
-	}
+	policy_derive();
 	if (records_on())
 		crash_init();
 

@@ -233,6 +233,7 @@ struct gfp_thread {
 	const uint64_t *allocp, *deallocp;
 	int64_t folded_own;
 	int64_t allowance;             /* bytes it may allocate before budget_fast_ok looks again */
+	uint64_t allowance_gen;        /* valid while it equals gfp_budget.grant_gen */
 	char name[16];                 /* rules.c: the thread's name, read once */
 	struct gfp_site_counts *sites; /* profile.c: counts per call site; kept with the block */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
@@ -338,6 +339,7 @@ extern int gfp_waiters;    /* atomic: requests in the slow path; frees wake them
 void budget_init(void);
 bool budget_enabled(void);
 int64_t budget_limit(void);
+int64_t budget_capacity(void);
 int64_t budget_watermark(gfp_t f);
 int64_t budget_live(void);
 int64_t budget_thread_live(const struct gfp_thread *t);
@@ -353,9 +355,10 @@ int64_t budget_reserved(void);
 
 /* What the fast path reads of the budget (budget.c explains the scheme). */
 struct gfp_budget_fast {
-	int64_t low_wm; /* the lowest watermark: limit - min_free */
-	int64_t batch;  /* how far a thread may drift before it folds */
-	int64_t folded; /* atomic: the shared estimate of live bytes */
+	int64_t low_wm;     /* the lowest watermark: limit - min_free */
+	int64_t batch;      /* how far a thread may drift before it folds */
+	int64_t folded;     /* atomic: the shared estimate of live bytes */
+	uint64_t grant_gen; /* atomic: bumped to take back every allowance */
 };
 extern struct gfp_budget_fast gfp_budget;
 extern unsigned gfp_nr_threads; /* atomic: threads under the policy */
@@ -375,7 +378,8 @@ static inline int64_t budget_own_live(const struct gfp_thread *t)
  */
 static inline bool budget_allowance_take(struct gfp_thread *t, size_t size)
 {
-	if (unlikely(!t || t->allowance < (int64_t)size))
+	if (unlikely(!t || t->allowance < (int64_t)size ||
+	             t->allowance_gen != __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE)))
 		return false;
 	t->allowance -= (int64_t)size;
 	return true;
@@ -400,6 +404,7 @@ static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 		return false;
 	/* The drift stays within a batch until the next look. */
 	t->allowance = gfp_budget.batch - (drift > 0 ? drift : 0) - (int64_t)size;
+	t->allowance_gen = __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE);
 	return true;
 }
 

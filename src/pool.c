@@ -18,8 +18,9 @@
  * arenas cannot be destroyed while a block of theirs may still be live.
  *
  * The arena's own metadata comes from the pool too (jemalloc allocates an
- * arena's base through its hooks, in 2 MiB blocks), so a region maps 4 MiB
- * more than it reserves.
+ * arena's base through its hooks, in 2 MiB blocks, and grows by 2 MiB), so
+ * a region maps up to 4 MiB more than it reserves; only the reserved bytes
+ * are touched up front.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -160,8 +161,10 @@ static extent_hooks_t hooks = {
     .merge = hook_merge,
 };
 
-/* Maps `len` bytes aligned to HUGE_SZ, every page touched. */
-static char *map_region(size_t len)
+/* Maps `len` bytes aligned to HUGE_SZ and touches [touch, touch + tlen):
+ * the reserved bytes, where jemalloc's first extents will land. The rest
+ * (the arena's metadata, growth rounding) is address space only. */
+static char *map_region(size_t len, size_t touch, size_t tlen)
 {
 	size_t span = len + HUGE_SZ;
 	char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -174,13 +177,13 @@ static char *map_region(size_t len)
 		munmap(a + len, (size_t)(m + span - (a + len)));
 	/* MAP_POPULATE would do it too, but fails silently; a page the kernel
 	 * cannot give must show now, as the reservation's failure. */
-	if (madvise(a, len, MADV_POPULATE_WRITE) != 0) {
+	if (madvise(a + touch, tlen, MADV_POPULATE_WRITE) != 0) {
 		if (errno != EINVAL) {
 			munmap(a, len);
 			return NULL;
 		}
-		for (size_t off = 0; off < len; off += 4096) /* kernels before 5.14 */
-			((volatile char *)a)[off] = 0;
+		for (size_t off = 0; off < tlen; off += 4096) /* kernels before 5.14 */
+			((volatile char *)a)[touch + off] = 0;
 	}
 	return a;
 }
@@ -209,11 +212,11 @@ static struct gfp_pool *pool_get(void)
 	return p;
 }
 
-static int add_region(struct gfp_pool *p, size_t len)
+static int add_region(struct gfp_pool *p, size_t len, size_t touch, size_t tlen)
 {
 	if (p->nregions == MAX_REGIONS)
 		return -1;
-	char *a = map_region(len);
+	char *a = map_region(len, touch, tlen);
 	if (!a)
 		return -1;
 	pthread_mutex_lock(&pool_lock);
@@ -254,8 +257,9 @@ int pool_add(struct gfp_pool **pp, size_t bytes)
 		return -1;
 	}
 	/* Room for the arena's metadata the first time, and for growth. */
-	size_t len = round_up(bytes, HUGE_SZ) + HUGE_SZ + (p->created ? 0 : HUGE_SZ);
-	int err = add_region(p, len);
+	size_t meta = p->created ? 0 : HUGE_SZ;
+	size_t len = round_up(bytes, HUGE_SZ) + HUGE_SZ + meta;
+	int err = add_region(p, len, meta, round_up(bytes, 4096));
 	if (!err && !p->created)
 		err = create_arena(p);
 	if (err && fresh) {

@@ -130,6 +130,12 @@ int reserve_take(size_t bytes, gfp_t flags)
 	/* No policy, or nothing to reserve against: as without the shim. */
 	if (!t || bytes == 0 || (!gfp_budget_on && !gfp_policy.reserve_prefault))
 		return 0;
+	if (gfp_budget_on && (int64_t)bytes > budget_capacity()) {
+		/* It could never be granted: waiting would only end in the OOM step. */
+		__atomic_add_fetch(&rs.failed, 1, __ATOMIC_RELAXED);
+		errno = ENOMEM;
+		return -1;
+	}
 	struct gfp_req req = {.entry = GFP_E_gfp_reserve,
 	                      .size = bytes,
 	                      .gfp = flags,
