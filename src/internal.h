@@ -571,6 +571,7 @@ void crash_init(void);
  * stats.c - totals per entry point, the GFP_REPORT file.
  * ---------------------------------------------------------------------- */
 void stats_report_at_exit(void);
+void stats_format(struct gfp_buf *b, struct gfp_entry_stats s[GFP_ENTRY_COUNT]);
 void stats_set_report_path(const char *path);
 
 /* ------------------------------------------------------------------------

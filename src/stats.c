@@ -83,15 +83,23 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 	gfp_buf_printf(b, "}\n");
 }
 
+/* The report as of now, into `b` (gfp-ctl report, and at exit). */
+void stats_format(struct gfp_buf *b, struct gfp_entry_stats s[GFP_ENTRY_COUNT])
+{
+	thread_sum_stats(s);
+	format_report(b, s);
+}
+
 void stats_report_at_exit(void)
 {
 	if (!gfp_policy.stats)
 		return;
 	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
-	static char text[2 << 20]; /* stats=sites: 16384 sites of up to 85 bytes */
+	/* stats=sites: 16384 sites of up to 85 bytes, and as many allocinfo
+	 * rows of up to 300. */
+	static char text[8 << 20];
 	struct gfp_buf b = {text, sizeof(text), 0};
-	thread_sum_stats(s);
-	format_report(&b, s);
+	stats_format(&b, s);
 	if (!report_path[0]) {
 		/* No file: one summary line in the log. */
 		uint64_t calls = 0, failures = 0;
