@@ -12,8 +12,8 @@
 #define EXPORT __attribute__((visibility("default")))
 
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void),
-			     void (*)(void), void *);
+typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+                             void *);
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 static main_fn real_main;
@@ -21,6 +21,8 @@ static main_fn real_main;
 static int main_wrapper(int argc, char **argv, char **envp)
 {
 	__atomic_store_n(&gfp_main_started, true, __ATOMIC_RELEASE);
+	if (gfp_init())
+		ctl_start(); /* ctl=1: the program is past its start-up */
 	return real_main(argc, argv, envp);
 }
 
@@ -33,7 +35,7 @@ static void *next_symbol(const char *name)
 }
 
 EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
-			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+                             void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
 	start_main_fn real;
 	void *sym = next_symbol("__libc_start_main");
@@ -57,7 +59,7 @@ static void *thread_start(void *p)
 }
 
 EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
-			  void *arg)
+                          void *arg)
 {
 	static create_fn real;
 	if (!real) {

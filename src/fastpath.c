@@ -41,9 +41,16 @@ static void count(struct gfp_req *req, void *p)
 }
 
 /* An IDLE thread whose countdown ran out: the next injection is due (only
- * fail.probability is set), or the count merely wrapped. */
+ * fail.probability is set), gfp-ctl changed the policy, or the count merely
+ * wrapped. */
+static void *policy_call(struct gfp_req *req, bool explicit_flags);
+
 static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
 {
+	/* gfp-ctl changed the policy: decide again. */
+	if (unlikely(gfp_tls.decided_gen != __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE)) &&
+	    !gfp_tls.guard && thread_enter() == GFP_TLS_POLICY)
+		return policy_call(req, false);
 	if (gfp_armed_fast && !gfp_tls.exiting) {
 		if (inject_countdown(req))
 			return errno = ENOMEM, NULL;

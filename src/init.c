@@ -265,6 +265,7 @@ void gfp_fini(void)
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
 		return;
 	gfp_tls.guard++;
+	ctl_stop();
 	stats_report_at_exit();
 	gfp_tls.guard--;
 }

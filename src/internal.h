@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <limits.h>
+#include <sys/types.h>
 
 #include "gfpshim.h"
 
@@ -236,6 +237,7 @@ struct gfp_thread {
 	uint64_t allowance_gen;        /* valid while it equals gfp_budget.grant_gen */
 	char name[16];                 /* rules.c: the thread's name, read once */
 	struct gfp_site_counts *sites; /* profile.c: counts per call site; kept with the block */
+	int64_t *countdown;            /* &gfp_tls.countdown of the thread: ctl.c pokes it */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
 	 * reserve.thread; changed only under the budget's exact lock. */
 	int64_t resv_left, thread_left;
@@ -254,6 +256,7 @@ struct gfp_tls {
 	 * (inject.c: inject_countdown). 0 in a new thread: undecided. */
 	int64_t countdown;
 	int64_t gap;         /* inject.c: what countdown was last set to */
+	uint64_t decided_gen; /* gfp_policy_gen when the mode was decided */
 	unsigned char mode;  /* enum gfp_tls_mode: what free and the engine read */
 	unsigned char guard; /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
@@ -301,6 +304,18 @@ gfp_t context_of(gfp_t explicit_flags);
 gfp_t context_of_req(const struct gfp_req *req);
 unsigned context_scope_push(gfp_t flags);
 void context_scope_pop(unsigned cookie);
+
+/* ------------------------------------------------------------------------
+ * ctl.c - ctl=1: the control socket; init.c: policy_derive.
+ * ---------------------------------------------------------------------- */
+extern uint64_t gfp_policy_gen; /* atomic: bumped by every gfp-ctl set */
+void ctl_start(void);
+void ctl_stop(void);
+int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create);
+void policy_derive(void);
+const char *config_contradiction(const struct gfp_policy *p);
+/* Makes every registered thread look at the policy again at its next call. */
+void thread_poke_all(void);
 
 /* ------------------------------------------------------------------------
  * profile.c - stats=sites: per-call-site statistics, live bytes.
@@ -570,6 +585,9 @@ void crash_init(void);
 /* ------------------------------------------------------------------------
  * stats.c - totals per entry point, the GFP_REPORT file.
  * ---------------------------------------------------------------------- */
+/* The values of stats= (their index in keys.def's choices): each level
+ * counts what the one before it does, and more. */
+enum { GFP_STATS_OFF, GFP_STATS_TOTALS, GFP_STATS_SITES, GFP_STATS_PATHS };
 void stats_report_at_exit(void);
 void stats_format(struct gfp_buf *b, struct gfp_entry_stats s[GFP_ENTRY_COUNT]);
 void stats_set_report_path(const char *path);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -90,39 +91,72 @@ static struct gfp_thread *block_get(void)
 	return t;
 }
 
+static struct gfp_thread *register_thread(void)
+{
+	struct gfp_thread *t = block_get();
+	if (!t)
+		return NULL;
+	t->countdown = &gfp_tls.countdown;
+	budget_thread_start(t);
+	pthread_mutex_lock(&registry_lock);
+	t->next = live;
+	if (live)
+		live->prev = t;
+	live = t;
+	__atomic_add_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&registry_lock);
+	if (exit_key_ok)
+		pthread_setspecific(exit_key, t);
+	gfp_tls.thread = t;
+	reserve_thread_start(t);
+	return t;
+}
+
+/* Decides the thread's mode: at its first call, and again after gfp-ctl
+ * changed the policy (thread_poke_all). */
 enum gfp_tls_mode thread_enter(void)
 {
 	if (!gfp_init())
 		return GFP_TLS_UNDECIDED;
 	gfp_tls.errnop = &errno;
-	if (!gfp_policy_active || gfp_tls.exiting || gfp_armed_fast) {
+	gfp_tls.decided_gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
+	bool idle = !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) || gfp_tls.exiting ||
+	            gfp_armed_fast;
+	/* Under ctl=1 idle threads are registered too, so that a change can
+	 * reach them. */
+	bool registered = gfp_tls.thread || (idle && !(gfp_policy.ctl && !gfp_tls.exiting));
+	if (!registered) {
+		gfp_tls.guard++;
+		register_thread();
+		gfp_tls.guard--;
+	}
+	if (idle) {
 		/* fail.probability alone needs no engine until the countdown to
 		 * the next injection runs out (it is drawn at the next call). */
 		gfp_tls.countdown = gfp_armed_fast && !gfp_tls.exiting ? 1 : INT64_MAX;
 		gfp_tls.mode = GFP_TLS_IDLE;
 		return GFP_TLS_IDLE;
 	}
-	gfp_tls.guard++;
-	struct gfp_thread *t = block_get();
-	if (t) {
-		budget_thread_start(t);
-		pthread_mutex_lock(&registry_lock);
-		t->next = live;
-		if (live)
-			live->prev = t;
-		live = t;
-		__atomic_add_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&registry_lock);
-		if (exit_key_ok)
-			pthread_setspecific(exit_key, t);
-	}
-	gfp_tls.thread = t;
 	gfp_tls.countdown = 0;
 	gfp_tls.mode = GFP_TLS_POLICY;
-	if (t)
-		reserve_thread_start(t);
-	gfp_tls.guard--;
 	return GFP_TLS_POLICY;
+}
+
+void thread_poke_all(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (struct gfp_thread *t = live; t; t = t->next) {
+		/* The owner decrements without a lock: a store that lands
+		 * between its load and its store is lost. What is left after
+		 * that is near INT64_MAX (idle) or a gap; try a few times. */
+		for (int i = 0; i < 100; i++) {
+			__atomic_store_n(t->countdown, 0, __ATOMIC_RELAXED);
+			sched_yield();
+			if (__atomic_load_n(t->countdown, __ATOMIC_RELAXED) < (INT64_MAX >> 1))
+				break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
 }
 
 void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT])
