@@ -181,6 +181,19 @@ static __attribute__((noinline)) void *alloc_stashed_failed(void)
 	                       s->caller, NULL, false);
 }
 
+/* The common case succeeded under statistics: count it from the stash. */
+static __attribute__((noinline)) void *alloc_stashed_count(void *p)
+{
+	const struct gfp_stash *s = &gfp_tls.stash;
+	struct gfp_req req = {.entry = (enum gfp_entry)s->entry,
+	                      .mallocx_flags = s->mallocx_flags,
+	                      .size = s->size,
+	                      .align = s->align,
+	                      .caller = s->caller};
+	count(&req, p);
+	return p;
+}
+
 /*
  * The common case under a policy: a plain thread, nothing counted per call,
  * nothing injected, and the request certainly fits the budget (or there is
@@ -199,9 +212,11 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 		                                   .mallocx_flags = mallocx_flags,
 		                                   .entry = (unsigned)entry};
 		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
-		if (likely(p != NULL))
-			return p;
-		return alloc_stashed_failed();
+		if (unlikely(p == NULL))
+			return alloc_stashed_failed();
+		if (unlikely(gfp_policy.stats))
+			return alloc_stashed_count(p);
+		return p;
 	}
 	return alloc_general(entry, size, mallocx_flags, align, caller);
 }

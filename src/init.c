@@ -136,7 +136,7 @@ void policy_derive(void)
 	budget_init();
 	inject_init();
 	profile_init();
-	gfp_policy_plain = !gfp_policy.stats && !gfp_inject_on;
+	gfp_policy_plain = !gfp_inject_on; /* statistics count on the common path too */
 	/* Statistics and records only watch: they need the policy path but
 	 * must not change what a failing request does; failures must be seen
 	 * to be recorded. */

@@ -202,7 +202,7 @@ void backend_init(void);
 extern struct gfp_policy gfp_policy;
 /* Whether any policy needs the shim on the allocation path at all. */
 extern bool gfp_policy_active;
-/* Nothing per call but the budget: no statistics, no injection. */
+/* Nothing per call but the budget and statistics: no injection. */
 extern bool gfp_policy_plain;
 /* A key shapes what a failing request does (else failures pass as jemalloc's). */
 extern bool gfp_slowpath_on;
