@@ -181,6 +181,12 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	struct gfp_thread *t = gfp_tls.thread;
 	if (likely(budget_fast_ok(t, req->size)))
 		return alloc(req);
+	if (!req->ctx_resolved) {
+		/* Near the watermark the flags pick it (HIGH, ATOMIC, MEMALLOC). */
+		req->gfp = context_of_req(req);
+		req->ctx_resolved = true;
+		f = req->gfp;
+	}
 
 	/* Near the watermark: decide exactly, allocate under the same lock. */
 	size_t want = nallocx(req->size, req->mallocx_flags & ~MALLOCX_ZERO);
@@ -267,12 +273,14 @@ int64_t budget_reserved(void)
 
 void budget_waiter_enter(void)
 {
-	__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 1 && gfp_free_direct_ok)
+		thread_update_free_direct(); /* frees must wake us now */
 }
 
 void budget_waiter_exit(void)
 {
-	__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 0 && gfp_free_direct_ok)
+		thread_update_free_direct();
 }
 
 uint64_t budget_free_gen(void)

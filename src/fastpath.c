@@ -89,10 +89,13 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 
 	/* The context matters to the budget's watermark and to the slow path;
 	 * without a budget it is resolved there, not on every call. */
-	if (gfp_budget_on || gfp_tls.in_reclaim) {
+	/* The context matters to the slow path and, near the watermark, to
+	 * the budget (budget_attempt resolves it there); far from pressure it
+	 * is never looked at (GFP_RULES cost nothing then). */
+	if (gfp_tls.in_reclaim) {
 		req->gfp = context_of_req(req);
 		req->ctx_resolved = true;
-		if (gfp_tls.in_reclaim && !(req->gfp & GFP_NOMEMALLOC))
+		if (!(req->gfp & GFP_NOMEMALLOC))
 			req->gfp |= GFP_MEMALLOC; /* a shrinker's own allocations: PF_MEMALLOC */
 	}
 	if (gfp_profile_on && req->old)

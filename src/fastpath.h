@@ -93,7 +93,7 @@ static inline __attribute__((always_inline)) void gfp_je_release(void *p, size_t
 static inline __attribute__((always_inline)) void gfp_fastpath_free(enum gfp_entry entry, void *p,
                                                                     size_t size, int flags)
 {
-	if (likely(gfp_tls.mode == GFP_TLS_IDLE)) {
+	if (likely(gfp_tls.free_direct)) {
 		if (p != NULL) {
 			int *errnop = gfp_tls.errnop;
 			int saved = *errnop;

@@ -25,6 +25,7 @@ struct gfp_policy gfp_policy;
 bool gfp_policy_active;
 bool gfp_slowpath_on;
 bool gfp_policy_plain;
+bool gfp_free_direct_ok;
 bool gfp_secure;
 
 enum { INIT_NONE, INIT_DONE };
@@ -137,6 +138,9 @@ void policy_derive(void)
 	inject_init();
 	profile_init();
 	gfp_policy_plain = !gfp_inject_on; /* statistics count on the common path too */
+	/* A free needs the engine only to be counted, to top a thread's reserve
+	 * up, or to wake a waiter (thread_update_free_direct). */
+	gfp_free_direct_ok = !gfp_policy.stats && !gfp_policy.reserve_thread;
 	/* Statistics and records only watch: they need the policy path but
 	 * must not change what a failing request does; failures must be seen
 	 * to be recorded. */

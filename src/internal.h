@@ -235,9 +235,9 @@ struct gfp_thread {
 	int64_t folded_own;
 	int64_t allowance;             /* bytes it may allocate before budget_fast_ok looks again */
 	uint64_t allowance_gen;        /* valid while it equals gfp_budget.grant_gen */
-	char name[16];                 /* rules.c: the thread's name, read once */
 	struct gfp_site_counts *sites; /* profile.c: counts per call site; kept with the block */
 	int64_t *countdown;            /* &gfp_tls.countdown of the thread: ctl.c pokes it */
+	unsigned char *free_direct;    /* &gfp_tls.free_direct: flipped while someone waits */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
 	 * reserve.thread; changed only under the budget's exact lock. */
 	int64_t resv_left, thread_left;
@@ -257,10 +257,14 @@ struct gfp_tls {
 	int64_t countdown;
 	int64_t gap;         /* inject.c: what countdown was last set to */
 	uint64_t decided_gen; /* gfp_policy_gen when the mode was decided */
-	unsigned char mode;  /* enum gfp_tls_mode: what free and the engine read */
+	unsigned char mode;  /* enum gfp_tls_mode: what the engine reads */
 	unsigned char guard; /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
 	unsigned char in_reclaim; /* >0 while shrinkers run: PF_MEMALLOC */
+	/* The free fast path's one read: 1 when a free is jemalloc's alone
+	 * (idle, or a policy that counts nothing per free while nobody waits).
+	 * Other threads flip it when waiters come and go (thread.c). */
+	unsigned char free_direct;
 	unsigned scope;           /* context.c: the thread's scopes */
 	uint64_t ordinal;         /* inject.c: from the thread's creation order */
 	uint64_t children;        /* inject.c: threads this one created */
@@ -316,6 +320,10 @@ void policy_derive(void);
 const char *config_contradiction(const struct gfp_policy *p);
 /* Makes every registered thread look at the policy again at its next call. */
 void thread_poke_all(void);
+/* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
+extern bool gfp_free_direct_ok;
+/* Sets every registered policy thread's free_direct from gfp_waiters. */
+void thread_update_free_direct(void);
 
 /* ------------------------------------------------------------------------
  * profile.c - stats=sites: per-call-site statistics, live bytes.

@@ -8,7 +8,8 @@
  * place of default=; the first rule that matches wins, explicit flags
  * (gfp_malloc) and scopes keep their say. The matchers on the call path
  * (sym:, lib:) are decided once per call site and cached; size and thread
- * name are looked at per request, against the cached answer.
+ * name are looked at per request, against the cached answer. The thread's
+ * name is read each time it is needed, so a rename counts.
  *
  * What makes a call site is what the rules look at: with sym: rules, the
  * first rules.depth frames outside the shim; with lib: rules only, the
@@ -210,9 +211,9 @@ int rules_parse(const char *text, char *err, size_t errlen)
 		if (parse_rule(&ps, r))
 			return -1;
 		nrules++;
-		ps.rule++;
 		if (*ps.p && *ps.p != ';')
 			return fail(&ps, "';' between rules");
+		ps.rule++;
 	}
 	return 0;
 }
@@ -316,12 +317,11 @@ static uint64_t site_mask(const struct gfp_req *req)
 	return mask;
 }
 
-static const char *thread_name(void)
+/* Read when a rule needs it, which is only when the request's context
+ * matters: a rename is seen by the next such request. */
+static const char *thread_name(char name[16])
 {
-	struct gfp_thread *t = gfp_tls.thread;
-	static __thread char own[16] __attribute__((tls_model("initial-exec")));
-	char *name = t ? t->name : own;
-	if (!name[0] && prctl(PR_GET_NAME, name) != 0)
+	if (prctl(PR_GET_NAME, name) != 0)
 		name[0] = '\0';
 	return name;
 }
@@ -331,6 +331,7 @@ gfp_t rules_flags(const struct gfp_req *req)
 {
 	uint64_t mask = ~0ull;
 	bool have_mask = false;
+	char name[16] = "";
 	for (int i = 0; i < nrules; i++) {
 		const struct rule *r = &rules[i];
 		bool ok = true;
@@ -344,7 +345,7 @@ gfp_t rules_flags(const struct gfp_req *req)
 				ok = req->size < m->size;
 				break;
 			case M_THREAD:
-				ok = fnmatch(m->glob, thread_name(), 0) == 0;
+				ok = fnmatch(m->glob, name[0] ? name : thread_name(name), 0) == 0;
 				break;
 			default:
 				break;

@@ -60,6 +60,7 @@ static void thread_exit(void *arg)
 	gfp_tls.exiting = 1;
 	gfp_tls.mode = GFP_TLS_IDLE;
 	gfp_tls.countdown = INT64_MAX;
+	gfp_tls.free_direct = 1;
 	gfp_tls.guard--;
 }
 
@@ -97,6 +98,7 @@ static struct gfp_thread *register_thread(void)
 	if (!t)
 		return NULL;
 	t->countdown = &gfp_tls.countdown;
+	t->free_direct = &gfp_tls.free_direct;
 	budget_thread_start(t);
 	pthread_mutex_lock(&registry_lock);
 	t->next = live;
@@ -135,11 +137,27 @@ enum gfp_tls_mode thread_enter(void)
 		 * the next injection runs out (it is drawn at the next call). */
 		gfp_tls.countdown = gfp_armed_fast && !gfp_tls.exiting ? 1 : INT64_MAX;
 		gfp_tls.mode = GFP_TLS_IDLE;
+		gfp_tls.free_direct = 1;
 		return GFP_TLS_IDLE;
 	}
 	gfp_tls.countdown = 0;
 	gfp_tls.mode = GFP_TLS_POLICY;
+	gfp_tls.free_direct =
+	    gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
 	return GFP_TLS_POLICY;
+}
+
+/* Waiters came or went: a free must wake them, so while anyone waits no
+ * policy thread frees directly. Recomputed under the lock from the count,
+ * so that the last of two racing updates is right. A free already past its
+ * check when the byte flips wakes nobody; the waiter's pause is bounded. */
+void thread_update_free_direct(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	unsigned char v = gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
+	for (struct gfp_thread *t = live; t; t = t->next)
+		__atomic_store_n(t->free_direct, v, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&registry_lock);
 }
 
 void thread_poke_all(void)
