@@ -42,9 +42,10 @@ static uint64_t splitmix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* stats=sites: eligible calls per call site, for gfp-sweep's recording run,
- * and the first of them by the process's eligible-call number (what fail.nth
- * counts), so that a sweep of every Nth call can still reach every site. */
+/* stats=paths: eligible calls per call path (the site id fail.site takes,
+ * site.depth frames deep), for gfp-sweep's recording run, and the first of
+ * them by the process's eligible-call number (what fail.nth counts), so that
+ * a sweep of every Nth call can still reach every site. */
 #define SITE_TABLE 16384
 struct site_count {
 	uint64_t id;    /* atomic; 0 = empty */
@@ -124,7 +125,7 @@ void inject_init(void)
 		gfp_inject_on = false;
 		return;
 	}
-	count_sites = p->stats == 2;
+	count_sites = p->stats == GFP_STATS_PATHS;
 	gfp_inject_on =
 	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_sites;
 	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_sites;

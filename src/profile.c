@@ -1,6 +1,6 @@
 /*
- * profile.c - per-call-site statistics (stats=sites), like the kernel's
- * allocation profiling (/proc/allocinfo, kernel-semantics.md §10).
+ * profile.c - per-call-site statistics (stats=sites, and paths), like the
+ * kernel's allocation profiling (/proc/allocinfo, kernel-semantics.md §10).
  *
  * A site is the return address of the allocation entry point, or, when that
  * lies in libc (strdup, getline, fopen), the first frame outside libc: the
@@ -50,7 +50,7 @@ static struct {
 
 void profile_init(void)
 {
-	gfp_profile_on = gfp_policy.stats == 2;
+	gfp_profile_on = gfp_policy.stats >= GFP_STATS_SITES;
 }
 
 /* ------------------------------------------------------------------------

@@ -74,10 +74,10 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		sep = ",";
 	}
 	gfp_buf_printf(b, "}");
-	if (gfp_policy.stats == 2) {
+	if (gfp_policy.stats == GFP_STATS_PATHS)
 		inject_report_sites(b);
+	if (gfp_policy.stats >= GFP_STATS_SITES)
 		profile_report(b);
-	}
 	if (gfp_policy.reserve_thread || gfp_budget_on || gfp_policy.reserve_prefault)
 		reserve_report(b);
 	gfp_buf_printf(b, "}\n");
@@ -95,7 +95,7 @@ void stats_report_at_exit(void)
 	if (!gfp_policy.stats)
 		return;
 	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
-	/* stats=sites: 16384 sites of up to 85 bytes, and as many allocinfo
+	/* stats=paths: 16384 paths of up to 85 bytes, and as many allocinfo
 	 * rows of up to 300. */
 	static char text[8 << 20];
 	struct gfp_buf b = {text, sizeof(text), 0};

@@ -3,9 +3,10 @@
  * function and source line, and join the parts of a sharded sweep.
  *
  *   gfp-report [--path DIR]... FILE...
+ *   gfp-report [--path DIR]... --allocinfo FILE [--top N]
  *   gfp-report merge [-o OUT] PART.json...
  *
- * A FILE is a GFP_REPORT (totals, entries, sites), a GFP_RECORD file (one
+ * A FILE is a GFP_REPORT (totals, entries, allocinfo, sites), a GFP_RECORD file (one
  * JSON event per line) or a gfp-sweep --json result; its kind is told from
  * its keys, not its name, because all three are usually called *.json.
  * Frames are recorded as module basename + offset from the module's start,
@@ -675,32 +676,46 @@ static void text_add(struct text *t, const char *fmt, ...)
 		t->len = (size_t)w < t->n - t->len ? t->len + (size_t)w : t->n - 1;
 }
 
+/* The source file and line of addr (NULL when the line table has none), its
+ * compile unit and the scopes around it, innermost first (*scopes is the
+ * caller's to free, and may be empty). */
+static const char *source_scopes(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno, Dwarf_Die **cu,
+                                 Dwarf_Die **scopes, int *nscopes)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	*lineno = 0;
+	const char *file = line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : NULL;
+	if (!file || *lineno <= 0)
+		return NULL;
+	Dwarf_Addr bias = 0;
+	*cu = dwfl_module_addrdie(mod, addr, &bias);
+	*scopes = NULL;
+	*nscopes = *cu ? dwarf_getscopes(*cu, addr - bias, scopes) : 0;
+	/* By address, the function an inlined copy sits in can be missing (a
+	 * main split into .text.startup); the DIE tree above the innermost
+	 * scope always has it, as elfutils' addr2line -i does. */
+	if (*nscopes > 0) {
+		Dwarf_Die inner = (*scopes)[0], *tree = NULL;
+		int ntree = dwarf_getscopes_die(&inner, &tree);
+		if (ntree > 0) {
+			free(*scopes);
+			*scopes = tree;
+			*nscopes = ntree;
+		}
+	}
+	return file;
+}
+
 /* "func file:line", and for code inlined into it "inner file:line < outer
  * file:line" as addr2line -i lists it: the inner function at the address's
  * line, each caller at the line its inlined copy was called from. */
 static bool source_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct text *t)
 {
-	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
-	int lineno = 0;
-	const char *file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-	if (!file || lineno <= 0)
+	int lineno, nscopes;
+	Dwarf_Die *cu, *scopes;
+	const char *file = source_scopes(mod, addr, &lineno, &cu, &scopes, &nscopes);
+	if (!file)
 		return false;
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
-	Dwarf_Die *scopes = NULL;
-	int nscopes = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
-	/* By address, the function an inlined copy sits in can be missing (a
-	 * main split into .text.startup); the DIE tree above the innermost
-	 * scope always has it, as elfutils' addr2line -i does. */
-	if (nscopes > 0) {
-		Dwarf_Die inner = scopes[0], *tree = NULL;
-		int ntree = dwarf_getscopes_die(&inner, &tree);
-		if (ntree > 0) {
-			free(scopes);
-			scopes = tree;
-			nscopes = ntree;
-		}
-	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	if (cu && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
@@ -821,7 +836,8 @@ static void print_frames_text(const char *frames, bool top_is_pc)
 }
 
 /* ------------------------------------------------------------------------
- * GFP_REPORT: a table of entry points, and with stats=sites one of sites
+ * GFP_REPORT: a table of entry points, and with stats=paths one of call
+ * paths (the sites gfp-sweep fails, site.depth frames deep)
  * ---------------------------------------------------------------------- */
 
 struct row {
@@ -913,11 +929,16 @@ static void print_report(const char *path, const struct jval *rep)
 		printf("  (none recorded)\n");
 	free(rows);
 
+	const struct jval *ai = jget(rep, "allocinfo");
+	if (ai && ai->type == J_ARR)
+		printf("\n%zu allocation sites with statistics: gfp-report --allocinfo %s prints "
+		       "them\n",
+		       ai->n, path);
 	const struct jval *sites = jget(rep, "sites");
 	if (!sites || sites->type != J_ARR)
 		return;
 	const char *elig = jtext(jget(rep, "eligible_calls"));
-	printf("\ncall sites by hits (%zu sites, %s eligible calls):\n", sites->n,
+	printf("\ncall paths by hits (%zu paths, %s eligible calls):\n", sites->n,
 	       elig ? elig : "?");
 	rows = xrealloc(NULL, (sites->n + 1) * sizeof(*rows));
 	size_t nrows = 0;
@@ -1152,6 +1173,167 @@ static bool show_file(const char *path)
 			ok = false;
 		}
 	}
+	free(text);
+	fflush(stdout);
+	return ok;
+}
+
+/* ------------------------------------------------------------------------
+ * --allocinfo: a report's allocation sites (stats=sites) in the layout of
+ * /proc/allocinfo, format 1.0 (kernel-semantics.md §10): a version line, a
+ * header, then per site its live bytes, live calls and "file:line [module]
+ * func:name", by live bytes
+ * ---------------------------------------------------------------------- */
+
+/* The allocation's own line and the function it is written in, inlined or
+ * not, as the kernel's codetag names the place alloc_hooks() expands. */
+static bool source_tag(Dwfl_Module *mod, Dwarf_Addr addr, const char *module, struct text *t)
+{
+	int lineno, nscopes;
+	Dwarf_Die *cu, *scopes;
+	const char *file = source_scopes(mod, addr, &lineno, &cu, &scopes, &nscopes);
+	if (!file)
+		return false;
+	const char *fn = NULL;
+	for (int i = 0; i < nscopes && !fn; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
+			fn = dwarf_diename(&scopes[i]);
+	}
+	if (!fn)
+		fn = dwfl_module_addrname(mod, addr);
+	text_add(t, "%s:%d [%s] func:%s", base_name(file), lineno, module, fn ? fn : "?");
+	free(scopes);
+	return true;
+}
+
+struct site_row {
+	const struct jval *obj;
+	const char *module, *offset, *symbol;
+	long long live_bytes;
+	unsigned long long live_calls;
+	size_t order;
+};
+
+static int site_row_cmp(const void *a, const void *b)
+{
+	const struct site_row *x = a, *y = b;
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes > y->live_bytes ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static bool integer(const struct jval *v, bool is_signed, long long *s, unsigned long long *u)
+{
+	if (!v || v->type != J_NUM)
+		return false;
+	char *end = NULL;
+	errno = 0;
+	if (is_signed)
+		*s = strtoll(v->s, &end, 10);
+	else
+		*u = v->s[0] == '-' ? 0 : strtoull(v->s, &end, 10);
+	return end && end != v->s && !*end && errno == 0;
+}
+
+/* One site: "file:line [module] func:name" where the module's line table
+ * knows the return address (looked up one byte back, in the call), else
+ * "module+offset [module] func:name" with the symbol table's or the
+ * recorded name. */
+static void print_site_row(const struct site_row *r)
+{
+	char buf[1024];
+	struct text t = {buf, sizeof(buf), 0};
+	buf[0] = '\0';
+	char *end = NULL;
+	errno = 0;
+	unsigned long long off = strtoull(r->offset, &end, 0);
+	struct module *m = NULL;
+	if (end != r->offset && !*end && errno == 0)
+		m = find_module(r->module);
+	const char *fn = NULL;
+	if (m) {
+		Dwarf_Addr addr = m->start + off - (off > 0);
+		if (addr < m->end && !source_tag(m->mod, addr, r->module, &t))
+			fn = dwfl_module_addrname(m->mod, addr);
+	}
+	if (!t.len) {
+		char name[256] = "?";
+		if (fn)
+			snprintf(name, sizeof(name), "%s", fn);
+		else if (r->symbol && *r->symbol) {
+			const char *plus = strrchr(r->symbol, '+');
+			int n = plus ? (int)(plus - r->symbol) : (int)strlen(r->symbol);
+			snprintf(name, sizeof(name), "%.*s", n, r->symbol);
+		}
+		text_add(&t, "%s+%s [%s] func:%s", r->module, r->offset, r->module, name);
+	}
+	/* The kernel ends each line with a space, too. */
+	printf("%12lli %8llu %s \n", r->live_bytes, r->live_calls, buf);
+}
+
+static bool print_allocinfo(const char *path, const struct jval *ai, long top)
+{
+	struct site_row *rows = xrealloc(NULL, (ai->n + 1) * sizeof(*rows));
+	for (size_t i = 0; i < ai->n; i++) {
+		const struct jval *o = &ai->v[i];
+		struct site_row *r = &rows[i];
+		*r = (struct site_row){
+		    o, jstr(o, "module"), jstr(o, "offset"), jstr(o, "symbol"), 0, 0, i};
+		unsigned long long unused = 0;
+		long long unused_s = 0;
+		if (!r->module || !r->offset ||
+		    !integer(jget(o, "live_bytes"), true, &r->live_bytes, &unused) ||
+		    !integer(jget(o, "live_calls"), false, &unused_s, &r->live_calls)) {
+			error("%s: allocinfo row %zu lacks \"module\", \"offset\" or an integer "
+			      "\"live_bytes\" and \"live_calls\"",
+			      path, i + 1);
+			free(rows);
+			return false;
+		}
+	}
+	qsort(rows, ai->n, sizeof(*rows), site_row_cmp);
+	printf("allocinfo - version: 1.0\n");
+	printf("#     <size>  <calls> <tag info>\n");
+	size_t n = top > 0 && (size_t)top < ai->n ? (size_t)top : ai->n;
+	for (size_t i = 0; i < n; i++)
+		print_site_row(&rows[i]);
+	free(rows);
+	return true;
+}
+
+static bool show_allocinfo(const char *path, long top)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len);
+	if (!text) {
+		error("cannot read %s: %s", path, strerror(errno));
+		return false;
+	}
+	struct jval v;
+	char err[256];
+	if (!jparse(text, len, 1, &v, err, sizeof(err))) {
+		error("%s: not JSON (%s); --allocinfo reads a GFP_REPORT written with stats=sites",
+		      path, err);
+		free(text);
+		return false;
+	}
+	bool ok = false;
+	const struct jval *ai = jget(&v, "allocinfo");
+	if (kind_of(&v) != K_REPORT) {
+		error("%s is not a GFP_REPORT (\"totals\", \"entries\"); --allocinfo reads the "
+		      "report of a stats=sites run",
+		      path);
+	} else if (!ai || ai->type != J_ARR) {
+		const char *stats = jstr(jget(&v, "policy"), "stats");
+		error("%s has no \"allocinfo\": the process ran with stats=%s; per-site "
+		      "statistics need stats=sites (GFP_POLICY=stats=sites)",
+		      path, stats ? stats : "?");
+	} else {
+		set_dirs(NULL);
+		ok = print_allocinfo(path, ai, top);
+	}
+	jfree(&v);
 	free(text);
 	fflush(stdout);
 	return ok;
@@ -1574,17 +1756,20 @@ out:
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: gfp-report [--path DIR]... FILE...\n"
-		"       gfp-report merge [-o OUT.json] PART.json...\n"
-		"Prints a GFP_REPORT file (entry points, call sites), a GFP_RECORD file (one\n"
-		"block per event) or a gfp-sweep --json result (outcomes, findings and their\n"
-		"reproducers), with frames named 'function file:line' where the module and its\n"
-		"debug information are found: in each --path DIR, then the directory of the\n"
-		"swept program, '.', /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /usr/bin\n"
-		"and /bin.\n"
-		"merge joins the parts of gfp-sweep --shard K/N into the result of one run\n"
-		"(a file named 'merge' is ./merge).\n"
-		"Exit status: 0 ok, 2 usage errors or unreadable input.\n");
+	        "usage: gfp-report [--path DIR]... FILE...\n"
+	        "       gfp-report [--path DIR]... --allocinfo FILE [--top N]\n"
+	        "       gfp-report merge [-o OUT.json] PART.json...\n"
+	        "Prints a GFP_REPORT file (entry points, call sites), a GFP_RECORD file (one\n"
+	        "block per event) or a gfp-sweep --json result (outcomes, findings and their\n"
+	        "reproducers), with frames named 'function file:line' where the module and its\n"
+	        "debug information are found: in each --path DIR, then the directory of the\n"
+	        "swept program, '.', /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /usr/bin\n"
+	        "and /bin.\n"
+	        "--allocinfo prints the call sites of a GFP_REPORT written with stats=sites in\n"
+	        "the layout of /proc/allocinfo, by live bytes; --top N only the first N.\n"
+	        "merge joins the parts of gfp-sweep --shard K/N into the result of one run\n"
+	        "(a file named 'merge' is ./merge).\n"
+	        "Exit status: 0 ok, 2 usage errors or unreadable input.\n");
 }
 
 int main(int argc, char **argv)
@@ -1596,15 +1781,34 @@ int main(int argc, char **argv)
 		return merge_main(argc - 1, argv + 1);
 
 	static const struct option opts[] = {
-		{"path", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+	    {"path", required_argument, NULL, 'p'}, {"allocinfo", required_argument, NULL, 'a'},
+	    {"top", required_argument, NULL, 't'},  {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},    {NULL, 0, NULL, 0},
 	};
 	int c;
+	const char *allocinfo = NULL;
+	long top = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			if (allocinfo) {
+				error("--allocinfo takes one FILE (given '%s' and '%s')", allocinfo,
+				      optarg);
+				return EXIT_USAGE;
+			}
+			allocinfo = optarg;
+			break;
+		case 't': {
+			char *end = NULL;
+			errno = 0;
+			top = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || top < 1) {
+				error("--top %s: expected a number of rows, 1 or more", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
 		case 'p': {
 			struct stat st;
 			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -1625,11 +1829,22 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
+	if (top && !allocinfo) {
+		error("--top goes with --allocinfo FILE (see gfp-report --help)");
+		return EXIT_USAGE;
+	}
+	if (allocinfo && optind < argc) {
+		error("--allocinfo takes one FILE; '%s' is another (see gfp-report --help)",
+		      argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!allocinfo && optind >= argc) {
 		error("no FILE given (usage: gfp-report [--path DIR]... FILE..., or --help)");
 		return EXIT_USAGE;
 	}
 	int status = 0;
+	if (allocinfo && !show_allocinfo(allocinfo, top))
+		status = EXIT_USAGE;
 	for (int i = optind; i < argc; i++) {
 		if (i > optind)
 			printf("\n");

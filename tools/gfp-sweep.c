@@ -6,7 +6,7 @@
  *             [--policy STR] [--persist] [--follow] [--no-junk] [--json F] [--junit F]
  *             [--html F] -- PROG ARGS
  *
- * A recording run (stats=sites) counts the eligible calls and the distinct
+ * A recording run (stats=paths) counts the eligible calls and the distinct
  * call sites with their hits; then one run per failure point - the first,
  * second and last hit of every site, or every Nth call - each with the
  * recording run's environment and input. Under --max-runs, sites mode keeps
@@ -447,7 +447,7 @@ static uint64_t eligible;
 static void record(void)
 {
 	double t0 = now();
-	pid_t pid = spawn(0, "stats=sites", true);
+	pid_t pid = spawn(0, "stats=paths", true);
 	bool to;
 	int st = wait_run(pid, t0, 600, &to);
 	opt.rec_seconds = now() - t0;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # A GFP_REPORT prints as a table of entry points - malloc with its calls
 # (> 0, the file's number), bytes, failures, and a total row - and with
-# stats=sites as a table of every call site, sorted by hits.
+# stats=paths as a table of every call path, sorted by hits.
 source "$TESTS/lib.sh"
 REPORT=$BUILD/tools/gfp-report
 
@@ -18,13 +18,13 @@ print(json.load(open(sys.argv[1]))["entries"]["malloc"]["calls"])' "$TMP/totals.
 expect_eq "malloc calls as in the file" "$want" "$calls"
 expect_contains "total row" "$TMP/out" '^  \(total\) +[1-9][0-9]* '
 
-run_shim GFP_POLICY=stats=sites GFP_REPORT="$TMP/sites.json" /usr/bin/python3 -c 1 ||
+run_shim GFP_POLICY=stats=paths GFP_REPORT="$TMP/sites.json" /usr/bin/python3 -c 1 ||
 	fail "python3 failed under the shim"
 "$REPORT" "$TMP/sites.json" >"$TMP/out" 2>"$TMP/err"
 expect_eq "exit status with sites" 0 "$?"
-expect_contains "sites table" "$TMP/out" \
-	'^call sites by hits \([0-9]+ sites, [0-9]+ eligible calls\):$'
-awk '/^call sites by hits/ { on = 1; next } on && $1 != "site" { print $2 }' "$TMP/out" >"$TMP/hits"
+expect_contains "paths table" "$TMP/out" \
+	'^call paths by hits \([0-9]+ paths, [0-9]+ eligible calls\):$'
+awk '/^call paths by hits/ { on = 1; next } on && $1 != "site" { print $2 }' "$TMP/out" >"$TMP/hits"
 nsites=$(/usr/bin/python3 -c 'import json, sys
 print(len(json.load(open(sys.argv[1]))["sites"]))' "$TMP/sites.json")
 expect_eq "one row per site" "$nsites" "$(wc -l <"$TMP/hits")"

@@ -14,7 +14,7 @@ SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt
 
-"$GFP_RUN" --policy stats=sites --report "$TMP/rec.json" -- "$PROG" "$INPUT" >/dev/null ||
+"$GFP_RUN" --policy stats=paths --report "$TMP/rec.json" -- "$PROG" "$INPUT" >/dev/null ||
 	fail "the recording run failed"
 sweep() { # TAG ARGS...: a sweep of the example, its JSON in TAG.json, stderr in TAG.err
 	local tag=$1

@@ -1,0 +1,104 @@
+/*
+ * allocprog - a known allocation pattern for the allocinfo test of
+ * gfp-report (stats=sites): every site's calls and live blocks are fixed in
+ * advance, also those of threads. The script finds the lines by their SITE:
+ * markers, not by number.
+ *
+ *   keep     100 x malloc(1000), all kept (usable size 1024)
+ *   temp     1000 x malloc(100), each freed at once; by main and by each of
+ *            the 4 threads
+ *   handoff  25 x malloc(3000) in each thread (usable size 3072), freed by
+ *            main after the join: the even ones, the odd 12 stay
+ *   strdup   one from main, then one from label, both kept: each site is
+ *            the caller's call, not libc's (whose return address they share)
+ *
+ * Prints the usable sizes it got, so that a failing check shows them.
+ */
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NTHREADS 4
+#define NKEEP    100
+#define NTEMP    1000
+#define NHAND    25
+
+static void *kept[NKEEP];
+static void *handed[NTHREADS][NHAND];
+static char *title, *name;
+
+/* Exported (the project builds with -fvisibility=hidden): the report's
+ * rows name them by dladdr, and the test finds the rows by name. */
+#define EXPORT __attribute__((noinline, visibility("default")))
+
+EXPORT void keep(void)
+{
+	for (int i = 0; i < NKEEP; i++)
+		kept[i] = malloc(1000); /* SITE:keep */
+}
+
+EXPORT int temp(void)
+{
+	int got = 0;
+	for (int i = 0; i < NTEMP; i++) {
+		char *volatile p = malloc(100); /* SITE:temp */
+		got += p != NULL;
+		free(p);
+	}
+	return got;
+}
+
+EXPORT char *label(void)
+{
+	return strdup("label"); /* SITE:label */
+}
+
+EXPORT void handoff(void **out)
+{
+	for (int i = 0; i < NHAND; i++)
+		out[i] = malloc(3000); /* SITE:handoff */
+}
+
+static void *worker(void *arg)
+{
+	if (temp() != NTEMP)
+		return arg;
+	handoff(arg);
+	return NULL;
+}
+
+int main(void)
+{
+	keep();
+	int ok = temp() == NTEMP;
+	title = strdup("allocinfo test"); /* SITE:strdup */
+	name = label();
+	pthread_t t[NTHREADS];
+	for (int i = 0; i < NTHREADS; i++)
+		if (pthread_create(&t[i], NULL, worker, handed[i]) != 0) {
+			fputs("allocprog: pthread_create failed\n", stderr);
+			return 1;
+		}
+	for (int i = 0; i < NTHREADS; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		ok &= r == NULL;
+	}
+	for (int i = 0; i < NKEEP; i++)
+		ok &= kept[i] != NULL;
+	for (int i = 0; i < NTHREADS; i++)
+		for (int j = 0; j < NHAND; j++) {
+			ok &= handed[i][j] != NULL;
+			if (j % 2 == 0)
+				free(handed[i][j]);
+		}
+	if (!ok || !title || !name) {
+		fputs("allocprog: out of memory\n", stderr);
+		return 1;
+	}
+	printf("usable keep %zu handoff %zu strdup %zu\n", malloc_usable_size(kept[0]),
+	       malloc_usable_size(handed[0][1]), malloc_usable_size(title));
+	return 0;
+}
