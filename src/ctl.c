@@ -179,11 +179,8 @@ static void serve(int fd)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid()) {
-		replyf(fd, "error: refused: only uid %u may control this process\n",
-		       (unsigned)geteuid());
-		return;
-	}
+	bool refused =
+	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid();
 	struct timeval tv = {.tv_sec = 5};
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	static char req[64 * 1024];
@@ -199,6 +196,13 @@ static void serve(int fd)
 			break;
 	}
 	req[n] = '\0';
+	/* The request is read even from a stranger: closing on unread data
+	 * would reset the connection before the refusal arrives. */
+	if (refused) {
+		replyf(fd, "error: refused: only uid %u may control this process\n",
+		       (unsigned)geteuid());
+		return;
+	}
 	char *nl = strchr(req, '\n');
 	if (nl)
 		*nl = '\0';

@@ -148,6 +148,7 @@ void inject_init(void)
 	for (size_t i = 0; i < GFP_KEY_COUNT && gfp_armed_fast; i++)
 		if (p->set[i] && strncmp(gfp_keys[i].name, "fail.", 5) != 0 &&
 		    i != GFP_K_site_depth && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
+		    i != GFP_K_ctl &&
 		    i != GFP_K_default_flags)
 			gfp_armed_fast = false;
 	site_wanted = 0;
@@ -273,8 +274,10 @@ bool inject_simple_fire(struct gfp_req *req)
 		req->gfp = context_of_req(req);
 		req->ctx_resolved = true;
 	}
-	if (req->gfp & GFP_NOFAIL) /* never at entry */
+	if (req->gfp & GFP_NOFAIL) { /* never at entry: the next eligible call instead */
+		gfp_tls.inject_left = 1;
 		return false;
+	}
 	if (stack_filter) {
 		struct gfp_frame frames[32];
 		int n = unwind_capture(
@@ -289,7 +292,7 @@ bool inject_simple_fire(struct gfp_req *req)
 /* Calls up to and including the next one to fail: a draw per call with
  * probability p is a geometric gap between failures, drawn once per
  * injection from the same per-thread generator. */
-static int64_t next_gap(void)
+int64_t inject_next_gap(void)
 {
 	double p = gfp_inject_probability;
 	if (p >= 1)
@@ -318,7 +321,7 @@ bool inject_countdown(struct gfp_req *req)
 	if (gfp_tls.gap == 0) {
 		/* The thread's first eligible call: where does its first
 		 * injection fall, counting this call as the first? */
-		int64_t g = next_gap();
+		int64_t g = inject_next_gap();
 		gfp_tls.calls++;
 		if (g > 1) {
 			gfp_tls.countdown = gfp_tls.gap = g - 1;
@@ -328,7 +331,7 @@ bool inject_countdown(struct gfp_req *req)
 		gfp_tls.calls += (uint64_t)gfp_tls.gap;
 	}
 	bool fail = inject_simple_fire(req);
-	gfp_tls.countdown = gfp_tls.gap = next_gap();
+	gfp_tls.countdown = gfp_tls.gap = inject_next_gap();
 	return fail;
 }
 

@@ -257,6 +257,7 @@ struct gfp_tls {
 	int64_t countdown;
 	int64_t gap;         /* inject.c: what countdown was last set to */
 	uint64_t decided_gen; /* gfp_policy_gen when the mode was decided */
+	int64_t inject_left;  /* inject.c: a policy thread's calls to its next injection */
 	unsigned char mode;  /* enum gfp_tls_mode: what the engine reads */
 	unsigned char guard; /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
@@ -543,14 +544,21 @@ static inline double inject_draw(void)
 	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* The simple mode's check, for the fast path: eligible (main started, not
- * ld.so) and the draw fires. NOFAIL and the stack filter come after. */
+int64_t inject_next_gap(void);
+
+/* The simple mode's check for a thread under the policy: eligible (main
+ * started, not ld.so) and the call the thread's gap chose. The same gaps
+ * from the same generator as an idle thread's countdown (inject_countdown),
+ * so a seed fails the same calls whatever else the policy holds. NOFAIL
+ * and the stack filter come after (inject_simple_fire). */
 static inline bool inject_simple_candidate(uintptr_t caller)
 {
 	if (unlikely(!__atomic_load_n(&gfp_main_started, __ATOMIC_RELAXED)) || site_in_ldso(caller))
 		return false;
 	gfp_tls.calls++;
-	return inject_draw() < gfp_inject_probability;
+	if (gfp_tls.inject_left == 0)
+		gfp_tls.inject_left = inject_next_gap();
+	return --gfp_tls.inject_left == 0;
 }
 
 /* ------------------------------------------------------------------------

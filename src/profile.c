@@ -70,7 +70,32 @@ static uintptr_t site_address(const struct gfp_req *req)
 	return n ? ips[0] : ip;
 }
 
+static unsigned site_index_slow(const struct gfp_req *req);
+
+/* A thread's last site, and the leaf of its last chunk: loops allocate from
+ * one place into one region. */
+static __thread struct {
+	uintptr_t caller;
+	unsigned idx;
+	uintptr_t chunk;
+	uint16_t *leaf;
+} last __attribute__((tls_model("initial-exec")));
+
 static unsigned site_index(const struct gfp_req *req)
+{
+	if (req->caller && req->caller == last.caller)
+		return last.idx;
+	unsigned idx = site_index_slow(req);
+	/* A caller inside libc (strdup) is many sites: only the return
+	 * address names the site by itself may be remembered. */
+	if (idx && req->caller && !site_in_libc(req->caller) && !site_in_shim(req->caller)) {
+		last.caller = req->caller;
+		last.idx = idx;
+	}
+	return idx;
+}
+
+static unsigned site_index_slow(const struct gfp_req *req)
 {
 	uintptr_t addr = site_address(req);
 	uint64_t key = site_key(&addr, 1);
@@ -100,7 +125,22 @@ static unsigned site_index(const struct gfp_req *req)
  * The shadow map
  * ---------------------------------------------------------------------- */
 
+static uint16_t *leaf_lookup(uintptr_t addr, bool create);
+
 static uint16_t *leaf_of(uintptr_t addr, bool create)
+{
+	uintptr_t chunk = (addr >> CHUNK_SHIFT) + 1;
+	if (chunk == last.chunk)
+		return last.leaf;
+	uint16_t *leaf = leaf_lookup(addr, create);
+	if (leaf) {
+		last.chunk = chunk;
+		last.leaf = leaf;
+	}
+	return leaf;
+}
+
+static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 {
 	uintptr_t chunk = (addr >> CHUNK_SHIFT) + 1;
 	for (unsigned i = 0; i < 64; i++) {

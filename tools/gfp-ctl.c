@@ -10,6 +10,7 @@
  * 2 usage, or no process listening for this user.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,10 +92,11 @@ int main(int argc, char **argv)
 		        pid, strerror(errno));
 		return EXIT_USAGE;
 	}
-	if (!gfp_write_all(fd, req, len)) {
-		fprintf(stderr, "gfp-ctl: error: cannot send to %s: %s\n", path, strerror(errno));
-		return EXIT_USAGE;
-	}
+	/* A refusal may close the socket before the request is read: the
+	 * reply, if any, still says why. */
+	signal(SIGPIPE, SIG_IGN);
+	bool sent = gfp_write_all(fd, req, len);
+	int send_errno = errno;
 	shutdown(fd, SHUT_WR);
 	/* The reply: copied through; an "error:" reply goes to stderr. */
 	static char buf[1 << 16];
@@ -109,6 +111,11 @@ int main(int argc, char **argv)
 		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
 	}
 	close(fd);
+	if (first && !sent) {
+		fprintf(stderr, "gfp-ctl: error: cannot send to %s: %s\n", path,
+		        strerror(send_errno));
+		return EXIT_USAGE;
+	}
 	if (first) {
 		fprintf(stderr,
 		        "gfp-ctl: error: process %ld closed the connection without a reply\n", pid);

@@ -19,7 +19,7 @@ try() {
 }
 
 try 125 "^gfpshim: error: GFP_POLICY: unknown key 'stat' \(did you mean 'stats'\?\)$" GFP_POLICY='stat=totals'
-try 125 "bad value 'total' for key 'stats' \(expected one of the listed choices: off\|totals\|sites\)" GFP_POLICY='stats=total'
+try 125 "bad value 'total' for key 'stats' \(expected one of the listed choices: off\|totals\|sites\|paths\)" GFP_POLICY='stats=total'
 try 125 "not a key=value pair" GFP_POLICY='confirm'
 try 125 "^gfpshim: error: GFP_POLICY_FILE: cannot read '/nonexistent/p': No such file" GFP_POLICY_FILE=/nonexistent/p
 try 125 "GFP_LOG: bad value 'fd:x'" GFP_LOG=fd:x
