@@ -14,14 +14,14 @@
 #include "internal.h"
 
 #define WINDOW_NS (10ULL * 1000000000ULL)
-#define MSG_MAX	  8192
-#define FRAMES	  24
+#define MSG_MAX   8192
+#define FRAMES    24
 
 extern char *program_invocation_short_name;
 
 struct ratelimit {
 	uint64_t window_start; /* atomic */
-	unsigned count;	       /* atomic: messages in this window */
+	unsigned count;        /* atomic: messages in this window */
 	unsigned missed;       /* atomic: suppressed since the last one printed */
 };
 
@@ -40,7 +40,7 @@ static bool ratelimit_ok(struct ratelimit *rl, int64_t burst, unsigned *missed)
 	uint64_t now = gfp_now_ns(), start = __atomic_load_n(&rl->window_start, __ATOMIC_RELAXED);
 	if (now - start > WINDOW_NS &&
 	    __atomic_compare_exchange_n(&rl->window_start, &start, now, false, __ATOMIC_RELAXED,
-					__ATOMIC_RELAXED))
+	                                __ATOMIC_RELAXED))
 		__atomic_store_n(&rl->count, 0, __ATOMIC_RELAXED);
 	if (__atomic_add_fetch(&rl->count, 1, __ATOMIC_RELAXED) > (unsigned)burst) {
 		__atomic_add_fetch(&rl->missed, 1, __ATOMIC_RELAXED);
@@ -79,18 +79,19 @@ void canary_warn(const struct gfp_slow *s)
 	if (records_on()) {
 		char extra[96];
 		gfp_snprintf(extra, sizeof(extra), "\"rounds\":%u,\"ms\":%llu", s->rounds,
-			     (unsigned long long)ms);
+		             (unsigned long long)ms);
 		record_event("canary", s->req, frames, n, extra);
 	}
 	mode_str(s->req->gfp, mode, sizeof(mode));
 	if (missed)
 		gfp_buf_printf(&b, "gfpshim: warning: %u canary warnings suppressed\n", missed);
-	gfp_buf_printf(&b,
-		       "gfpshim: warning: %s(%d) possible memory allocation deadlock size %zu in %s "
-		       "after %u rounds, %llu.%llus (mode:%s)",
-		       program_invocation_short_name, (int)getpid(), s->req->size,
-		       unwind_caller(frames, n), s->rounds, (unsigned long long)(ms / 1000),
-		       (unsigned long long)(ms % 1000 / 100), mode);
+	gfp_buf_printf(
+	    &b,
+	    "gfpshim: warning: %s(%d) possible memory allocation deadlock size %zu in %s "
+	    "after %u rounds, %llu.%llus (mode:%s)",
+	    program_invocation_short_name, (int)getpid(), s->req->size, unwind_caller(frames, n),
+	    s->rounds, (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100),
+	    mode);
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);
@@ -124,15 +125,17 @@ void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	mode_str(s->req->gfp, mode, sizeof(mode));
 	if (missed)
-		gfp_buf_printf(&b, "gfpshim: warning: warn_alloc: %u callbacks suppressed\n", missed);
-	gfp_buf_printf(&b,
-		       "gfpshim: warning: %s(%d): allocation failure: size:%zu order:%u, mode:%s: %s "
-		       "(after %u rounds)",
-		       program_invocation_short_name, (int)getpid(), s->req->size,
-		       gfp_order(s->req->size), mode, reason, s->rounds);
+		gfp_buf_printf(&b, "gfpshim: warning: warn_alloc: %u callbacks suppressed\n",
+		               missed);
+	gfp_buf_printf(
+	    &b,
+	    "gfpshim: warning: %s(%d): allocation failure: size:%zu order:%u, mode:%s: %s "
+	    "(after %u rounds)",
+	    program_invocation_short_name, (int)getpid(), s->req->size, gfp_order(s->req->size),
+	    mode, reason, s->rounds);
 	if (budget_enabled())
 		gfp_buf_printf(&b, "; live %lld bytes, limit %lld", (long long)budget_live(),
-			       (long long)budget_limit());
+		               (long long)budget_limit());
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);
@@ -149,7 +152,7 @@ static bool first_time(uintptr_t key)
 	for (unsigned i = 0; i < SITES; i++) {
 		uintptr_t *slot = &warned[(key + i) % SITES], cur = 0;
 		if (__atomic_compare_exchange_n(slot, &cur, key, false, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED))
+		                                __ATOMIC_RELAXED))
 			return true;
 		if (cur == key)
 			return false;
@@ -178,17 +181,19 @@ void canary_misuse(const struct gfp_slow *s)
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	mode_str(f, mode, sizeof(mode));
 	if (warn_nowait)
-		gfp_buf_printf(&b,
-			       "gfpshim: warning: %s(%d): NOFAIL without direct reclaim cannot wait: "
-			       "size %zu in %s may fail (mode:%s)%s",
-			       program_invocation_short_name, (int)getpid(), s->req->size,
-			       unwind_caller(frames, n), mode, warn_large ? "\n" : "");
+		gfp_buf_printf(
+		    &b,
+		    "gfpshim: warning: %s(%d): NOFAIL without direct reclaim cannot wait: "
+		    "size %zu in %s may fail (mode:%s)%s",
+		    program_invocation_short_name, (int)getpid(), s->req->size,
+		    unwind_caller(frames, n), mode, warn_large ? "\n" : "");
 	if (warn_large)
-		gfp_buf_printf(&b,
-			       "gfpshim: warning: %s(%d): NOFAIL allocation of %zu bytes (above 8192) "
-			       "in %s: large must-succeed requests can stall the process (mode:%s)",
-			       program_invocation_short_name, (int)getpid(), s->req->size,
-			       unwind_caller(frames, n), mode);
+		gfp_buf_printf(
+		    &b,
+		    "gfpshim: warning: %s(%d): NOFAIL allocation of %zu bytes (above 8192) "
+		    "in %s: large must-succeed requests can stall the process (mode:%s)",
+		    program_invocation_short_name, (int)getpid(), s->req->size,
+		    unwind_caller(frames, n), mode);
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);

@@ -16,14 +16,14 @@ struct glibc_var {
 };
 
 static const struct glibc_var vars[] = {
-	{"MALLOC_PERTURB_", "MALLOC_CONF=junk:true"},
-	{"MALLOC_CHECK_", "none in jemalloc; build with -fsanitize=address instead"},
-	{"MALLOC_TOP_PAD_", "none needed"},
-	{"MALLOC_TRIM_THRESHOLD_", "MALLOC_CONF=dirty_decay_ms:N"},
-	{"MALLOC_MMAP_THRESHOLD_", "none (jemalloc maps large sizes by itself)"},
-	{"MALLOC_MMAP_MAX_", "none"},
-	{"MALLOC_ARENA_MAX", "MALLOC_CONF=narenas:N"},
-	{"MALLOC_ARENA_TEST", "MALLOC_CONF=narenas:N"},
+    {"MALLOC_PERTURB_", "MALLOC_CONF=junk:true"},
+    {"MALLOC_CHECK_", "none in jemalloc; build with -fsanitize=address instead"},
+    {"MALLOC_TOP_PAD_", "none needed"},
+    {"MALLOC_TRIM_THRESHOLD_", "MALLOC_CONF=dirty_decay_ms:N"},
+    {"MALLOC_MMAP_THRESHOLD_", "none (jemalloc maps large sizes by itself)"},
+    {"MALLOC_MMAP_MAX_", "none"},
+    {"MALLOC_ARENA_MAX", "MALLOC_CONF=narenas:N"},
+    {"MALLOC_ARENA_TEST", "MALLOC_CONF=narenas:N"},
 };
 
 void compat_warn_glibc_env(void)
@@ -34,9 +34,9 @@ void compat_warn_glibc_env(void)
 		if (!v || (i == 0 && strcmp(v, "0") == 0))
 			continue;
 		gfp_log(GFP_LOG_WARNING,
-			"%s is set but has no effect: allocations go to jemalloc (use %s; "
-			"glibc_warn=0 silences this)",
-			vars[i].name, vars[i].instead);
+		        "%s is set but has no effect: allocations go to jemalloc (use %s; "
+		        "glibc_warn=0 silences this)",
+		        vars[i].name, vars[i].instead);
 	}
 
 	const char *t = getenv("GLIBC_TUNABLES");
@@ -44,9 +44,9 @@ void compat_warn_glibc_env(void)
 	for (const char *p = t; p && (p = strstr(p, "glibc.malloc.")) != NULL;) {
 		size_t n = strcspn(p, ":=");
 		gfp_log(GFP_LOG_WARNING,
-			"GLIBC_TUNABLES sets %.*s, which has no effect: allocations go to jemalloc "
-			"(see MALLOC_CONF; glibc_warn=0 silences this)",
-			(int)n, p);
+		        "GLIBC_TUNABLES sets %.*s, which has no effect: allocations go to jemalloc "
+		        "(see MALLOC_CONF; glibc_warn=0 silences this)",
+		        (int)n, p);
 		p += n;
 	}
 }

@@ -19,14 +19,14 @@ const struct gfp_key gfp_keys[GFP_KEY_COUNT] = {
 };
 
 static const char *const type_expect[] = {
-	[GFP_T_BOOL] = "0 or 1",
-	[GFP_T_COUNT] = "a whole number",
-	[GFP_T_SIZE] = "a size such as 4096, 64K, 16M or 1G",
-	[GFP_T_MS] = "a time such as 20ms or 2s",
-	[GFP_T_PROB] = "a probability from 0 to 1, such as 0.01 or 1%",
-	[GFP_T_ENUM] = "one of the listed choices",
-	[GFP_T_FLAGS] = "flags such as KERNEL, NOFS|NOFAIL or NORETRY",
-	[GFP_T_STR] = "a text of at most 127 characters",
+    [GFP_T_BOOL] = "0 or 1",
+    [GFP_T_COUNT] = "a whole number",
+    [GFP_T_SIZE] = "a size such as 4096, 64K, 16M or 1G",
+    [GFP_T_MS] = "a time such as 20ms or 2s",
+    [GFP_T_PROB] = "a probability from 0 to 1, such as 0.01 or 1%",
+    [GFP_T_ENUM] = "one of the listed choices",
+    [GFP_T_FLAGS] = "flags such as KERNEL, NOFS|NOFAIL or NORETRY",
+    [GFP_T_STR] = "a text of at most 127 characters",
 };
 
 /* ------------------------------------------------------------------------
@@ -66,7 +66,8 @@ static bool parse_decimal(const char *s, size_t len, size_t *end, uint64_t *whol
 
 static bool parse_bool(const char *v, size_t n, bool *out)
 {
-	static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false", "no", "off"};
+	static const char *const yes[] = {"1", "true", "yes", "on"}, *const no[] = {"0", "false",
+	                                                                            "no", "off"};
 	for (size_t i = 0; i < 4; i++) {
 		if (gfp_strcasecmp_n(v, yes[i], n) == 0)
 			return *out = true, true;
@@ -101,12 +102,23 @@ static bool parse_size(const char *v, size_t n, uint64_t *out)
 	size_t ul = n - end;
 	if (ul) {
 		switch (u[0] | 0x20) {
-		case 'b': mul = 1; break;
-		case 'k': mul = 1ULL << 10; break;
-		case 'm': mul = 1ULL << 20; break;
-		case 'g': mul = 1ULL << 30; break;
-		case 't': mul = 1ULL << 40; break;
-		default: return false;
+		case 'b':
+			mul = 1;
+			break;
+		case 'k':
+			mul = 1ULL << 10;
+			break;
+		case 'm':
+			mul = 1ULL << 20;
+			break;
+		case 'g':
+			mul = 1ULL << 30;
+			break;
+		case 't':
+			mul = 1ULL << 40;
+			break;
+		default:
+			return false;
 		}
 		/* K, KB, KiB all mean 1024. */
 		if (!(ul == 1 || (ul == 2 && (u[1] | 0x20) == 'b' && mul > 1) ||
@@ -192,11 +204,11 @@ static bool str_is_hex(const char *s)
 }
 
 int config_parse_value(const struct gfp_key *k, const char *v, size_t n, void *out,
-		       const char **expect)
+                       const char **expect)
 {
 	*expect = k->type == GFP_T_STR && k->max == GFP_STR_HEX
-			  ? "a call-site id of 16 hex digits, as records and gfp-sweep print it"
-			  : type_expect[k->type];
+	              ? "a call-site id of 16 hex digits, as records and gfp-sweep print it"
+	              : type_expect[k->type];
 	switch (k->type) {
 	case GFP_T_BOOL:
 		return parse_bool(v, n, out) ? 0 : -1;
@@ -246,7 +258,8 @@ void config_defaults(struct gfp_policy *pol)
 		const struct gfp_key *k = &gfp_keys[i];
 		const char *expect;
 		/* Every default parses: tests/unit/keys.c checks each row. */
-		(void)config_parse_value(k, k->def, strlen(k->def), (char *)pol + k->offset, &expect);
+		(void)config_parse_value(k, k->def, strlen(k->def), (char *)pol + k->offset,
+		                         &expect);
 	}
 }
 
@@ -288,7 +301,7 @@ static void trim(const char **s, size_t *n)
 }
 
 static void fail(struct gfp_cfg_err *err, void (*report)(const char *), const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void fail(struct gfp_cfg_err *err, void (*report)(const char *), const char *fmt, ...)
 {
@@ -305,7 +318,7 @@ static void fail(struct gfp_cfg_err *err, void (*report)(const char *), const ch
 #define QUOTE 64
 
 static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, const char *p,
-		       size_t n, void (*report)(const char *), struct gfp_cfg_err *err)
+                       size_t n, void (*report)(const char *), struct gfp_cfg_err *err)
 {
 	char where[160];
 	if (line)
@@ -349,8 +362,8 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 		if (k->type == GFP_T_ENUM)
 			gfp_snprintf(range, sizeof(range), ": %s", k->choices);
 		else if (k->type == GFP_T_COUNT || k->type == GFP_T_SIZE || k->type == GFP_T_MS)
-			gfp_snprintf(range, sizeof(range), " from %lld to %lld",
-				     (long long)k->min, (long long)k->max);
+			gfp_snprintf(range, sizeof(range), " from %lld to %lld", (long long)k->min,
+			             (long long)k->max);
 		fail(err, report, "%s: bad value '%.*s' for key '%s' (expected %s%s)", where,
 		     (int)(vlen < QUOTE ? vlen : QUOTE), val, k->name, expect, range);
 		return;
@@ -358,20 +371,34 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 	size_t i = (size_t)(k - gfp_keys);
 	void *dst = (char *)pol + k->offset;
 	switch (k->type) {
-	case GFP_T_BOOL: *(bool *)dst = v.b; break;
-	case GFP_T_COUNT: *(int64_t *)dst = v.i; break;
+	case GFP_T_BOOL:
+		*(bool *)dst = v.b;
+		break;
+	case GFP_T_COUNT:
+		*(int64_t *)dst = v.i;
+		break;
 	case GFP_T_SIZE:
-	case GFP_T_MS: *(uint64_t *)dst = v.u; break;
-	case GFP_T_PROB: *(double *)dst = v.d; break;
-	case GFP_T_ENUM: *(unsigned *)dst = v.e; break;
-	case GFP_T_FLAGS: *(gfp_t *)dst = (gfp_t)v.e; break;
-	case GFP_T_STR: *(struct gfp_str *)dst = v.str; break;
+	case GFP_T_MS:
+		*(uint64_t *)dst = v.u;
+		break;
+	case GFP_T_PROB:
+		*(double *)dst = v.d;
+		break;
+	case GFP_T_ENUM:
+		*(unsigned *)dst = v.e;
+		break;
+	case GFP_T_FLAGS:
+		*(gfp_t *)dst = (gfp_t)v.e;
+		break;
+	case GFP_T_STR:
+		*(struct gfp_str *)dst = v.str;
+		break;
 	}
 	pol->set[i] = true;
 }
 
 int config_parse(struct gfp_policy *pol, const char *src, const char *text, size_t len, bool file,
-		 void (*report)(const char *msg), struct gfp_cfg_err *err)
+                 void (*report)(const char *msg), struct gfp_cfg_err *err)
 {
 	int before = err->count;
 	unsigned line = file ? 1 : 0;
@@ -411,16 +438,24 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 {
 	const void *v = (const char *)pol + k->offset;
 	switch (k->type) {
-	case GFP_T_BOOL: gfp_buf_printf(b, "%d", *(const bool *)v); break;
-	case GFP_T_COUNT: gfp_buf_printf(b, "%lld", (long long)*(const int64_t *)v); break;
-	case GFP_T_SIZE: gfp_buf_printf(b, "%llu", (unsigned long long)*(const uint64_t *)v); break;
-	case GFP_T_MS: gfp_buf_printf(b, "%llums", (unsigned long long)*(const uint64_t *)v); break;
+	case GFP_T_BOOL:
+		gfp_buf_printf(b, "%d", *(const bool *)v);
+		break;
+	case GFP_T_COUNT:
+		gfp_buf_printf(b, "%lld", (long long)*(const int64_t *)v);
+		break;
+	case GFP_T_SIZE:
+		gfp_buf_printf(b, "%llu", (unsigned long long)*(const uint64_t *)v);
+		break;
+	case GFP_T_MS:
+		gfp_buf_printf(b, "%llums", (unsigned long long)*(const uint64_t *)v);
+		break;
 	case GFP_T_PROB: {
 		/* Nine decimals, enough for fail.probability=0.0001. */
 		double p = *(const double *)v;
 		uint64_t scaled = (uint64_t)(p * 1e9 + 0.5);
 		gfp_buf_printf(b, "%llu.%09llu", (unsigned long long)(scaled / 1000000000u),
-			       (unsigned long long)(scaled % 1000000000u));
+		               (unsigned long long)(scaled % 1000000000u));
 		break;
 	}
 	case GFP_T_ENUM: {
@@ -433,7 +468,7 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 		}
 		const char *bar = c ? strchr(c, '|') : NULL;
 		gfp_buf_printf(b, "%.*s", c ? (int)(bar ? (size_t)(bar - c) : strlen(c)) : 0,
-			       c ? c : "");
+		               c ? c : "");
 		break;
 	}
 	case GFP_T_FLAGS: {
@@ -442,6 +477,8 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 		gfp_buf_printf(b, "%s", names);
 		break;
 	}
-	case GFP_T_STR: gfp_buf_printf(b, "%s", ((const struct gfp_str *)v)->v); break;
+	case GFP_T_STR:
+		gfp_buf_printf(b, "%s", ((const struct gfp_str *)v)->v);
+		break;
 	}
 }

@@ -24,7 +24,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	int n = unwind_capture_signal(frames, 32);
 	char extra[96];
 	gfp_snprintf(extra, sizeof(extra), "\"signal\":%d,\"code\":%d,\"addr\":\"%p\"", sig,
-		     si->si_code, si->si_addr);
+	             si->si_code, si->si_addr);
 	record_event("crash", NULL, frames, n, extra);
 	sigaction(sig, &previous[sig], NULL);
 	gfp_tls.guard--;

@@ -13,15 +13,19 @@ struct flag_name {
 
 /* Base contexts, most bits first so that printing picks KERNEL over NOFS. */
 static const struct flag_name bases[] = {
-	{"KERNEL", GFP_KERNEL}, {"NOFS", GFP_NOFS},	{"NOIO", GFP_NOIO},
-	{"ATOMIC", GFP_ATOMIC}, {"NOWAIT", GFP_NOWAIT},
+    {"KERNEL", GFP_KERNEL}, {"NOFS", GFP_NOFS},     {"NOIO", GFP_NOIO},
+    {"ATOMIC", GFP_ATOMIC}, {"NOWAIT", GFP_NOWAIT},
 };
 
 static const struct flag_name modifiers[] = {
-	{"NORETRY", GFP_NORETRY},   {"RETRY_MAYFAIL", GFP_RETRY_MAYFAIL},
-	{"NOFAIL", GFP_NOFAIL},	    {"NOWARN", GFP_NOWARN},
-	{"HIGH", GFP_HIGH},	    {"MEMALLOC", GFP_MEMALLOC},
-	{"NOMEMALLOC", GFP_NOMEMALLOC}, {"ZERO", GFP_ZERO},
+    {"NORETRY", GFP_NORETRY},
+    {"RETRY_MAYFAIL", GFP_RETRY_MAYFAIL},
+    {"NOFAIL", GFP_NOFAIL},
+    {"NOWARN", GFP_NOWARN},
+    {"HIGH", GFP_HIGH},
+    {"MEMALLOC", GFP_MEMALLOC},
+    {"NOMEMALLOC", GFP_NOMEMALLOC},
+    {"ZERO", GFP_ZERO},
 };
 
 #define BASE_MASK (GFP_KERNEL | GFP_ATOMIC)
@@ -77,9 +81,9 @@ static bool parse_hex(const char *s, size_t len, gfp_t *out)
 	for (size_t i = 2; i < len; i++) {
 		char c = s[i];
 		unsigned d = c >= '0' && c <= '9'   ? (unsigned)(c - '0')
-			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
-						    : 16u;
+		             : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+		             : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10)
+		                                    : 16u;
 		if (d > 15 || v > 0xffffffffu)
 			return false;
 		v = v * 16 + d;
@@ -117,7 +121,7 @@ int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, siz
 			nbase++;
 			flags |= bits;
 		} else if (lookup(modifiers, sizeof(modifiers) / sizeof(modifiers[0]), w, wl,
-				  &bits) == 0) {
+		                  &bits) == 0) {
 			flags |= bits;
 		} else {
 			*bad = w;

@@ -105,11 +105,12 @@ int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 		switch (*f) {
 		case 'd':
 		case 'i': {
-			long long v = lng == 0 ? va_arg(ap, int)
-				    : lng == 1 ? va_arg(ap, long)
-				    : lng == 2 ? va_arg(ap, long long)
-					       : (long long)va_arg(ap, ssize_t);
-			unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+			long long v = lng == 0   ? va_arg(ap, int)
+			              : lng == 1 ? va_arg(ap, long)
+			              : lng == 2 ? va_arg(ap, long long)
+			                         : (long long)va_arg(ap, ssize_t);
+			unsigned long long u =
+			    v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
 			len = utoa(end, u, 10, false);
 			if (v < 0) {
 				if (pad == '0') {
@@ -126,10 +127,10 @@ int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap)
 		case 'u':
 		case 'x':
 		case 'X': {
-			unsigned long long v = lng == 0 ? va_arg(ap, unsigned)
-					     : lng == 1 ? va_arg(ap, unsigned long)
-					     : lng == 2 ? va_arg(ap, unsigned long long)
-							: (unsigned long long)va_arg(ap, size_t);
+			unsigned long long v = lng == 0   ? va_arg(ap, unsigned)
+			                       : lng == 1 ? va_arg(ap, unsigned long)
+			                       : lng == 2 ? va_arg(ap, unsigned long long)
+			                                  : (unsigned long long)va_arg(ap, size_t);
 			len = utoa(end, v, *f == 'u' ? 10 : 16, *f == 'X');
 			if (alt && *f != 'u' && v) {
 				*(end - len - 1) = *f;

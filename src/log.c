@@ -37,10 +37,11 @@ int log_set_dest(const char *dest, bool secure, char *err, size_t errlen)
 			fd = fd * 10 + (*p - '0');
 		}
 		if (fcntl((int)fd, F_GETFD) < 0) {
-			gfp_snprintf(err, errlen,
-				     "GFP_LOG: descriptor %d is not open (open it in the shell, e.g. "
-				     "'3>>log', or give a file path)",
-				     (int)fd);
+			gfp_snprintf(
+			    err, errlen,
+			    "GFP_LOG: descriptor %d is not open (open it in the shell, e.g. "
+			    "'3>>log', or give a file path)",
+			    (int)fd);
 			return -1;
 		}
 		log_fd = (int)fd;
@@ -48,20 +49,22 @@ int log_set_dest(const char *dest, bool secure, char *err, size_t errlen)
 		return 0;
 	bad_fd:
 		gfp_snprintf(err, errlen,
-			     "GFP_LOG: bad value '%.64s' (expected stderr, fd:N or a file path)", dest);
+		             "GFP_LOG: bad value '%.64s' (expected stderr, fd:N or a file path)",
+		             dest);
 		return -1;
 	}
 	if (secure) /* a setuid program must not append to a path the caller chose */
 		return 0;
 	if (strlen(dest) >= sizeof(log_path)) {
 		gfp_snprintf(err, errlen, "GFP_LOG: path is longer than %zu bytes",
-			     sizeof(log_path) - 1);
+		             sizeof(log_path) - 1);
 		return -1;
 	}
 	int fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		gfp_snprintf(err, errlen, "GFP_LOG: cannot open '%.200s': %s (give a writable path)",
-			     dest, strerror(errno));
+		gfp_snprintf(err, errlen,
+		             "GFP_LOG: cannot open '%.200s': %s (give a writable path)", dest,
+		             strerror(errno));
 		return -1;
 	}
 	close(fd);
@@ -86,8 +89,8 @@ void gfp_log_raw(const char *p, size_t n)
 
 void gfp_log(enum gfp_level level, const char *fmt, ...)
 {
-	static const char *const prefix[] = {"gfpshim: error: ", "gfpshim: warning: ",
-					     "gfpshim: info: "};
+	static const char *const prefix[] = {
+	    "gfpshim: error: ", "gfpshim: warning: ", "gfpshim: info: "};
 	char line[LOG_LINE_MAX];
 	struct gfp_buf b = {line, sizeof(line) - 1, 0};
 	gfp_buf_printf(&b, "%s", prefix[level]);

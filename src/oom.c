@@ -48,16 +48,16 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome)
 	gfp_flags_name(s->req->gfp, names, sizeof(names));
 	pthread_getname_np(pthread_self(), thread, sizeof(thread));
 	gfp_buf_printf(&b,
-		       "gfpshim: error: %s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
-		       "oom_score_adj=%d\n",
-		       program_invocation_short_name, (int)getpid(), s->req->size,
-		       gfp_order(s->req->size), names, s->req->gfp, adj);
+	               "gfpshim: error: %s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
+	               "oom_score_adj=%d\n",
+	               program_invocation_short_name, (int)getpid(), s->req->size,
+	               gfp_order(s->req->size), names, s->req->gfp, adj);
 	gfp_buf_printf(&b, "gfpshim: error: thread %s (tid %d) looped %u rounds without progress; ",
-		       thread, (int)gettid(), s->rounds);
+	               thread, (int)gettid(), s->rounds);
 	if (budget_enabled())
 		gfp_buf_printf(&b, "live %lld bytes, limit %lld, watermark %lld",
-			       (long long)budget_live(), (long long)budget_limit(),
-			       (long long)budget_watermark(s->req->gfp));
+		               (long long)budget_live(), (long long)budget_limit(),
+		               (long long)budget_watermark(s->req->gfp));
 	else if (s->req->why == GFP_WHY_INJECT)
 		gfp_buf_printf(&b, "every attempt failed by injection (fail.where=attempt)");
 	else
@@ -67,7 +67,7 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome)
 	if (records_on()) {
 		char extra[256];
 		gfp_snprintf(extra, sizeof(extra), "\"rounds\":%u,\"outcome\":\"%s\"", s->rounds,
-			     outcome);
+		             outcome);
 		record_event("oom", s->req, frames, n, extra);
 	}
 	gfp_log_raw(msg, b.len);
@@ -89,7 +89,8 @@ enum oom_result oom_step(struct gfp_slow *s)
 		if (!(s->req->gfp & GFP_NOFAIL))
 			report(s, adj, "oom=fail: the request fails");
 		else if (!s->oom_exempt_logged)
-			report(s, adj, "oom=fail, but a NOFAIL request cannot fail: it keeps looping");
+			report(s, adj,
+			       "oom=fail, but a NOFAIL request cannot fail: it keeps looping");
 		s->oom_exempt_logged = true;
 		return OOM_GIVE_UP;
 	}
@@ -97,7 +98,8 @@ enum oom_result oom_step(struct gfp_slow *s)
 		/* Never the victim, and there is no other: keep looping. Say so
 		 * once per request, not every round. */
 		if (!s->oom_exempt_logged) {
-			report(s, adj, "oom_score_adj is -1000: not killed, the request keeps looping");
+			report(s, adj,
+			       "oom_score_adj is -1000: not killed, the request keeps looping");
 			s->oom_exempt_logged = true;
 		}
 		return OOM_RETRY;
@@ -106,8 +108,8 @@ enum oom_result oom_step(struct gfp_slow *s)
 		report(s, adj, "Out of memory: aborting (oom=abort)");
 		abort();
 	}
-	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)", (int)getpid(),
-		     program_invocation_short_name);
+	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)",
+	             (int)getpid(), program_invocation_short_name);
 	report(s, adj, outcome);
 	kill(getpid(), SIGKILL);
 	for (;;)

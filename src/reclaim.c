@@ -69,9 +69,12 @@ int reclaim_oom_notifier_register(gfp_oom_fn fn, void *arg)
 static bool kind_allowed(unsigned kind, gfp_t ctx)
 {
 	switch (kind) {
-	case GFP_SHRINK_FS: return (ctx & GFP_FS_BIT) != 0;
-	case GFP_SHRINK_IO: return (ctx & GFP_IO_BIT) != 0;
-	default: return true;
+	case GFP_SHRINK_FS:
+		return (ctx & GFP_FS_BIT) != 0;
+	case GFP_SHRINK_IO:
+		return (ctx & GFP_IO_BIT) != 0;
+	default:
+		return true;
 	}
 }
 

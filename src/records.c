@@ -30,15 +30,15 @@ int records_set_dest(const char *dest, bool secure, char *err, size_t errlen)
 			fd = fd * 10 + (*p - '0');
 		if (*p || p == dest + 3) {
 			gfp_snprintf(err, errlen,
-				     "GFP_RECORD: bad value '%.64s' (expected fd:N or a file path)",
-				     dest);
+			             "GFP_RECORD: bad value '%.64s' (expected fd:N or a file path)",
+			             dest);
 			return -1;
 		}
 		if (fcntl(fd, F_GETFD) < 0) {
 			gfp_snprintf(err, errlen,
-				     "GFP_RECORD: descriptor %d is not open (open it in the shell, "
-				     "e.g. '3>>records', or give a file path)",
-				     fd);
+			             "GFP_RECORD: descriptor %d is not open (open it in the shell, "
+			             "e.g. '3>>records', or give a file path)",
+			             fd);
 			return -1;
 		}
 		record_fd = fd;
@@ -48,14 +48,14 @@ int records_set_dest(const char *dest, bool secure, char *err, size_t errlen)
 		return 0;
 	if (strlen(dest) >= sizeof(record_path)) {
 		gfp_snprintf(err, errlen, "GFP_RECORD: path is longer than %zu bytes",
-			     sizeof(record_path) - 1);
+		             sizeof(record_path) - 1);
 		return -1;
 	}
 	int fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		gfp_snprintf(err, errlen,
-			     "GFP_RECORD: cannot open '%.200s': %s (give a writable path)", dest,
-			     strerror(errno));
+		             "GFP_RECORD: cannot open '%.200s': %s (give a writable path)", dest,
+		             strerror(errno));
 		return -1;
 	}
 	close(fd);
@@ -84,7 +84,7 @@ static void emit(const char *line, size_t n)
 }
 
 void record_event(const char *event, const struct gfp_req *req, const struct gfp_frame *frames,
-		  int n, const char *extra)
+                  int n, const char *extra)
 {
 	if (!records_on())
 		return;
@@ -92,16 +92,17 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 	/* Leave room to close the frames array and the object whatever happens. */
 	struct gfp_buf b = {line, sizeof(line) - 8, 0};
 	gfp_buf_printf(&b, "{\"event\":\"%s\",\"pid\":%d,\"tid\":%d,\"seq\":%llu", event,
-		       (int)getpid(), (int)gettid(),
-		       (unsigned long long)__atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
+	               (int)getpid(), (int)gettid(),
+	               (unsigned long long)__atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED));
 	if (req) {
 		char names[128];
 		gfp_flags_name(req->gfp, names, sizeof(names));
-		gfp_buf_printf(&b,
-			       ",\"site\":\"%016llx\",\"size\":%zu,\"flags\":\"%s\",\"mode\":\"%#x\","
-			       "\"entry\":\"%s\",\"call\":%llu",
-			       (unsigned long long)req->site, req->size, names, req->gfp,
-			       gfp_entry_name[req->entry], (unsigned long long)req->call);
+		gfp_buf_printf(
+		    &b,
+		    ",\"site\":\"%016llx\",\"size\":%zu,\"flags\":\"%s\",\"mode\":\"%#x\","
+		    "\"entry\":\"%s\",\"call\":%llu",
+		    (unsigned long long)req->site, req->size, names, req->gfp,
+		    gfp_entry_name[req->entry], (unsigned long long)req->call);
 	}
 	if (extra && *extra)
 		gfp_buf_printf(&b, ",%s", extra);
@@ -114,7 +115,7 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 		if (frames[i].func[0]) {
 			char sym[128];
 			gfp_snprintf(sym, sizeof(sym), "%s+%#lx", frames[i].func,
-				     (unsigned long)frames[i].func_off);
+			             (unsigned long)frames[i].func_off);
 			gfp_buf_printf(&b, ",\"symbol\":");
 			gfp_buf_json_str(&b, sym);
 		}

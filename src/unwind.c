@@ -49,8 +49,8 @@ static int reserve_busy; /* atomic */
 static void reserve_map(void)
 {
 	for (size_t len = RESERVE_BYTES; len >= (256u << 10); len /= 2) {
-		void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-			       -1, 0);
+		void *p =
+		    mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != MAP_FAILED) {
 			reserve = p;
 			reserve_len = len;
@@ -130,7 +130,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 				const char *slash = strrchr(info.dli_fname, '/');
 				const char *name = slash ? slash + 1 : info.dli_fname;
 				gfp_snprintf(f->module, sizeof(f->module), "%s",
-					     *name ? name : "(main)");
+				             *name ? name : "(main)");
 				f->module_off = ip - (uintptr_t)info.dli_fbase;
 			}
 		}
