@@ -52,6 +52,8 @@ static void init_cond(void)
 	pthread_condattr_destroy(&a);
 }
 
+static void derive_watermarks(void);
+
 /* At start-up, and again when gfp-ctl changes limit= or min_free=. */
 void budget_init(void)
 {
@@ -60,10 +62,17 @@ void budget_init(void)
 		init_cond();
 		cond_ready = true;
 	}
+	/* Under the lock: gfp-ctl may change the limit while requests decide. */
+	pthread_mutex_lock(&exact_lock);
 	limit_b = (int64_t)gfp_policy.limit;
 	gfp_budget_on = limit_b != 0;
-	if (!limit_b)
-		return;
+	if (limit_b)
+		derive_watermarks();
+	pthread_mutex_unlock(&exact_lock);
+}
+
+static void derive_watermarks(void)
+{
 	min_free_b = (int64_t)gfp_policy.min_free;
 	if (!gfp_policy.set[GFP_K_min_free] || min_free_b == 0) {
 		min_free_b = limit_b / 100;
@@ -81,6 +90,8 @@ void budget_init(void)
 	                 limit_b - min_free_b - __atomic_load_n(&reserved, __ATOMIC_RELAXED),
 	                 __ATOMIC_RELAXED);
 	gfp_budget.batch = batch;
+	/* Allowances granted under the old limit go back. */
+	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
 }
 
 /* Under exact_lock: the fast path sees the lowered watermark at its next
@@ -168,7 +179,9 @@ void budget_thread_exit(struct gfp_thread *t)
 /* Live bytes exactly. */
 int64_t budget_live(void)
 {
-	return __atomic_load_n(&exited_total, __ATOMIC_RELAXED) + thread_sum_live();
+	/* exited_total is read under the registry lock too: a thread that exits
+	 * meanwhile is counted once, in the list or in the total. */
+	return thread_sum_live(&exited_total);
 }
 
 int64_t budget_thread_live(const struct gfp_thread *t)

@@ -231,12 +231,15 @@ static void *listener(void *arg)
 	gfp_tls.guard = 1; /* never through the policy, never counted */
 	gfp_tls.mode = GFP_TLS_IDLE;
 	gfp_tls.countdown = INT64_MAX;
+	gfp_tls.errnop = &errno;
 	for (;;) {
 		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			return NULL;
+			if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
+				return NULL; /* the socket is gone */
+			if (errno != EINTR && errno != ECONNABORTED)
+				usleep(100 * 1000); /* out of descriptors or buffers: later */
+			continue;
 		}
 		serve(fd);
 		close(fd);

@@ -179,20 +179,22 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 /* The common case failed for real: the request comes back from the stash. */
 static __attribute__((noinline)) void *alloc_stashed_failed(void)
 {
-	const struct gfp_stash *s = &gfp_tls.stash;
-	return alloc_fast_tail((enum gfp_entry)s->entry, s->size, s->mallocx_flags, s->align,
-	                       s->caller, NULL, false);
+	struct gfp_stash s = gfp_tls.stash; /* taken while the guard is up */
+	gfp_tls.guard--;
+	return alloc_fast_tail((enum gfp_entry)s.entry, s.size, s.mallocx_flags, s.align, s.caller,
+	                       NULL, false);
 }
 
 /* The common case succeeded under statistics: count it from the stash. */
 static __attribute__((noinline)) void *alloc_stashed_count(void *p)
 {
-	const struct gfp_stash *s = &gfp_tls.stash;
-	struct gfp_req req = {.entry = (enum gfp_entry)s->entry,
-	                      .mallocx_flags = s->mallocx_flags,
-	                      .size = s->size,
-	                      .align = s->align,
-	                      .caller = s->caller};
+	struct gfp_stash s = gfp_tls.stash; /* taken while the guard is up */
+	gfp_tls.guard--;
+	struct gfp_req req = {.entry = (enum gfp_entry)s.entry,
+	                      .mallocx_flags = s.mallocx_flags,
+	                      .size = s.size,
+	                      .align = s.align,
+	                      .caller = s.caller};
 	count(&req, p);
 	return p;
 }
@@ -209,6 +211,9 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 {
 	if (likely(plain_policy_thread() && gfp_policy_plain &&
 	           (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, size)))) {
+		/* The guard first: a signal handler that allocates meanwhile goes
+		 * raw and leaves the stash alone. */
+		gfp_tls.guard++;
 		gfp_tls.stash = (struct gfp_stash){.size = size,
 		                                   .align = align,
 		                                   .caller = caller,
@@ -219,6 +224,7 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 			return alloc_stashed_failed();
 		if (unlikely(gfp_policy.stats))
 			return alloc_stashed_count(p);
+		gfp_tls.guard--;
 		return p;
 	}
 	return alloc_general(entry, size, mallocx_flags, align, caller);
@@ -251,15 +257,15 @@ void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align
 static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, size_t size,
                                                  int flags)
 {
+	int saved = errno; /* before thread_enter, which may map memory */
 	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard &&
 	    thread_enter() == GFP_TLS_POLICY) {
+		errno = saved;
 		gfp_free_policy(entry, p, size, flags);
 		return;
 	}
-	if (p == NULL)
-		return;
-	int saved = errno;
-	gfp_je_release(p, size, flags);
+	if (p != NULL)
+		gfp_je_release(p, size, flags);
 	errno = saved;
 }
 
@@ -267,6 +273,7 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
  * gfp_free_policy leaves out of line. */
 static __attribute__((noinline)) void after_free(void)
 {
+	int saved = errno; /* free keeps errno: locks and wake-ups may not */
 	if (gfp_budget_on) {
 		struct gfp_thread *t = gfp_tls.thread;
 		budget_after_free(t);
@@ -275,6 +282,7 @@ static __attribute__((noinline)) void after_free(void)
 	}
 	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST)))
 		budget_wake_waiters();
+	errno = saved;
 }
 
 static __attribute__((noinline)) void free_counted(enum gfp_entry entry, void *p, size_t size,
@@ -284,9 +292,9 @@ static __attribute__((noinline)) void free_counted(enum gfp_entry entry, void *p
 		gfp_count(&gfp_tls.thread->stats[entry].calls, 1);
 	if (p == NULL)
 		return;
+	int *errnop = gfp_tls.errnop, saved = *errnop;
 	if (gfp_profile_on)
 		profile_free(p); /* before jemalloc forgets the block's size */
-	int *errnop = gfp_tls.errnop, saved = *errnop;
 	gfp_je_release(p, size, flags);
 	after_free();
 	*errnop = saved;
@@ -304,12 +312,15 @@ void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 	}
 	if (p == NULL)
 		return;
-	/* errno waits in the thread's block: nothing is live across the call. */
+	/* errno waits in the thread's block, so that nothing is live across the
+	 * call; the guard keeps a signal handler's free from overwriting it. */
+	gfp_tls.guard++;
 	gfp_tls.saved_errno = *gfp_tls.errnop;
 	gfp_je_release(p, size, flags);
+	*gfp_tls.errnop = gfp_tls.saved_errno;
+	gfp_tls.guard--;
 	/* Under a budget the next grant sees this free in jemalloc's counters;
 	 * only a waiter, or a reserve to top up, needs more now. */
 	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED) || gfp_policy.reserve_thread))
 		after_free();
-	*gfp_tls.errnop = gfp_tls.saved_errno;
 }

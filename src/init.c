@@ -127,16 +127,32 @@ void policy_derive(void)
 {
 	/* Any key that shapes allocation puts the process under the policy;
 	 * only the ones about messages (and the control socket) leave it
-	 * idle (plain jemalloc). */
+	 * idle (plain jemalloc). The fail.* keys count only while they can
+	 * inject: a gfp-ctl set that disarms makes the process idle again. */
 	bool slow = gfp_rules_on; /* rules shape what failing requests do */
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
 		if (gfp_policy.set[i] && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
-		    i != GFP_K_stats && i != GFP_K_ctl)
+		    i != GFP_K_stats && i != GFP_K_ctl &&
+		    strncmp(gfp_keys[i].name, "fail.", 5) != 0)
 			slow = true;
-	gfp_slowpath_on = slow;
+	/* What the ranges of ld.so and the shim are, before injection can
+	 * look at them (a set may turn a process that was idle active). */
+	bool injects =
+	    gfp_policy.fail_probability > 0 || gfp_policy.fail_nth > 0 || gfp_policy.fail_site.v[0];
+	bool active_soon = slow || injects || gfp_policy.stats != 0 || records_on();
+	if (active_soon) {
+		static bool ready;
+		if (!ready) {
+			unwind_init();
+			site_init();
+			ready = true;
+		}
+	}
 	budget_init();
 	inject_init();
 	profile_init();
+	/* (stats=paths turns gfp_inject_on on only to count: it injects nothing) */
+	gfp_slowpath_on = slow || (injects && gfp_inject_on);
 	gfp_policy_plain = !gfp_inject_on; /* statistics count on the common path too */
 	/* A free needs the engine only to be counted, to top a thread's reserve
 	 * up, or to wake a waiter (thread_update_free_direct). */
@@ -145,14 +161,6 @@ void policy_derive(void)
 	 * must not change what a failing request does; failures must be seen
 	 * to be recorded. */
 	bool active = gfp_slowpath_on || gfp_policy.stats != 0 || records_on();
-	if (active) {
-		static bool ready;
-		if (!ready) {
-			unwind_init();
-			site_init();
-			ready = true;
-		}
-	}
 	__atomic_store_n(&gfp_policy_active, active, __ATOMIC_RELEASE);
 }
 
@@ -188,6 +196,9 @@ static void atfork_child(void)
 	budget_atfork_child();
 	inject_atfork_child();
 	reclaim_atfork_child();
+	site_atfork_child();
+	profile_atfork_child();
+	pool_atfork_child();
 	pthread_mutex_init(&init_lock, NULL);
 }
 

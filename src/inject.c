@@ -129,8 +129,14 @@ void inject_init(void)
 	gfp_inject_on =
 	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_sites;
 	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_sites;
+	/* At start-up, and after a gfp-ctl set: every count starts again, as
+	 * for a new process (threads draw afresh too, thread.c). */
 	times_left = p->fail_times;
 	space_left = (int64_t)p->fail_space;
+	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&interval_count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&site_hits, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&fired, false, __ATOMIC_RELAXED);
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
 	               p->fail_reject_lib.v[0];
 	/* Only a probability (and a seed, where, verbose, stack filters): the
@@ -148,8 +154,7 @@ void inject_init(void)
 	for (size_t i = 0; i < GFP_KEY_COUNT && gfp_armed_fast; i++)
 		if (p->set[i] && strncmp(gfp_keys[i].name, "fail.", 5) != 0 &&
 		    i != GFP_K_site_depth && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
-		    i != GFP_K_ctl &&
-		    i != GFP_K_default_flags)
+		    i != GFP_K_ctl && i != GFP_K_default_flags)
 			gfp_armed_fast = false;
 	site_wanted = 0;
 	for (const char *c = p->fail_site.v; *c; c++)

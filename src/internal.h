@@ -49,6 +49,7 @@ struct gfp_req {
 	uint64_t call;        /* eligible-call number (injection) */
 	bool explicit_flags;  /* gfp_malloc & co.: the slow path applies even when idle */
 	size_t old_usable;    /* realloc under stats=sites: the old block's usable size */
+	unsigned old_site;    /* realloc under stats=sites: the old block's site index */
 	bool reserve;         /* gfp_reserve: an attempt takes a reservation, not a block */
 	bool may_draw_thread; /* would otherwise loop: reserve.thread may serve it */
 };
@@ -237,7 +238,10 @@ struct gfp_thread {
 	uint64_t allowance_gen;        /* valid while it equals gfp_budget.grant_gen */
 	struct gfp_site_counts *sites; /* profile.c: counts per call site; kept with the block */
 	int64_t *countdown;            /* &gfp_tls.countdown of the thread: ctl.c pokes it */
+	int exit_rounds;               /* thread.c: destructor rounds seen */
 	unsigned char *free_direct;    /* &gfp_tls.free_direct: flipped while someone waits */
+	unsigned char *mode;           /* &gfp_tls.mode: set UNDECIDED by a poke */
+	const uint64_t *decided_gen;   /* &gfp_tls.decided_gen */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
 	 * reserve.thread; changed only under the budget's exact lock. */
 	int64_t resv_left, thread_left;
@@ -291,7 +295,8 @@ void thread_atfork_parent(void);
 void thread_atfork_child(void);
 /* Sums every thread's statistics (live and exited) into `out`. */
 void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT]);
-int64_t thread_sum_live(void);
+/* Live bytes of every registered thread plus *exited, read under one lock. */
+int64_t thread_sum_live(const int64_t *exited);
 unsigned thread_count(void);
 
 static inline void gfp_count(uint64_t *c, uint64_t n)
@@ -341,6 +346,9 @@ void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns);
 void profile_free(const void *p);
 void profile_thread_exit(struct gfp_thread *t);
 void profile_report(struct gfp_buf *b);
+void profile_atfork_child(void);
+void site_atfork_child(void);
+void pool_atfork_child(void);
 /* Calls fn(into, t->sites, n) for every live thread with counts. */
 void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_site_counts *,
                                   unsigned),
@@ -402,7 +410,8 @@ static inline int64_t budget_own_live(const struct gfp_thread *t)
  */
 static inline bool budget_allowance_take(struct gfp_thread *t, size_t size)
 {
-	if (unlikely(!t || t->allowance < (int64_t)size ||
+	/* Compared unsigned: a size of 2^63 or more is no negative amount. */
+	if (unlikely(!t || t->allowance < 0 || size > (uint64_t)t->allowance ||
 	             t->allowance_gen != __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE)))
 		return false;
 	t->allowance -= (int64_t)size;
@@ -414,8 +423,10 @@ static inline bool budget_allowance_take(struct gfp_thread *t, size_t size)
  * the rest of a batch to allocate without looking. */
 static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 {
-	if (unlikely(!t || !t->allocp || (int64_t)size > gfp_budget.batch || t->exact_only))
+	if (unlikely(!t || !t->allocp || size > (uint64_t)gfp_budget.batch || t->exact_only))
 		return false;
+	/* The generation before the look: a revocation during it wins. */
+	uint64_t gen = __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE);
 	int64_t own = budget_own_live(t), drift = own - t->folded_own;
 	if (unlikely(drift > gfp_budget.batch || drift < -gfp_budget.batch)) {
 		budget_fold(t, own);
@@ -428,7 +439,7 @@ static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 		return false;
 	/* The drift stays within a batch until the next look. */
 	t->allowance = gfp_budget.batch - (drift > 0 ? drift : 0) - (int64_t)size;
-	t->allowance_gen = __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE);
+	t->allowance_gen = gen;
 	return true;
 }
 
@@ -571,8 +582,8 @@ bool site_in_libc(uintptr_t ip);
 uint64_t site_key(const uintptr_t *ips, int n);
 /* A map from keys of raw addresses to non-zero values, for values that are
  * costly to compute once per call site (site ids, rule masks). */
-#define GFP_IPCACHE_SIZE  4096
-#define GFP_IPCACHE_PROBE 8
+#define GFP_IPCACHE_SIZE  32768
+#define GFP_IPCACHE_PROBE 16
 struct gfp_ipcache {
 	struct gfp_ipcache_entry {
 		uint64_t key;   /* atomic; 0 = empty */
@@ -580,7 +591,8 @@ struct gfp_ipcache {
 	} e[GFP_IPCACHE_SIZE];
 };
 uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key); /* 0: absent */
-void ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
+/* false when the key's neighbourhood is full (the value is then not kept) */
+bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
 int site_ips(uintptr_t *ips, int max);
 uint64_t site_id(const uintptr_t *ips, int n);
 uint64_t site_of_caller(void);

@@ -308,3 +308,8 @@ void pool_release(struct gfp_pool **pp)
 	p->in_use = false;
 	pthread_mutex_unlock(&pool_lock);
 }
+
+void pool_atfork_child(void)
+{
+	pthread_mutex_init(&pool_lock, NULL);
+}

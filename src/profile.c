@@ -104,6 +104,11 @@ static unsigned site_index_slow(const struct gfp_req *req)
 		return idx;
 	pthread_mutex_lock(&lock);
 	idx = (unsigned)ipcache_get(&index_of, key);
+	/* A site the cache could not keep is looked for in the table itself,
+	 * so that it never gets a second index. */
+	for (unsigned i = 1; !idx && i <= nsites; i++)
+		if (site_addr[i] == addr)
+			idx = i;
 	if (!idx && nsites + 1 < MAX_SITES) {
 		idx = nsites + 1;
 		site_addr[idx] = addr;
@@ -174,12 +179,14 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 	return NULL;
 }
 
-static void shadow_set(const void *p, unsigned idx)
+/* false when no leaf could hold it: the block is then not counted live. */
+static bool shadow_set(const void *p, unsigned idx)
 {
 	uintptr_t a = (uintptr_t)p;
 	uint16_t *leaf = leaf_of(a, idx != 0);
 	if (leaf)
 		leaf[(a & ((1u << CHUNK_SHIFT) - 1)) >> GRANULE] = (uint16_t)idx;
+	return leaf != NULL;
 }
 
 /* The site index of the block at p, cleared: the block is going away. */
@@ -221,9 +228,13 @@ static void add(int64_t *c, int64_t v)
 }
 
 /* Before a realloc: what the old block was and where it came from. */
+/* Before a realloc: the old block's size and site, taken out of the map
+ * while the block is still ours (once rallocx has moved it, another thread
+ * may already have its address). */
 void profile_before_realloc(struct gfp_req *req)
 {
 	req->old_usable = sallocx(req->old, 0);
+	req->old_site = shadow_take(req->old);
 }
 
 /* A request ended: p is the block, or NULL. */
@@ -234,11 +245,12 @@ void profile_count(struct gfp_req *req, void *p)
 		return;
 	gfp_tls.guard++;
 	unsigned idx = site_index(req);
-	if (p && req->old) {
-		/* The old block is gone (or is p, grown in place): its bytes leave
-		 * its own site. */
-		unsigned old = shadow_take(req->old);
-		if (old) {
+	if (req->old && req->old_usable) { /* profile_before_realloc took it */
+		unsigned old = req->old_site;
+		if (!p) {
+			shadow_set(req->old, old); /* failed: the old block stays */
+		} else if (old) {
+			/* Gone, or grown in place into p: its bytes leave its site. */
 			add(&c[old].live_bytes, -(int64_t)req->old_usable);
 			add(&c[old].live_calls, -1);
 		}
@@ -248,16 +260,18 @@ void profile_count(struct gfp_req *req, void *p)
 		add((int64_t *)&s->calls, 1);
 		if (p) {
 			add((int64_t *)&s->bytes, (int64_t)req->size);
-			add(&s->live_bytes, (int64_t)sallocx(p, 0));
-			add(&s->live_calls, 1);
+			if (shadow_set(p, idx)) {
+				add(&s->live_bytes, (int64_t)sallocx(p, 0));
+				add(&s->live_calls, 1);
+			}
 		} else {
 			add((int64_t *)&s->failures, 1);
 			if (req->why == GFP_WHY_INJECT)
 				add((int64_t *)&s->injections, 1);
 		}
 	}
-	if (p)
-		shadow_set(p, idx);
+	if (p && !idx)
+		shadow_set(p, 0); /* an uncounted block: no stale site at its address */
 	gfp_tls.guard--;
 }
 
@@ -392,4 +406,9 @@ void profile_report(struct gfp_buf *b)
 		    (unsigned long long)c->retries, (unsigned long long)(c->max_stall_ns / 1000));
 	}
 	gfp_buf_printf(b, "]");
+}
+
+void profile_atfork_child(void)
+{
+	pthread_mutex_init(&lock, NULL);
 }

@@ -130,7 +130,7 @@ int reserve_take(size_t bytes, gfp_t flags)
 	/* No policy, or nothing to reserve against: as without the shim. */
 	if (!t || bytes == 0 || (!gfp_budget_on && !gfp_policy.reserve_prefault))
 		return 0;
-	if (gfp_budget_on && (int64_t)bytes > budget_capacity()) {
+	if (bytes > (size_t)INT64_MAX || (gfp_budget_on && (int64_t)bytes > budget_capacity())) {
 		/* It could never be granted: waiting would only end in the OOM step. */
 		__atomic_add_fetch(&rs.failed, 1, __ATOMIC_RELAXED);
 		errno = ENOMEM;
@@ -170,7 +170,8 @@ static void give_back(struct gfp_thread *t, bool thread_reserve_too)
 		budget_unreserve(&t->thread_left);
 	t->exact_only = false;
 	t->resv_held = false;
-	if (t->pool)
+	/* reserve.thread's prefaulted bytes share the pool: kept until exit. */
+	if (t->pool && (thread_reserve_too || !t->thread_want))
 		pool_release(&t->pool);
 }
 

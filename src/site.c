@@ -128,22 +128,31 @@ uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key)
 	return 0;
 }
 
-void ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value)
+static pthread_mutex_t put_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value)
 {
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	pthread_mutex_lock(&lock);
-	for (unsigned i = 0; i < GFP_IPCACHE_PROBE; i++) {
+	bool kept = false;
+	pthread_mutex_lock(&put_lock);
+	for (unsigned i = 0; i < GFP_IPCACHE_PROBE && !kept; i++) {
 		struct gfp_ipcache_entry *e = &c->e[(key + i) % GFP_IPCACHE_SIZE];
 		uint64_t k = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
-		if (k == key)
-			break;
-		if (k == 0) {
+		if (k == key) {
+			kept = true;
+		} else if (k == 0) {
 			__atomic_store_n(&e->value, value, __ATOMIC_RELAXED);
 			__atomic_store_n(&e->key, key, __ATOMIC_RELEASE);
-			break;
+			kept = true;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&put_lock);
+	return kept;
+}
+
+/* The child has one thread: a lock another thread held at fork is free. */
+void site_atfork_child(void)
+{
+	pthread_mutex_init(&put_lock, NULL);
 }
 
 static struct gfp_ipcache ids;

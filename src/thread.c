@@ -40,6 +40,13 @@ static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *fro
 static void thread_exit(void *arg)
 {
 	struct gfp_thread *t = arg;
+	/* Keys created after ours have their destructors run after ours in a
+	 * round, and they free: the last round is the thread's end. Setting our
+	 * value again asks glibc for one more round, up to its limit. */
+	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+		pthread_setspecific(exit_key, t);
+		return;
+	}
 	gfp_tls.guard++;
 	reserve_thread_exit(t); /* before registry_lock: the budget's lock nests outside it */
 	profile_thread_exit(t);
@@ -99,6 +106,8 @@ static struct gfp_thread *register_thread(void)
 		return NULL;
 	t->countdown = &gfp_tls.countdown;
 	t->free_direct = &gfp_tls.free_direct;
+	t->mode = &gfp_tls.mode;
+	t->decided_gen = &gfp_tls.decided_gen;
 	budget_thread_start(t);
 	pthread_mutex_lock(&registry_lock);
 	t->next = live;
@@ -121,30 +130,44 @@ enum gfp_tls_mode thread_enter(void)
 	if (!gfp_init())
 		return GFP_TLS_UNDECIDED;
 	gfp_tls.errnop = &errno;
-	gfp_tls.decided_gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
-	bool idle = !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) || gfp_tls.exiting ||
-	            gfp_armed_fast;
-	/* Under ctl=1 idle threads are registered too, so that a change can
-	 * reach them. */
-	bool registered = gfp_tls.thread || (idle && !(gfp_policy.ctl && !gfp_tls.exiting));
-	if (!registered) {
-		gfp_tls.guard++;
-		register_thread();
-		gfp_tls.guard--;
-	}
-	if (idle) {
-		/* fail.probability alone needs no engine until the countdown to
-		 * the next injection runs out (it is drawn at the next call). */
-		gfp_tls.countdown = gfp_armed_fast && !gfp_tls.exiting ? 1 : INT64_MAX;
-		gfp_tls.mode = GFP_TLS_IDLE;
-		gfp_tls.free_direct = 1;
-		return GFP_TLS_IDLE;
-	}
-	gfp_tls.countdown = 0;
-	gfp_tls.mode = GFP_TLS_POLICY;
-	gfp_tls.free_direct =
-	    gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
-	return GFP_TLS_POLICY;
+	/* The guard over the whole decision: a signal handler that allocates
+	 * meanwhile goes raw instead of registering the thread twice. */
+	gfp_tls.guard++;
+	enum gfp_tls_mode mode;
+	uint64_t gen;
+	do {
+		gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
+		if (gen != gfp_tls.decided_gen)
+			gfp_tls.rng = 0; /* fail.seed may have changed: seed again */
+		gfp_tls.decided_gen = gen;
+		bool idle = !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) ||
+		            gfp_tls.exiting || gfp_armed_fast;
+		/* Under ctl=1 idle threads are registered too, so that a change
+		 * can reach them; without the exit key a block could not be
+		 * given back, so none is taken. */
+		if (!gfp_tls.thread && exit_key_ok && !gfp_tls.exiting && (!idle || gfp_policy.ctl))
+			register_thread();
+		/* Injection draws start afresh: the next eligible call draws the
+		 * gap to the next injection (inject_countdown, and
+		 * inject_simple_candidate under the policy). */
+		gfp_tls.gap = 0;
+		gfp_tls.inject_left = 0;
+		if (idle) {
+			gfp_tls.countdown = gfp_armed_fast && !gfp_tls.exiting ? 1 : INT64_MAX;
+			gfp_tls.mode = GFP_TLS_IDLE;
+			gfp_tls.free_direct = 1;
+			mode = GFP_TLS_IDLE;
+		} else {
+			gfp_tls.countdown = 0;
+			gfp_tls.mode = GFP_TLS_POLICY;
+			gfp_tls.free_direct =
+			    gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
+			mode = GFP_TLS_POLICY;
+		}
+		/* A set that landed during the decision: decide again. */
+	} while (gen != __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE));
+	gfp_tls.guard--;
+	return mode;
 }
 
 /* Waiters came or went: a free must wake them, so while anyone waits no
@@ -162,15 +185,19 @@ void thread_update_free_direct(void)
 
 void thread_poke_all(void)
 {
+	uint64_t gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&registry_lock);
 	for (struct gfp_thread *t = live; t; t = t->next) {
-		/* The owner decrements without a lock: a store that lands
-		 * between its load and its store is lost. What is left after
-		 * that is near INT64_MAX (idle) or a gap; try a few times. */
+		/* UNDECIDED sends a policy thread's next call to thread_enter; a
+		 * countdown of 0 does the same for an idle one. The owner
+		 * decrements without a lock, so a store that lands between its
+		 * load and its store is lost: look again after a yield. */
 		for (int i = 0; i < 100; i++) {
+			__atomic_store_n(t->mode, GFP_TLS_UNDECIDED, __ATOMIC_RELAXED);
 			__atomic_store_n(t->countdown, 0, __ATOMIC_RELAXED);
 			sched_yield();
-			if (__atomic_load_n(t->countdown, __ATOMIC_RELAXED) < (INT64_MAX >> 1))
+			if (__atomic_load_n(t->decided_gen, __ATOMIC_ACQUIRE) == gen ||
+			    __atomic_load_n(t->countdown, __ATOMIC_RELAXED) <= 0)
 				break;
 		}
 	}
@@ -200,10 +227,10 @@ void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_sit
 	pthread_mutex_unlock(&registry_lock);
 }
 
-int64_t thread_sum_live(void)
+int64_t thread_sum_live(const int64_t *exited)
 {
-	int64_t sum = 0;
 	pthread_mutex_lock(&registry_lock);
+	int64_t sum = __atomic_load_n(exited, __ATOMIC_RELAXED);
 	for (struct gfp_thread *t = live; t; t = t->next)
 		sum += budget_thread_live(t);
 	pthread_mutex_unlock(&registry_lock);

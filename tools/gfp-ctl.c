@@ -98,18 +98,27 @@ int main(int argc, char **argv)
 	bool sent = gfp_write_all(fd, req, len);
 	int send_errno = errno;
 	shutdown(fd, SHUT_WR);
-	/* The reply: copied through; an "error:" reply goes to stderr. */
+	/* The reply: copied through, an "error:" one to stderr; its first line
+	 * (kept whole, however the reads split it) decides the exit status. */
 	static char buf[1 << 16];
+	char head[512];
+	size_t hl = 0;
 	bool first = true, error = false;
 	ssize_t n;
 	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
 		if (n < 0)
 			continue;
-		if (first)
-			error = n >= 6 && memcmp(buf, "error:", 6) == 0;
+		size_t take = (size_t)n < sizeof(head) - 1 - hl ? (size_t)n : sizeof(head) - 1 - hl;
+		memcpy(head + hl, buf, take);
+		hl += take;
 		first = false;
+		error = memcmp(head, "error:", hl < 6 ? hl : 6) == 0;
 		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
 	}
+	head[hl] = '\0';
+	char *eol = strchr(head, '\n');
+	if (eol)
+		*eol = '\0';
 	close(fd);
 	if (first && !sent) {
 		fprintf(stderr, "gfp-ctl: error: cannot send to %s: %s\n", path,
@@ -122,7 +131,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (error)
-		return is_set && !strstr(buf, "at run time") && !strstr(buf, "refused")
+		return is_set && !strstr(head, "not applied at run time") &&
+		               strncmp(head, "error: refused:", 15) != 0
 		           ? EXIT_CONFIG
 		           : 1;
 	return 0;
