@@ -41,9 +41,10 @@ static void thread_exit(void *arg)
 {
 	struct gfp_thread *t = arg;
 	/* Keys created after ours have their destructors run after ours in a
-	 * round, and they free: the last round is the thread's end. Setting our
-	 * value again asks glibc for one more round, up to its limit. */
-	if (++t->exit_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+	 * round, and they free: setting our value again asks glibc for a second
+	 * round, which runs after all of the first. Not the last round: the
+	 * sanitizers' runtimes take that one to tear the thread down. */
+	if (++t->exit_rounds < 2) {
 		pthread_setspecific(exit_key, t);
 		return;
 	}
