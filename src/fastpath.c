@@ -176,27 +176,14 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 	return policy_call(&req, false);
 }
 
-/* The common case failed for real: the request comes back from the stash. */
-static __attribute__((noinline)) void *alloc_stashed_failed(void)
+/* The common case failed for real (p is NULL), or succeeded under
+ * statistics: the request comes back from the stash for the rare end. */
+static __attribute__((noinline)) void *alloc_stashed(void *p)
 {
 	struct gfp_stash s = gfp_tls.stash; /* taken while the guard is up */
 	gfp_tls.guard--;
 	return alloc_fast_tail((enum gfp_entry)s.entry, s.size, s.mallocx_flags, s.align, s.caller,
-	                       NULL, false);
-}
-
-/* The common case succeeded under statistics: count it from the stash. */
-static __attribute__((noinline)) void *alloc_stashed_count(void *p)
-{
-	struct gfp_stash s = gfp_tls.stash; /* taken while the guard is up */
-	gfp_tls.guard--;
-	struct gfp_req req = {.entry = (enum gfp_entry)s.entry,
-	                      .mallocx_flags = s.mallocx_flags,
-	                      .size = s.size,
-	                      .align = s.align,
-	                      .caller = s.caller};
-	count(&req, p);
-	return p;
+	                       p, false);
 }
 
 /*
@@ -220,10 +207,8 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 		                                   .mallocx_flags = mallocx_flags,
 		                                   .entry = (unsigned)entry};
 		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
-		if (unlikely(p == NULL))
-			return alloc_stashed_failed();
-		if (unlikely(gfp_policy.stats))
-			return alloc_stashed_count(p);
+		if (unlikely(p == NULL || gfp_policy.stats))
+			return alloc_stashed(p);
 		gfp_tls.guard--;
 		return p;
 	}

@@ -185,6 +185,14 @@ enum gfp_level { GFP_LOG_ERROR, GFP_LOG_WARNING, GFP_LOG_INFO };
 int log_set_dest(const char *dest, bool secure, char *err, size_t errlen);
 void gfp_log(enum gfp_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gfp_log_raw(const char *p, size_t n);
+/* Where output goes: a descriptor, or a path opened per write. */
+struct gfp_dest {
+	int fd; /* -1: nowhere */
+	char path[1024];
+};
+int gfp_dest_set(struct gfp_dest *d, const char *var, const char *expected, const char *example,
+                 const char *dest, bool secure, char *err, size_t errlen);
+void gfp_dest_write(const struct gfp_dest *d, const char *p, size_t n);
 
 /* ------------------------------------------------------------------------
  * backend.c - jemalloc's fastest entry for each kind of request.
@@ -579,6 +587,8 @@ void site_init(void);
 bool site_in_shim(uintptr_t ip);
 bool site_in_ldso(uintptr_t ip);
 bool site_in_libc(uintptr_t ip);
+uintptr_t site_first_outside_libc(const uintptr_t *ips, int n);
+uintptr_t site_outside_libc(uintptr_t caller);
 uint64_t site_key(const uintptr_t *ips, int n);
 /* A map from keys of raw addresses to non-zero values, for values that are
  * costly to compute once per call site (site ids, rule masks). */

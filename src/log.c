@@ -16,75 +16,82 @@
 
 #define LOG_LINE_MAX 4096
 
-static int log_fd = STDERR_FILENO;
-static char log_path[1024]; /* non-empty: append to this file */
+static struct gfp_dest out = {.fd = STDERR_FILENO};
 
-int log_set_dest(const char *dest, bool secure, char *err, size_t errlen)
+/* fd:N or a file path, for GFP_LOG and GFP_RECORD alike; `example` names a
+ * file in the hint for a descriptor that is not open. */
+int gfp_dest_set(struct gfp_dest *d, const char *var, const char *expected, const char *example,
+                 const char *dest, bool secure, char *err, size_t errlen)
 {
-	if (!dest || !*dest || strcmp(dest, "stderr") == 0) {
-		log_fd = STDERR_FILENO;
-		log_path[0] = '\0';
-		return 0;
-	}
 	if (strncmp(dest, "fd:", 3) == 0) {
-		int64_t fd = 0;
+		int fd = 0;
 		const char *p = dest + 3;
-		if (!*p)
-			goto bad_fd;
-		for (; *p; p++) {
-			if (*p < '0' || *p > '9' || fd > 1000000)
-				goto bad_fd;
+		for (; *p >= '0' && *p <= '9' && fd < 1000000; p++)
 			fd = fd * 10 + (*p - '0');
-		}
-		if (fcntl((int)fd, F_GETFD) < 0) {
-			gfp_snprintf(
-			    err, errlen,
-			    "GFP_LOG: descriptor %d is not open (open it in the shell, e.g. "
-			    "'3>>log', or give a file path)",
-			    (int)fd);
+		if (*p || p == dest + 3) {
+			gfp_snprintf(err, errlen, "%s: bad value '%.64s' (expected %s)", var, dest,
+			             expected);
 			return -1;
 		}
-		log_fd = (int)fd;
-		log_path[0] = '\0';
+		if (fcntl(fd, F_GETFD) < 0) {
+			gfp_snprintf(err, errlen,
+			             "%s: descriptor %d is not open (open it in the shell, e.g. "
+			             "'3>>%s', or give a file path)",
+			             var, fd, example);
+			return -1;
+		}
+		d->fd = fd;
+		d->path[0] = '\0';
 		return 0;
-	bad_fd:
-		gfp_snprintf(err, errlen,
-		             "GFP_LOG: bad value '%.64s' (expected stderr, fd:N or a file path)",
-		             dest);
-		return -1;
 	}
 	if (secure) /* a setuid program must not append to a path the caller chose */
 		return 0;
-	if (strlen(dest) >= sizeof(log_path)) {
-		gfp_snprintf(err, errlen, "GFP_LOG: path is longer than %zu bytes",
-		             sizeof(log_path) - 1);
+	if (strlen(dest) >= sizeof(d->path)) {
+		gfp_snprintf(err, errlen, "%s: path is longer than %zu bytes", var,
+		             sizeof(d->path) - 1);
 		return -1;
 	}
 	int fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		gfp_snprintf(err, errlen,
-		             "GFP_LOG: cannot open '%.200s': %s (give a writable path)", dest,
-		             strerror(errno));
+		gfp_snprintf(err, errlen, "%s: cannot open '%.200s': %s (give a writable path)",
+		             var, dest, strerror(errno));
 		return -1;
 	}
 	close(fd);
-	memcpy(log_path, dest, strlen(dest) + 1);
+	memcpy(d->path, dest, strlen(dest) + 1);
 	return 0;
 }
 
-void gfp_log_raw(const char *p, size_t n)
+/* One write(2) of the whole text; a path is opened for it (O_APPEND). */
+void gfp_dest_write(const struct gfp_dest *d, const char *p, size_t n)
 {
 	int saved = errno;
-	if (log_path[0]) {
-		int fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (d->path[0]) {
+		int fd = open(d->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			gfp_write_all(fd, p, n);
 			close(fd);
 		}
-	} else {
-		gfp_write_all(log_fd, p, n);
+	} else if (d->fd >= 0) {
+		gfp_write_all(d->fd, p, n);
 	}
 	errno = saved;
+}
+
+int log_set_dest(const char *dest, bool secure, char *err, size_t errlen)
+{
+	if (!dest || !*dest || strcmp(dest, "stderr") == 0) {
+		out.fd = STDERR_FILENO;
+		out.path[0] = '\0';
+		return 0;
+	}
+	return gfp_dest_set(&out, "GFP_LOG", "stderr, fd:N or a file path", "log", dest, secure,
+	                    err, errlen);
+}
+
+void gfp_log_raw(const char *p, size_t n)
+{
+	gfp_dest_write(&out, p, n);
 }
 
 void gfp_log(enum gfp_level level, const char *fmt, ...)

@@ -57,19 +57,6 @@ void profile_init(void)
  * Sites
  * ---------------------------------------------------------------------- */
 
-static uintptr_t site_address(const struct gfp_req *req)
-{
-	uintptr_t ip = req->caller;
-	if (ip && !site_in_libc(ip) && !site_in_shim(ip))
-		return ip;
-	uintptr_t ips[16];
-	int n = site_ips(ips, 16);
-	for (int i = 0; i < n; i++)
-		if (!site_in_libc(ips[i]))
-			return ips[i];
-	return n ? ips[0] : ip;
-}
-
 static unsigned site_index_slow(const struct gfp_req *req);
 
 /* A thread's last site, and the leaf of its last chunk: loops allocate from
@@ -97,7 +84,7 @@ static unsigned site_index(const struct gfp_req *req)
 
 static unsigned site_index_slow(const struct gfp_req *req)
 {
-	uintptr_t addr = site_address(req);
+	uintptr_t addr = site_outside_libc(req->caller);
 	uint64_t key = site_key(&addr, 1);
 	unsigned idx = (unsigned)ipcache_get(&index_of, key);
 	if (idx)

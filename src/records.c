@@ -15,72 +15,20 @@
 
 #include "internal.h"
 
-static int record_fd = -1;
-static char record_path[1024];
+static struct gfp_dest out = {.fd = -1};
 static uint64_t seq; /* atomic */
 
 int records_set_dest(const char *dest, bool secure, char *err, size_t errlen)
 {
 	if (!dest || !*dest)
 		return 0;
-	if (strncmp(dest, "fd:", 3) == 0) {
-		int fd = 0;
-		const char *p = dest + 3;
-		for (; *p >= '0' && *p <= '9' && fd < 1000000; p++)
-			fd = fd * 10 + (*p - '0');
-		if (*p || p == dest + 3) {
-			gfp_snprintf(err, errlen,
-			             "GFP_RECORD: bad value '%.64s' (expected fd:N or a file path)",
-			             dest);
-			return -1;
-		}
-		if (fcntl(fd, F_GETFD) < 0) {
-			gfp_snprintf(err, errlen,
-			             "GFP_RECORD: descriptor %d is not open (open it in the shell, "
-			             "e.g. '3>>records', or give a file path)",
-			             fd);
-			return -1;
-		}
-		record_fd = fd;
-		return 0;
-	}
-	if (secure)
-		return 0;
-	if (strlen(dest) >= sizeof(record_path)) {
-		gfp_snprintf(err, errlen, "GFP_RECORD: path is longer than %zu bytes",
-		             sizeof(record_path) - 1);
-		return -1;
-	}
-	int fd = open(dest, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		gfp_snprintf(err, errlen,
-		             "GFP_RECORD: cannot open '%.200s': %s (give a writable path)", dest,
-		             strerror(errno));
-		return -1;
-	}
-	close(fd);
-	memcpy(record_path, dest, strlen(dest) + 1);
-	return 0;
+	return gfp_dest_set(&out, "GFP_RECORD", "fd:N or a file path", "records", dest, secure, err,
+	                    errlen);
 }
 
 bool records_on(void)
 {
-	return record_fd >= 0 || record_path[0];
-}
-
-static void emit(const char *line, size_t n)
-{
-	int saved = errno;
-	if (record_path[0]) {
-		int fd = open(record_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			gfp_write_all(fd, line, n);
-			close(fd);
-		}
-	} else if (record_fd >= 0) {
-		gfp_write_all(record_fd, line, n);
-	}
-	errno = saved;
+	return out.fd >= 0 || out.path[0];
 }
 
 void record_event(const char *event, const struct gfp_req *req, const struct gfp_frame *frames,
@@ -127,5 +75,5 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 	}
 	b.cap = sizeof(line);
 	gfp_buf_printf(&b, "]}\n");
-	emit(line, b.len);
+	gfp_dest_write(&out, line, b.len);
 }

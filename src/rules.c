@@ -13,10 +13,10 @@
  *
  * What makes a call site is what the rules look at: with sym: rules, the
  * first rules.depth frames outside the shim; with lib: rules only, the
- * first frame outside the shim and libc (the caller of strdup, not strdup),
- * which is the entry's return address unless that lies in libc. So two
- * callers of one wrapper are two sites exactly when a rule could tell them
- * apart. The cache's read path takes no lock (site.c: struct gfp_ipcache).
+ * first frame outside the shim and libc (the caller of strdup, not strdup:
+ * site_outside_libc). So two callers of one wrapper are two sites exactly
+ * when a rule could tell them apart. The cache's read path takes no lock (site.c: struct
+ * gfp_ipcache).
  *
  * Nothing here runs per call unless the request's context is needed: under
  * a budget near its watermark, for an injection decision, or in the slow
@@ -287,24 +287,17 @@ static uint64_t path_mask(int n, uintptr_t lib_ip)
 
 static uint64_t site_mask(const struct gfp_req *req)
 {
-	uintptr_t ips[32];
+	/* The key covers what the rules look at: every frame for sym:, the
+	 * first frame outside libc for lib:. */
+	uintptr_t ips[32], lib_ip;
 	int n = 0;
-	uintptr_t lib_ip = req->caller;
 	uint64_t key;
-	if (need_sym || !lib_ip || site_in_libc(lib_ip) || site_in_shim(lib_ip)) {
-		n = site_ips(ips, need_sym ? (int)gfp_policy.rules_depth : 16);
-		lib_ip = 0;
-		for (int i = 0; i < n && !lib_ip; i++)
-			if (!site_in_libc(ips[i]))
-				lib_ip = ips[i];
-		/* The key covers what the rules look at: every frame for sym:,
-		 * the frames up to the first outside libc for lib:. */
-		int used = n;
-		if (!need_sym)
-			for (used = 0; used < n && ips[used] != lib_ip; used++)
-				;
-		key = site_key(ips, used < n ? used + 1 : n);
+	if (need_sym) {
+		n = site_ips(ips, (int)gfp_policy.rules_depth);
+		lib_ip = site_first_outside_libc(ips, n);
+		key = site_key(ips, n);
 	} else {
+		lib_ip = site_outside_libc(req->caller);
 		key = site_key(&lib_ip, 1);
 	}
 	uint64_t mask = ipcache_get(&cache, key);

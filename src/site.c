@@ -68,6 +68,27 @@ bool site_in_libc(uintptr_t ip)
 	return ip >= libc_text.start && ip < libc_text.end;
 }
 
+/* The first of `ips` outside libc, else the first, else 0. */
+uintptr_t site_first_outside_libc(const uintptr_t *ips, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!site_in_libc(ips[i]))
+			return ips[i];
+	return n ? ips[0] : 0;
+}
+
+/* The first frame outside the shim and libc: the caller of strdup or
+ * getline, not the wrapper. That is the entry's return address unless it
+ * lies in libc; only then does it cost an unwind. */
+uintptr_t site_outside_libc(uintptr_t caller)
+{
+	if (caller && !site_in_libc(caller) && !site_in_shim(caller))
+		return caller;
+	uintptr_t ips[16];
+	uintptr_t ip = site_first_outside_libc(ips, site_ips(ips, 16));
+	return ip ? ip : caller;
+}
+
 int site_ips(uintptr_t *ips, int max)
 {
 	void *raw[64 + 16];

@@ -15,32 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../test_out.h"
+
 /* Keeps a pointer alive, so the compiler cannot drop a malloc/free pair. */
 static inline void inj_keep(void *p)
 {
 	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
-/* printf to a file descriptor without allocating. */
-static inline __attribute__((format(printf, 2, 3))) void inj_out(int fd, const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	for (int off = 0; off < n;) {
-		ssize_t w = write(fd, buf + off, n - off);
-		if (w <= 0)
-			return;
-		off += (int)w;
-	}
-}
+#define inj_out test_out /* tests/test_out.h */
 
 static inline __attribute__((noreturn)) void inj_die(const char *msg)
 {

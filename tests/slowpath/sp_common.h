@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../test_out.h"
+
 #include "gfpshim.h"
 
 static inline double sp_now_ms(void)
@@ -38,26 +40,7 @@ static inline void sp_sleep_ms(int ms)
 		;
 }
 
-/* printf to a file descriptor without allocating. */
-static inline __attribute__((format(printf, 2, 3))) void sp_out(int fd, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	for (int off = 0; off < n;) {
-		ssize_t w = write(fd, buf + off, n - off);
-		if (w <= 0)
-			return;
-		off += (int)w;
-	}
-}
+#define sp_out test_out /* tests/test_out.h */
 
 #define sp_die(...)                                 \
 	do {                                        \
