@@ -25,19 +25,28 @@ static void *raw_alloc(struct gfp_req *req)
 	return p;
 }
 
-static void count(struct gfp_req *req, void *p)
+/* stats=totals: one call of `entry`; an allocation's `bytes` (0 for a free),
+ * or its failure. */
+static inline void count_totals(unsigned entry, size_t bytes, bool failed)
 {
 	struct gfp_thread *t = gfp_tls.thread;
-	if (!t || !gfp_policy.stats)
+	if (!t)
+		return;
+	struct gfp_entry_stats *s = &t->stats[entry];
+	gfp_count(&s->calls, 1);
+	if (failed)
+		gfp_count(&s->failures, 1);
+	else if (bytes)
+		gfp_count(&s->bytes, bytes);
+}
+
+static void count(struct gfp_req *req, void *p)
+{
+	if (!gfp_policy.stats)
 		return;
 	if (gfp_profile_on)
 		profile_count(req, p);
-	struct gfp_entry_stats *s = &t->stats[req->entry];
-	gfp_count(&s->calls, 1);
-	if (p)
-		gfp_count(&s->bytes, req->size);
-	else
-		gfp_count(&s->failures, 1);
+	count_totals(req->entry, req->size, p == NULL);
 }
 
 /* An IDLE thread whose countdown ran out: the next injection is due (only
@@ -207,8 +216,11 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 		                                   .mallocx_flags = mallocx_flags,
 		                                   .entry = (unsigned)entry};
 		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
-		if (unlikely(p == NULL || gfp_policy.stats))
+		if (unlikely(p == NULL || gfp_profile_on))
 			return alloc_stashed(p);
+		/* stats=totals counts here, from the stash: the guard is still up. */
+		if (gfp_policy.stats)
+			count_totals(gfp_tls.stash.entry, gfp_tls.stash.size, false);
 		gfp_tls.guard--;
 		return p;
 	}
@@ -270,16 +282,16 @@ static __attribute__((noinline)) void after_free(void)
 	errno = saved;
 }
 
-static __attribute__((noinline)) void free_counted(enum gfp_entry entry, void *p, size_t size,
-                                                   int flags)
+/* stats=sites and paths: the block's site is looked up before jemalloc
+ * forgets its size. */
+static __attribute__((noinline)) void free_profiled(enum gfp_entry entry, void *p, size_t size,
+                                                    int flags)
 {
-	if (gfp_tls.thread)
-		gfp_count(&gfp_tls.thread->stats[entry].calls, 1);
+	count_totals(entry, 0, false);
 	if (p == NULL)
 		return;
 	int *errnop = gfp_tls.errnop, saved = *errnop;
-	if (gfp_profile_on)
-		profile_free(p); /* before jemalloc forgets the block's size */
+	profile_free(p);
 	gfp_je_release(p, size, flags);
 	after_free();
 	*errnop = saved;
@@ -291,9 +303,12 @@ void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 		free_other(entry, p, size, flags);
 		return;
 	}
-	if (unlikely(gfp_policy.stats)) {
-		free_counted(entry, p, size, flags);
-		return;
+	if (gfp_policy.stats) {
+		if (unlikely(gfp_profile_on)) {
+			free_profiled(entry, p, size, flags);
+			return;
+		}
+		count_totals(entry, 0, false);
 	}
 	if (p == NULL)
 		return;
