@@ -9,6 +9,7 @@
 #ifndef GFP_FASTPATH_H
 #define GFP_FASTPATH_H
 
+#include <errno.h>
 #include <jemalloc/jemalloc.h>
 
 #include "internal.h"
@@ -70,8 +71,14 @@ gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t 
 static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp_entry entry,
                                                                         void *old, size_t size)
 {
-	if (likely(gfp_countdown_fast()))
-		return gfp_je_realloc(old, size); /* sets errno, keeps the block on failure */
+	if (likely(gfp_countdown_fast())) {
+		/* jemalloc 5.3's realloc keeps the block on failure but sets no
+		 * errno itself: only a failed mmap inside it may have. */
+		void *p = gfp_je_realloc(old, size);
+		if (unlikely(p == NULL))
+			errno = ENOMEM;
+		return p;
+	}
 	return gfp_realloc_policy(entry, old, size, (uintptr_t)__builtin_return_address(0));
 }
 

@@ -7,7 +7,10 @@
  * free of a large block purges at once (madvise), so jemalloc 5.3's free
  * sets errno; posix_memalign of 512 MiB fails in mmap. Prints one line:
  *
- *   free=kept|changed posix_memalign=kept|changed
+ *   free=kept|changed huge=kept|changed thread=kept|changed posix_memalign=kept|changed
+ *
+ * (free of 4 MiB blocks, of 16 MiB ones - jemalloc's huge arena - and of
+ * 4 MiB blocks in a second thread, bound to an arena made for it).
  *
  * tests/preload/errno_syscalls.sh runs it under plain jemalloc (which
  * changes errno: the test can fail) and under the shim (which must not).
@@ -17,7 +20,9 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -59,6 +64,23 @@ static int install_filter(void)
 #endif
 }
 
+/* Whether a free of a `size` block, dirtied, changed errno in 64 tries. */
+static void *frees_change_errno(void *size)
+{
+	size_t n = (size_t)size;
+	int changed = 0;
+	for (int i = 0; i < 64; i++) {
+		char *p = malloc(n);
+		if (!p)
+			exit(1);
+		p[0] = p[n - 1] = 1; /* dirty pages for the purge */
+		errno = SENTINEL;
+		p_free(p);
+		changed |= errno != SENTINEL;
+	}
+	return (void *)(uintptr_t)changed;
+}
+
 int main(void)
 {
 	/* Warm up first: jemalloc and the shim initialise, stdio gets its buffer. */
@@ -70,16 +92,14 @@ int main(void)
 		return 77;
 	}
 
-	int free_changed = 0;
-	for (int i = 0; i < 64; i++) {
-		char *p = malloc(4 << 20);
-		if (!p)
-			return 1;
-		p[0] = p[(4 << 20) - 1] = 1; /* dirty pages for the purge */
-		errno = SENTINEL;
-		p_free(p);
-		free_changed |= errno != SENTINEL;
-	}
+	int free_changed = frees_change_errno((void *)(4ul << 20)) != NULL;
+	int huge_changed = frees_change_errno((void *)(16ul << 20)) != NULL;
+	/* A second thread is bound to an arena of its own, made for it. */
+	pthread_t t;
+	void *thread_changed;
+	if (pthread_create(&t, NULL, frees_change_errno, (void *)(4ul << 20)) != 0 ||
+	    pthread_join(t, &thread_changed) != 0)
+		return 1;
 
 	void *q = (void *)&free_changed;
 	errno = SENTINEL;
@@ -94,7 +114,8 @@ int main(void)
 		printf("posix_memalign wrote *memptr on failure\n");
 		return 1;
 	}
-	printf("free=%s posix_memalign=%s\n", free_changed ? "changed" : "kept",
+	printf("free=%s huge=%s thread=%s posix_memalign=%s\n", free_changed ? "changed" : "kept",
+	       huge_changed ? "changed" : "kept", thread_changed ? "changed" : "kept",
 	       memalign_changed ? "changed" : "kept");
 	return 0;
 }

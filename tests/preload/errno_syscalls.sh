@@ -20,7 +20,7 @@ esac
 while read -r what policy rules; do
 	out=$(GFP_POLICY=${policy#-} GFP_RULES=${rules#-} LD_PRELOAD=$SHIM "$prog" 2>"$TMP/err") ||
 		fail "$what: exit $?: $out $(head -3 "$TMP/err")"
-	expect_eq "$what" "free=kept posix_memalign=kept" "$out"
+	expect_eq "$what" "free=kept huge=kept thread=kept posix_memalign=kept" "$out"
 	note "$what: $out"
 done <<'MODES'
 idle - -

@@ -83,6 +83,10 @@ int main(int argc, char **argv)
 	errno = 0;
 	char *same = r;
 	EXPECT(p_realloc(r, HUGE) == NULL && errno == ENOMEM);
+	/* Beyond jemalloc's largest size class it fails before any mmap, and
+	 * jemalloc 5.3's realloc sets no errno itself. */
+	errno = 0;
+	EXPECT(p_realloc(r, SIZE_MAX / 2) == NULL && errno == ENOMEM);
 	EXPECT(memcmp(same, "0123456789", 10) == 0); /* the block survives */
 	EXPECT(p_realloc(same, 0) == NULL);          /* freed, as glibc does */
 

@@ -127,14 +127,23 @@ struct sp_freer {
 	pthread_t thread;
 };
 
+static void *(*volatile sp_malloc_fn)(size_t) = malloc;
+
+/* One allocation and its free, which the compiler cannot fold away. */
+static inline void sp_warm(size_t n)
+{
+	free(sp_malloc_fn(n));
+}
+
 static void *sp_freer_main(void *arg)
 {
 	struct sp_freer *f = arg;
 	int gen = 0;
 
-	/* Warm this thread's allocator state while memory is plentiful. */
-	free(malloc(64));
-	free(malloc(4096));
+	/* Warm this thread's allocator state while memory is plentiful (through
+	 * sp_warm: GCC drops a free(malloc(n)) it can see). */
+	sp_warm(64);
+	sp_warm(4096);
 	for (;;) {
 		pthread_mutex_lock(&f->lock);
 		while (f->armed == gen)
