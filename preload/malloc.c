@@ -80,8 +80,7 @@ static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
 		align = (size_t)1 << (64 - __builtin_clzll(align));
 	if (unlikely(align < sizeof(void *)))
 		align = sizeof(void *);
-	/* Idle: jemalloc's posix_memalign (the fast path's aligned case). */
-	return gfp_fastpath_alloc(entry, n, MALLOCX_ALIGN(align), align);
+	return gfp_fastpath_aligned(entry, align, n);
 }
 
 EXPORT void *memalign(size_t align, size_t n)
@@ -111,6 +110,23 @@ EXPORT void *pvalloc(size_t n)
 	return do_memalign(GFP_E_pvalloc, ps, rounded); /* pvalloc(0): glibc's minimum */
 }
 
+/* The countdown is spent: straight to the engine. Out of line, so that the
+ * idle path below saves no more registers than it uses. */
+static __attribute__((noinline)) int posix_memalign_policy(void **memptr, size_t align, size_t n,
+                                                           uintptr_t caller)
+{
+	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
+		return EINVAL;
+	int saved = errno;
+	void *p =
+	    gfp_alloc_policy(GFP_E_posix_memalign, n ? n : 1, MALLOCX_ALIGN(align), align, caller);
+	errno = saved;
+	if (!p)
+		return ENOMEM;
+	*memptr = p;
+	return 0;
+}
+
 EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 {
 	if (likely(gfp_countdown_fast())) {
@@ -121,17 +137,7 @@ EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 		*errnop = saved;
 		return r;
 	}
-	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
-		return EINVAL;
-	int saved = errno;
-	/* The countdown is spent: straight to the engine. */
-	void *p = gfp_alloc_policy(GFP_E_posix_memalign, n ? n : 1, MALLOCX_ALIGN(align), align,
-	                           (uintptr_t)__builtin_return_address(0));
-	errno = saved;
-	if (!p)
-		return ENOMEM;
-	*memptr = p;
-	return 0;
+	return posix_memalign_policy(memptr, align, n, (uintptr_t)__builtin_return_address(0));
 }
 
 EXPORT size_t malloc_usable_size(void *p)

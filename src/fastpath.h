@@ -68,6 +68,17 @@ gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t 
 	                        (uintptr_t)__builtin_return_address(0));
 }
 
+/* memalign and its kin, `align` a power of two of at least sizeof(void *):
+ * the flags are worked out only for the engine. */
+static inline __attribute__((always_inline)) void *gfp_fastpath_aligned(enum gfp_entry entry,
+                                                                        size_t align, size_t size)
+{
+	if (likely(gfp_countdown_fast()))
+		return gfp_je_aligned_alloc(align, size); /* sets errno */
+	return gfp_alloc_policy(entry, size ? size : 1, MALLOCX_ALIGN(align), align,
+	                        (uintptr_t)__builtin_return_address(0));
+}
+
 static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp_entry entry,
                                                                         void *old, size_t size)
 {
