@@ -142,7 +142,6 @@ int main(int argc, char **argv)
 		if (big == NULL)
 			sp_die("no 2 MB block\n");
 		memset(big, 1, 2 << 20);
-		sp_sleep_ms(20); /* let the freer thread warm up first */
 		/* Only the soft limit: it goes back up once the outcome is known. */
 		if (getrlimit(RLIMIT_AS, &as_before))
 			sp_die("getrlimit: %s\n", strerror(errno));

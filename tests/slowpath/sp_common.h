@@ -117,6 +117,7 @@ static inline int sp_fill(size_t size, gfp_t flags)
 struct sp_freer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	int warm;     /* the thread has made its first allocations */
 	int armed;    /* generation asked for */
 	int done;     /* generation finished */
 	int delay_ms;
@@ -144,6 +145,10 @@ static void *sp_freer_main(void *arg)
 	 * sp_warm: GCC drops a free(malloc(n)) it can see). */
 	sp_warm(64);
 	sp_warm(4096);
+	pthread_mutex_lock(&f->lock);
+	f->warm = 1;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
 	for (;;) {
 		pthread_mutex_lock(&f->lock);
 		while (f->armed == gen)
@@ -177,6 +182,11 @@ static inline void sp_freer_start(struct sp_freer *f)
 	pthread_cond_init(&f->cond, NULL);
 	if (pthread_create(&f->thread, NULL, sp_freer_main, f))
 		sp_die("pthread_create failed\n");
+	/* Its warm-up must not meet the pressure the caller builds next. */
+	pthread_mutex_lock(&f->lock);
+	while (!f->warm)
+		pthread_cond_wait(&f->cond, &f->lock);
+	pthread_mutex_unlock(&f->lock);
 }
 
 /* Arms the freer: in @delay_ms it frees the last @count blocks and @extra. */

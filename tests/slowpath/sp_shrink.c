@@ -127,15 +127,19 @@ __attribute__((noinline)) void *shrink_plain_request(size_t size)
 static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int asked, done;
+	int warm, asked, done;
 	gfp_t flags;
 	void *result;
-} worker = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, NULL };
+} worker = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL };
 
 static void *worker_main(void *arg)
 {
 	(void)arg;
 	sp_warm(4096);
+	pthread_mutex_lock(&worker.lock);
+	worker.warm = 1;
+	pthread_cond_broadcast(&worker.cond);
+	pthread_mutex_unlock(&worker.lock);
 	for (;;) {
 		pthread_mutex_lock(&worker.lock);
 		while (worker.asked == worker.done)
@@ -194,7 +198,11 @@ int main(void)
 	if (pthread_create(&wt, NULL, worker_main, NULL))
 		sp_die("pthread_create failed\n");
 	gfp_scope_pop(c0);
-	sp_sleep_ms(20);
+	/* Its warm-up must not meet the budget filled below. */
+	pthread_mutex_lock(&worker.lock);
+	while (!worker.warm)
+		pthread_cond_wait(&worker.cond, &worker.lock);
+	pthread_mutex_unlock(&worker.lock);
 	int filled = sp_fill(4096, SP_FILL_ALL);
 	check(filled > 1000, "the budget filled with %d blocks", filled);
 
