@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "text.h"
 #include "gfp_build.h"
 
 #define EXIT_USAGE 2
@@ -70,34 +71,6 @@ static char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-/* The whole file, NUL-terminated; NULL with errno set when it cannot be read. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 65536, n = 0, r;
-	char *buf = xrealloc(NULL, cap);
-	while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (cap - n - 1 == 0) {
-			cap *= 2;
-			buf = xrealloc(buf, cap);
-		}
-	}
-	/* A directory opens fine and fails only here, with EISDIR. */
-	int err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (err) {
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
 }
 
 /* ------------------------------------------------------------------------
@@ -469,28 +442,13 @@ static bool jequal(const struct jval *a, const struct jval *b)
 	return true;
 }
 
-/* Escapes as gfp-sweep does, so a merged file reads like an unsharded one. */
-static void jwrite_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void jwrite(FILE *f, const struct jval *v)
 {
 	switch (v->type) {
 	case J_NULL: fputs("null", f); break;
 	case J_BOOL: fputs(v->b ? "true" : "false", f); break;
 	case J_NUM: fputs(v->s, f); break;
-	case J_STR: jwrite_str(f, v->s); break;
+	case J_STR: text_json_str(f, v->s); break;
 	case J_ARR:
 	case J_OBJ:
 		fputc(v->type == J_OBJ ? '{' : '[', f);
@@ -498,7 +456,7 @@ static void jwrite(FILE *f, const struct jval *v)
 			if (i)
 				fputc(',', f);
 			if (v->type == J_OBJ) {
-				jwrite_str(f, v->k[i]);
+				text_json_str(f, v->k[i]);
 				fputc(':', f);
 			}
 			jwrite(f, &v->v[i]);
@@ -985,23 +943,6 @@ static void print_record(const struct jval *r)
  * gfp-sweep results
  * ---------------------------------------------------------------------- */
 
-static void shell_quote(const char *s)
-{
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "/._-=+:,") == strlen(s)) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", stdout);
-		else
-			putchar(*s);
-	}
-	putchar('\'');
-}
-
 static void print_sweep(const char *path, const struct jval *sw)
 {
 	const struct jval *prog = jget(sw, "program");
@@ -1011,7 +952,7 @@ static void print_sweep(const char *path, const struct jval *sw)
 	for (size_t i = 0; prog && prog->type == J_ARR && i < prog->n; i++)
 		if (jtext(&prog->v[i])) {
 			putchar(' ');
-			shell_quote(jtext(&prog->v[i]));
+			text_shell_quote(stdout, jtext(&prog->v[i]));
 		}
 	const char *elig = jtext(jget(sw, "eligible_calls"));
 	const char *sites = jtext(jget(sw, "sites")), *runs = jtext(jget(sw, "runs"));
@@ -1055,12 +996,12 @@ static void print_sweep(const char *path, const struct jval *sw)
 			continue;
 		}
 		printf("gfp-run --policy ");
-		shell_quote(pol ? pol : "");
+		text_shell_quote(stdout, pol ? pol : "");
 		printf(" --");
 		for (size_t i = 0; prog && prog->type == J_ARR && i < prog->n; i++)
 			if (jtext(&prog->v[i])) {
 				putchar(' ');
-				shell_quote(jtext(&prog->v[i]));
+				text_shell_quote(stdout, jtext(&prog->v[i]));
 			}
 		printf("\n");
 	}
@@ -1127,7 +1068,7 @@ static bool show_records(const char *path, const char *text, size_t len)
 static bool show_file(const char *path)
 {
 	size_t len = 0;
-	char *text = slurp(path, &len);
+	char *text = text_slurp(path, &len);
 	if (!text) {
 		error("cannot read %s: %s", path, strerror(errno));
 		return false;
@@ -1305,7 +1246,7 @@ static bool print_allocinfo(const char *path, const struct jval *ai, long top)
 static bool show_allocinfo(const char *path, long top)
 {
 	size_t len = 0;
-	char *text = slurp(path, &len);
+	char *text = text_slurp(path, &len);
 	if (!text) {
 		error("cannot read %s: %s", path, strerror(errno));
 		return false;
@@ -1423,7 +1364,7 @@ static size_t group_first_run(const struct part *p, const struct jval *g)
 static bool load_part(struct part *p)
 {
 	size_t len = 0;
-	char *text = slurp(p->path, &len);
+	char *text = text_slurp(p->path, &len);
 	char err[256];
 	if (!text) {
 		error("cannot read %s: %s", p->path, strerror(errno));
@@ -1556,17 +1497,17 @@ static void write_merged(FILE *f, struct part *parts, const struct jval **result
 		const char *k = top->k[i];
 		if (i)
 			fputc(',', f);
-		jwrite_str(f, k);
+		text_json_str(f, k);
 		fputc(':', f);
 		if (strcmp(k, "shard") == 0)
-			jwrite_str(f, "1/1");
+			text_json_str(f, "1/1");
 		else if (strcmp(k, "runs") == 0)
 			fprintf(f, "%zu", total);
 		else if (strcmp(k, "outcomes") == 0) {
 			fputc('{', f);
 			for (size_t j = 0; j < nout; j++) {
 				fprintf(f, "%s", j ? "," : "");
-				jwrite_str(f, names[j]);
+				text_json_str(f, names[j]);
 				fprintf(f, ":%zu", counts[j]);
 			}
 			fputc('}', f);
@@ -1586,7 +1527,7 @@ static void write_merged(FILE *f, struct part *parts, const struct jval **result
 				for (size_t m = 0; m < gr->n; m++) {
 					if (m)
 						fputc(',', f);
-					jwrite_str(f, gr->k[m]);
+					text_json_str(f, gr->k[m]);
 					fputc(':', f);
 					if (strcmp(gr->k[m], "count") == 0)
 						fprintf(f, "%.0f", groups[g].count);

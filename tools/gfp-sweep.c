@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "text.h"
 #include "gfp_build.h"
 
 #define EXIT_FINDINGS 1
@@ -90,36 +91,6 @@ static void die(int code, const char *fmt, ...)
 	fprintf(stderr, "\n");
 	va_end(ap);
 	exit(code);
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	size_t r;
-	while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
-		if (n + 1 >= cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	fclose(f);
-	if (!buf)
-		die(EXIT_USAGE, "out of memory reading %s", path);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
 }
 
 /* ------------------------------------------------------------------------
@@ -397,7 +368,7 @@ static void classify(struct run *r, int idx, int st, bool timed_out, const char 
 {
 	char path[PATH_MAX + 16];
 	run_paths(idx, "rec", path, sizeof(path));
-	char *rec = slurp(path, NULL);
+	char *rec = text_slurp(path, NULL);
 	const char *inj = rec ? find_event(rec, "injection") : NULL;
 	const char *crash = rec ? find_event(rec, "crash") : NULL;
 	if (inj) {
@@ -423,7 +394,7 @@ static void classify(struct run *r, int idx, int st, bool timed_out, const char 
 		r->outcome = O_HANDLED;
 	else {
 		run_paths(idx, "out", path, sizeof(path));
-		char *out = slurp(path, NULL);
+		char *out = text_slurp(path, NULL);
 		r->outcome = out && strcmp(out, rec_out) == 0 ? O_OK : O_SILENT;
 		free(out);
 	}
@@ -462,12 +433,12 @@ static void record(void)
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 125) {
 		char path[PATH_MAX + 16];
 		run_paths(0, "err", path, sizeof(path));
-		char *err = slurp(path, NULL);
+		char *err = text_slurp(path, NULL);
 		die(125, "the shim refused the policy:\n%s", err ? err : "");
 	}
 	char path[PATH_MAX + 16];
 	run_paths(0, "report", path, sizeof(path));
-	char *rep = slurp(path, NULL);
+	char *rep = text_slurp(path, NULL);
 	if (!rep)
 		die(EXIT_USAGE, "the recording run wrote no report: is %s a dynamically linked "
 				"program that exits normally?",
@@ -697,7 +668,7 @@ static double run_timeout(void)
 /* Runs runs[from..nruns). */
 static void execute(size_t from)
 {
-	char *rec_out = slurp(opt.rec_out, NULL);
+	char *rec_out = text_slurp(opt.rec_out, NULL);
 	if (!rec_out)
 		rec_out = strdup("");
 	size_t next = from, done = from, active = 0;
@@ -770,97 +741,13 @@ static bool same_group(const struct run *a, const struct run *b)
 	       strcmp(a->inj_site, b->inj_site) == 0;
 }
 
-/* Length of the well-formed UTF-8 sequence at p (not a surrogate, not
- * U+FFFE/U+FFFF, which XML cannot carry either), or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-	unsigned char c = p[0];
-	size_t n;
-	unsigned char lo = 0x80, hi = 0xbf;
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	if (c == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
-		return 0;
-	return n;
-}
-
-/* Whether s has bytes that '...' would carry but a terminal, a report or a
- * copy and paste would mangle: control characters, malformed UTF-8. */
-static bool needs_ansi_c_quote(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-	while (p < end) {
-		size_t len = *p >= 0x80 ? utf8_len(p, end) : 1;
-		if (!len || *p < 0x20 || *p == 0x7f)
-			return true;
-		p += len;
-	}
-	return false;
-}
-
-static void shell_quote(FILE *f, const char *s)
-{
-	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "/._-=+:,") == strlen(s)) {
-		fputs(s, f);
-		return;
-	}
-	if (needs_ansi_c_quote(s)) {
-		/* bash's $'...' spells every byte in printable text, so the
-		 * reproducer stays exact in the HTML and JUnit reports. */
-		const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-		fputs("$'", f);
-		while (p < end) {
-			size_t len = *p >= 0x80 ? utf8_len(p, end) : 1;
-			if (len > 1)
-				fwrite(p, 1, len, f);
-			else if (*p == '\'' || *p == '\\')
-				fprintf(f, "\\%c", *p);
-			else if (*p >= 0x20 && *p < 0x7f)
-				fputc(*p, f);
-			else
-				fprintf(f, "\\x%02x", *p);
-			p += len ? len : 1;
-		}
-		fputc('\'', f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 /* PROG ARGS as a shell would take them back. */
 static void command_line(FILE *f)
 {
 	for (char **a = opt.argv; *a; a++) {
 		if (a != opt.argv)
 			fputc(' ', f);
-		shell_quote(f, *a);
+		text_shell_quote(f, *a);
 	}
 	if (opt.input[0])
 		fprintf(f, " < INPUT");
@@ -884,11 +771,11 @@ static void reproducer(FILE *f, const struct run *r)
 	if (opt.junk) {
 		junk_conf(conf, sizeof(conf));
 		fprintf(f, "MALLOC_CONF=");
-		shell_quote(f, conf);
+		text_shell_quote(f, conf);
 		fputc(' ', f);
 	}
 	fprintf(f, "gfp-run --policy ");
-	shell_quote(f, pol);
+	text_shell_quote(f, pol);
 	fprintf(f, " -- ");
 	command_line(f);
 }
@@ -899,7 +786,7 @@ static bool confirm(const struct run *r, int idx)
 {
 	char pol[512];
 	policy_of(r, pol, sizeof(pol));
-	char *rec_out = slurp(opt.rec_out, NULL);
+	char *rec_out = text_slurp(opt.rec_out, NULL);
 	struct run again = *r;
 	double t0 = now();
 	pid_t pid = spawn(idx, pol, false);
@@ -908,29 +795,6 @@ static bool confirm(const struct run *r, int idx)
 	classify(&again, idx, st, to, rec_out ? rec_out : "");
 	free(rec_out);
 	return again.outcome == r->outcome;
-}
-
-/* JSON must be UTF-8: a malformed byte (an argument in another encoding)
- * becomes U+FFFD. */
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-	fputc('"', f);
-	while (p < end) {
-		size_t len = *p >= 0x80 ? utf8_len(p, end) : 1;
-		if (len > 1)
-			fwrite(p, 1, len, f);
-		else if (!len)
-			fputs("\\ufffd", f);
-		else if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-		p += len ? len : 1;
-	}
-	fputc('"', f);
 }
 
 /* Formatted text goes through a memory stream: into JSON, or text that
@@ -961,7 +825,7 @@ static void write_json(const char *path, struct group *groups, size_t ngroups,
 	for (char **a = opt.argv; *a; a++) {
 		if (a != opt.argv)
 			fputc(',', f);
-		json_str(f, *a);
+		text_json_str(f, *a);
 	}
 	fprintf(f, "],\"shard\":\"%d/%d\",\"eligible_calls\":%llu,\"sites\":%zu,\"runs\":%zu,",
 		opt.shard_k, opt.shard_n, (unsigned long long)eligible, nsites, nruns);
@@ -985,20 +849,20 @@ static void write_json(const char *path, struct group *groups, size_t ngroups,
 		full_policy(r, pol, sizeof(pol));
 		fprintf(f, "%s{\"outcome\":\"%s\",\"count\":%zu,\"site\":\"%s\",\"policy\":",
 			g ? "," : "", outcome_name[r->outcome], groups[g].count, r->inj_site);
-		json_str(f, pol);
+		text_json_str(f, pol);
 		struct membuf m;
 		reproducer(mem_open(&m), r);
 		fclose(m.f);
 		fprintf(f, ",\"reproducer\":");
-		json_str(f, m.buf);
+		text_json_str(f, m.buf);
 		free(m.buf);
 		fprintf(f, ",\"confirmed\":%s,\"signal\":%d,\"crash_site\":",
 			groups[g].confirmed ? "true" : "false", r->signal);
-		json_str(f, r->crash_top);
+		text_json_str(f, r->crash_top);
 		fprintf(f, ",\"injection_frames\":");
-		json_str(f, r->inj_frames);
+		text_json_str(f, r->inj_frames);
 		fprintf(f, ",\"crash_frames\":");
-		json_str(f, r->crash_frames);
+		text_json_str(f, r->crash_frames);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]}\n");
@@ -1019,7 +883,7 @@ static void esc_n(FILE *f, const char *s, size_t n, bool attr)
 	while (p < end) {
 		unsigned char c = *p;
 		if (c >= 0x80) {
-			size_t len = utf8_len(p, end);
+			size_t len = text_utf8_len(p, end);
 			if (len)
 				fwrite(p, 1, len, f);
 			else
@@ -1094,7 +958,7 @@ static void stderr_tail(FILE *f, size_t run_idx)
 	char path[PATH_MAX + 16];
 	size_t len;
 	run_paths((int)run_idx + 1, "err", path, sizeof(path));
-	char *err = slurp(path, &len);
+	char *err = text_slurp(path, &len);
 	if (!err)
 		return;
 	const char *from = err;
@@ -1121,20 +985,43 @@ static void junit_property(FILE *f, const char *name, const char *value)
 
 /* One testcase per failure point: CI shows each finding as a failed test
  * with both backtraces and its reproducer, unreached points as skipped. */
+/* What the JUnit and HTML reports start with: the file, open for writing
+ * (or exit 2), the number of findings, the sweep's start in `stamp_fmt`, and
+ * this host's name ("" when unknown). */
+struct report_head {
+	FILE *f;
+	size_t findings;
+	char stamp[64], host[256];
+};
+
+static void report_open(struct report_head *h, const char *path, const size_t *counts,
+			const char *stamp_fmt)
+{
+	h->f = fopen(path, "w");
+	if (!h->f)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	h->findings = 0;
+	for (int o = 0; o < O_COUNT; o++)
+		if (is_finding((enum outcome)o))
+			h->findings += counts[o];
+	struct tm tm;
+	h->stamp[0] = '\0';
+	if (localtime_r(&opt.wall_started, &tm))
+		strftime(h->stamp, sizeof(h->stamp), stamp_fmt, &tm);
+	if (gethostname(h->host, sizeof(h->host) - 1) != 0)
+		h->host[0] = '\0';
+	h->host[sizeof(h->host) - 1] = '\0';
+}
+
 static void write_junit(const char *path, const struct group *groups, size_t ngroups,
 			const size_t *counts)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
-	size_t failures = counts[O_SILENT] + counts[O_CRASH] + counts[O_HANG];
-	char stamp[32] = "", host[256] = "localhost", buf[64];
-	struct tm tm;
-	if (localtime_r(&opt.wall_started, &tm))
-		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
-	if (gethostname(host, sizeof(host) - 1) != 0)
-		snprintf(host, sizeof(host), "localhost");
-	host[sizeof(host) - 1] = '\0';
+	struct report_head h;
+	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
+	FILE *f = h.f;
+	size_t failures = h.findings;
+	const char *stamp = h.stamp, *host = h.host[0] ? h.host : "localhost";
+	char buf[64];
 	double total = now() - opt.started;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -1482,17 +1369,11 @@ static void html_group(FILE *f, const struct group *groups, size_t ngroups, size
 static void write_html(const char *path, const struct group *groups, size_t ngroups,
 		       const size_t *counts)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
-	size_t findings = counts[O_SILENT] + counts[O_CRASH] + counts[O_HANG];
-	char stamp[64] = "", host[256] = "";
-	struct tm tm;
-	if (localtime_r(&opt.wall_started, &tm))
-		strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
-	if (gethostname(host, sizeof(host) - 1) != 0)
-		host[0] = '\0';
-	host[sizeof(host) - 1] = '\0';
+	struct report_head h;
+	report_open(&h, path, counts, "%Y-%m-%d %H:%M:%S");
+	FILE *f = h.f;
+	size_t findings = h.findings;
+	const char *stamp = h.stamp, *host = h.host;
 
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

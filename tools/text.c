@@ -1,0 +1,148 @@
+/*
+ * text.c - whole files in, JSON strings and shell words out (text.h).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+
+char *text_slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 65536, n = 0, r;
+	char *buf = malloc(cap);
+	while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (cap - n - 1 == 0) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb)
+				free(buf);
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (!buf) {
+		fprintf(stderr, "%s: out of memory reading %s\n", program_invocation_short_name,
+		        path);
+		exit(2);
+	}
+	/* A directory opens fine and fails only here, with EISDIR. */
+	int err = ferror(f) ? errno : 0;
+	fclose(f);
+	if (err) {
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+size_t text_utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	unsigned char c = p[0];
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	if (c == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
+		return 0;
+	return n;
+}
+
+void text_json_str(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	fputc('"', f);
+	while (p < end) {
+		size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
+		if (len > 1)
+			fwrite(p, 1, len, f);
+		else if (!len)
+			fputs("\\ufffd", f);
+		else if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+		p += len ? len : 1;
+	}
+	fputc('"', f);
+}
+
+/* Whether s has bytes that '...' would carry but a terminal, a report or a
+ * copy and paste would mangle: control characters, malformed UTF-8. */
+static bool needs_ansi_c_quote(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+	while (p < end) {
+		size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
+		if (!len || *p < 0x20 || *p == 0x7f)
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+void text_shell_quote(FILE *f, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	                    "/._-=+:,") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	if (needs_ansi_c_quote(s)) {
+		/* bash's $'...' spells every byte in printable text, so the
+		 * reproducer stays exact in the HTML and JUnit reports. */
+		const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+		fputs("$'", f);
+		while (p < end) {
+			size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
+			if (len > 1)
+				fwrite(p, 1, len, f);
+			else if (*p == '\'' || *p == '\\')
+				fprintf(f, "\\%c", *p);
+			else if (*p >= 0x20 && *p < 0x7f)
+				fputc(*p, f);
+			else
+				fprintf(f, "\\x%02x", *p);
+			p += len ? len : 1;
+		}
+		fputc('\'', f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
