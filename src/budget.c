@@ -194,12 +194,8 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	struct gfp_thread *t = gfp_tls.thread;
 	if (likely(budget_fast_ok(t, req->size)))
 		return alloc(req);
-	if (!req->ctx_resolved) {
-		/* Near the watermark the flags pick it (HIGH, ATOMIC, MEMALLOC). */
-		req->gfp = context_of_req(req);
-		req->ctx_resolved = true;
-		f = req->gfp;
-	}
+	if (!req->ctx_resolved) /* near the watermark the flags pick it (HIGH, ATOMIC, MEMALLOC) */
+		f = context_resolve(req);
 
 	/* Near the watermark: decide exactly, allocate under the same lock. */
 	size_t want = nallocx(req->size, req->mallocx_flags & ~MALLOCX_ZERO);

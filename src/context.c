@@ -44,7 +44,7 @@ gfp_t context_of(gfp_t explicit_flags)
 	return scoped(explicit_flags ? explicit_flags : gfp_policy.default_flags);
 }
 
-gfp_t context_of_req(const struct gfp_req *req)
+static gfp_t context_of_req(const struct gfp_req *req)
 {
 	gfp_t f = req->gfp;
 	if (!f && gfp_rules_on)
@@ -67,4 +67,13 @@ unsigned context_scope_push(gfp_t flags)
 void context_scope_pop(unsigned cookie)
 {
 	gfp_tls.scope &= ~cookie;
+}
+
+gfp_t context_resolve(struct gfp_req *req)
+{
+	if (!req->ctx_resolved) {
+		req->gfp = context_of_req(req);
+		req->ctx_resolved = true;
+	}
+	return req->gfp;
 }

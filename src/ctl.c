@@ -163,7 +163,7 @@ static void set(int fd, const char *text)
 static void report(int fd)
 {
 	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
-	size_t cap = 8u << 20;
+	size_t cap = GFP_REPORT_MAX;
 	char *text = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (text == MAP_FAILED) {
 		replyf(fd, "error: no memory for the report\n");

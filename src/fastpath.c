@@ -73,10 +73,9 @@ static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
  * budget, no flags" (see gfp_alloc_policy). */
 static void *policy_call(struct gfp_req *req, bool explicit_flags)
 {
+	/* An IDLE thread arrives here only with explicit flags (gfp_malloc):
+	 * its other calls go to idle_expired. */
 	enum gfp_tls_mode mode = gfp_tls.mode;
-	/* IDLE without flags: the fast path's own mallocx just failed. */
-	if (mode == GFP_TLS_IDLE && !explicit_flags)
-		return errno = ENOMEM, NULL;
 	if (gfp_tls.guard)
 		return raw_alloc(req);
 	if (mode == GFP_TLS_UNDECIDED) {
@@ -96,14 +95,11 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 		return NULL;
 	}
 
-	/* The context matters to the budget's watermark and to the slow path;
-	 * without a budget it is resolved there, not on every call. */
 	/* The context matters to the slow path and, near the watermark, to
 	 * the budget (budget_attempt resolves it there); far from pressure it
 	 * is never looked at (GFP_RULES cost nothing then). */
 	if (gfp_tls.in_reclaim) {
-		req->gfp = context_of_req(req);
-		req->ctx_resolved = true;
+		context_resolve(req);
 		if (!(req->gfp & GFP_NOMEMALLOC))
 			req->gfp |= GFP_MEMALLOC; /* a shrinker's own allocations: PF_MEMALLOC */
 	}
@@ -170,7 +166,8 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 	/* Certainly fits (or no budget), fail.probability may inject: the
 	 * draw first, then jemalloc's attempt alone. */
 	if (plain_policy_thread() && gfp_inject_simple &&
-	    (!gfp_budget_on || budget_fast_ok(gfp_tls.thread, size))) {
+	    (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, size) ||
+	     budget_fast_ok(gfp_tls.thread, size))) {
 		if (inject_simple_candidate(caller)) {
 			void *r =
 			    alloc_fast_tail(entry, size, mallocx_flags, align, caller, NULL, true);
@@ -266,6 +263,14 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 	errno = saved;
 }
 
+/* Under a budget the next grant sees a free in jemalloc's counters; only a
+ * waiter, or a reserve to top up, needs more done at once (after_free). */
+static inline bool free_needs_more(void)
+{
+	return unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED) ||
+	                gfp_policy.reserve_thread);
+}
+
 /* After a free under a budget or with waiters: what the common case of
  * gfp_free_policy leaves out of line. */
 static __attribute__((noinline)) void after_free(void)
@@ -293,8 +298,9 @@ static __attribute__((noinline)) void free_profiled(enum gfp_entry entry, void *
 	int *errnop = gfp_tls.errnop, saved = *errnop;
 	profile_free(p);
 	gfp_je_release(p, size, flags);
-	after_free();
 	*errnop = saved;
+	if (free_needs_more())
+		after_free();
 }
 
 void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
@@ -319,8 +325,6 @@ void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
 	gfp_je_release(p, size, flags);
 	*gfp_tls.errnop = gfp_tls.saved_errno;
 	gfp_tls.guard--;
-	/* Under a budget the next grant sees this free in jemalloc's counters;
-	 * only a waiter, or a reserve to top up, needs more now. */
-	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED) || gfp_policy.reserve_thread))
+	if (free_needs_more())
 		after_free();
 }

@@ -176,31 +176,20 @@ uint64_t inject_seed_rng(void)
 
 static bool thread_matches(void)
 {
-	char name[32] = "";
-	pthread_getname_np(pthread_self(), name, sizeof(name));
-	return fnmatch(gfp_policy.fail_thread.v, name, 0) == 0;
-}
-
-static bool any_frame(const struct gfp_frame *f, int n, const char *glob, bool module)
-{
-	for (int i = 0; i < n; i++) {
-		const char *s = module ? f[i].module : f[i].func;
-		if (*s && fnmatch(glob, s, 0) == 0)
-			return true;
-	}
-	return false;
+	char name[16];
+	return fnmatch(gfp_policy.fail_thread.v, thread_name(name), 0) == 0;
 }
 
 static bool stack_ok(const struct gfp_frame *f, int n)
 {
 	const struct gfp_policy *p = &gfp_policy;
-	if (p->fail_sym.v[0] && !any_frame(f, n, p->fail_sym.v, false))
+	if (p->fail_sym.v[0] && !unwind_any_frame(f, n, p->fail_sym.v, false))
 		return false;
-	if (p->fail_lib.v[0] && !any_frame(f, n, p->fail_lib.v, true))
+	if (p->fail_lib.v[0] && !unwind_any_frame(f, n, p->fail_lib.v, true))
 		return false;
-	if (p->fail_reject_sym.v[0] && any_frame(f, n, p->fail_reject_sym.v, false))
+	if (p->fail_reject_sym.v[0] && unwind_any_frame(f, n, p->fail_reject_sym.v, false))
 		return false;
-	if (p->fail_reject_lib.v[0] && any_frame(f, n, p->fail_reject_lib.v, true))
+	if (p->fail_reject_lib.v[0] && unwind_any_frame(f, n, p->fail_reject_lib.v, true))
 		return false;
 	return true;
 }
@@ -259,10 +248,7 @@ static bool eligible(struct gfp_req *req)
 		return false;
 	if (req->size < p->fail_min || (p->fail_max && req->size > p->fail_max))
 		return false;
-	if (!req->ctx_resolved) {
-		req->gfp = context_of_req(req);
-		req->ctx_resolved = true;
-	}
+	context_resolve(req);
 	if (p->fail_where == WHERE_ENTRY && (req->gfp & GFP_NOFAIL))
 		return false;
 	if (p->fail_ignore_wait && (req->gfp & GFP_DIRECT_RECLAIM_BIT))
@@ -275,10 +261,7 @@ static bool eligible(struct gfp_req *req)
 bool inject_simple_fire(struct gfp_req *req)
 {
 	req->call = gfp_tls.calls;
-	if (!req->ctx_resolved) {
-		req->gfp = context_of_req(req);
-		req->ctx_resolved = true;
-	}
+	context_resolve(req);
 	if (req->gfp & GFP_NOFAIL) { /* never at entry: the next eligible call instead */
 		gfp_tls.inject_left = 1;
 		return false;
@@ -313,9 +296,7 @@ bool inject_countdown(struct gfp_req *req)
 	bool eligible = !gfp_tls.guard && __atomic_load_n(&gfp_main_started, __ATOMIC_ACQUIRE) &&
 	                !site_in_ldso(req->caller);
 	if (eligible) {
-		req->gfp = context_of_req(req);
-		req->ctx_resolved = true;
-		eligible = !(req->gfp & GFP_NOFAIL); /* never at entry */
+		eligible = !(context_resolve(req) & GFP_NOFAIL); /* never at entry */
 	}
 	if (!eligible) {
 		/* The next call instead; a gap of 0 means none was drawn yet. */

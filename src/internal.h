@@ -272,22 +272,22 @@ struct gfp_tls {
 	 * with fail.probability alone it counts down to the next injection
 	 * (inject.c: inject_countdown). 0 in a new thread: undecided. */
 	int64_t countdown;
-	int64_t gap;         /* inject.c: what countdown was last set to */
+	int64_t gap;          /* inject.c: what countdown was last set to */
 	uint64_t decided_gen; /* gfp_policy_gen when the mode was decided */
 	int64_t inject_left;  /* inject.c: a policy thread's calls to its next injection */
-	unsigned char mode;  /* enum gfp_tls_mode: what the engine reads */
-	unsigned char guard; /* >0 while the shim works: nested calls go raw */
+	unsigned char mode;   /* enum gfp_tls_mode: what the engine reads */
+	unsigned char guard;  /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
 	unsigned char in_reclaim; /* >0 while shrinkers run: PF_MEMALLOC */
 	/* The free fast path's one read: 1 when a free is jemalloc's alone
 	 * (idle, or a policy that counts nothing per free while nobody waits).
 	 * Other threads flip it when waiters come and go (thread.c). */
 	unsigned char free_direct;
-	unsigned scope;           /* context.c: the thread's scopes */
-	uint64_t ordinal;         /* inject.c: from the thread's creation order */
-	uint64_t children;        /* inject.c: threads this one created */
-	uint64_t rng;             /* inject.c: the thread's generator, 0 = unseeded */
-	uint64_t calls;           /* inject.c: eligible calls of this thread */
+	unsigned scope;    /* context.c: the thread's scopes */
+	uint64_t ordinal;  /* inject.c: from the thread's creation order */
+	uint64_t children; /* inject.c: threads this one created */
+	uint64_t rng;      /* inject.c: the thread's generator, 0 = unseeded */
+	uint64_t calls;    /* inject.c: eligible calls of this thread */
 	int *errnop;
 	int saved_errno; /* fastpath.c: free's, across jemalloc's call */
 	struct gfp_thread *thread;
@@ -302,6 +302,8 @@ extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec"))
 
 /* Decides the calling thread's mode; returns it. */
 enum gfp_tls_mode thread_enter(void);
+/* The calling thread's name (PR_GET_NAME; "" if it cannot be read). */
+const char *thread_name(char name[16]);
 void thread_init(void);
 void thread_atfork_prepare(void);
 void thread_atfork_parent(void);
@@ -324,7 +326,9 @@ static inline void gfp_count(uint64_t *c, uint64_t n)
 gfp_t context_normalize(gfp_t f);
 gfp_t context_of(gfp_t explicit_flags);
 /* context_of for a request: its flags, else a rule's, else default=. */
-gfp_t context_of_req(const struct gfp_req *req);
+/* A request's context: its flags, else a rule's, else default=; worked out
+ * the first time something asks, and kept in req->gfp. */
+gfp_t context_resolve(struct gfp_req *req);
 unsigned context_scope_push(gfp_t flags);
 void context_scope_pop(unsigned cookie);
 
@@ -431,6 +435,17 @@ static inline bool budget_allowance_take(struct gfp_thread *t, size_t size)
 	return true;
 }
 
+/* True when `extra` bytes beyond the shared estimate certainly stay under
+ * the low watermark, whatever the other threads (each within a batch or two
+ * of the estimate) do meanwhile. */
+static inline bool budget_clearly_fits(int64_t extra)
+{
+	int64_t slack =
+	    2 * gfp_budget.batch * (int64_t)__atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
+	return __atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + extra + slack <=
+	       __atomic_load_n(&gfp_budget.low_wm, __ATOMIC_RELAXED);
+}
+
 /* True when a request of about `size` bytes certainly fits under every
  * watermark, whatever the other threads do meanwhile; grants the thread
  * the rest of a batch to allocate without looking. */
@@ -445,10 +460,7 @@ static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 		budget_fold(t, own);
 		drift = 0;
 	}
-	int64_t slack =
-	    2 * gfp_budget.batch * (int64_t)__atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + drift + (int64_t)size + slack >
-	    __atomic_load_n(&gfp_budget.low_wm, __ATOMIC_RELAXED))
+	if (!budget_clearly_fits(drift + (int64_t)size))
 		return false;
 	/* The drift stays within a batch until the next look. */
 	t->allowance = gfp_budget.batch - (drift > 0 ? drift : 0) - (int64_t)size;
@@ -527,6 +539,9 @@ int unwind_capture(struct gfp_frame *frames, int max);
 int unwind_capture_signal(struct gfp_frame *frames, int max);
 void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n);
 const char *unwind_caller(const struct gfp_frame *frames, int n);
+/* Whether a frame's function name (or, with `module`, its module) matches
+ * the glob; frames without a name match nothing. */
+bool unwind_any_frame(const struct gfp_frame *frames, int n, const char *glob, bool module);
 
 /* ------------------------------------------------------------------------
  * slowpath.c - attempts and the slow path.
@@ -595,6 +610,9 @@ bool site_in_libc(uintptr_t ip);
 uintptr_t site_first_outside_libc(const uintptr_t *ips, int n);
 uintptr_t site_outside_libc(uintptr_t caller);
 uint64_t site_key(const uintptr_t *ips, int n);
+/* The file name (no directory) of the module that holds ip - "" for the main
+ * program - and ip's offset in it; NULL when no module holds it. */
+const char *site_module(uintptr_t ip, uintptr_t *off);
 /* A map from keys of raw addresses to non-zero values, for values that are
  * costly to compute once per call site (site ids, rule masks). */
 #define GFP_IPCACHE_SIZE  32768
@@ -631,6 +649,9 @@ void crash_init(void);
 /* The values of stats= (their index in keys.def's choices): each level
  * counts what the one before it does, and more. */
 enum { GFP_STATS_OFF, GFP_STATS_TOTALS, GFP_STATS_SITES, GFP_STATS_PATHS };
+/* The report's largest size. stats=paths: 16384 paths of up to 85 bytes,
+ * and as many allocinfo rows of up to 300. */
+#define GFP_REPORT_MAX (8u << 20)
 void stats_report_at_exit(void);
 void stats_format(struct gfp_buf *b, struct gfp_entry_stats s[GFP_ENTRY_COUNT]);
 void stats_set_report_path(const char *path);

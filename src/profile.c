@@ -355,20 +355,17 @@ void profile_report(struct gfp_buf *b)
 	for (unsigned r = 0; r < nr; r++) {
 		const struct gfp_site_counts *c = &rows[r].c;
 		uintptr_t ip = site_addr[rows[r].idx];
-		Dl_info info;
-		const char *mod = "?";
 		uintptr_t off = ip;
-		if (dladdr((void *)ip, &info) && info.dli_fname) {
-			const char *slash = strrchr(info.dli_fname, '/');
-			mod = slash ? slash + 1 : info.dli_fname;
-			if (!*mod)
-				mod = program_invocation_short_name;
-			off = ip - (uintptr_t)info.dli_fbase;
-		}
+		const char *mod = site_module(ip, &off);
+		if (!mod)
+			mod = "?";
+		else if (!*mod)
+			mod = program_invocation_short_name;
 		/* Exported names only; gfp-report names the rest from the
 		 * module's symbol tables and debug information. */
 		const char *sym = "";
 		uintptr_t symoff = 0;
+		Dl_info info;
 		if (dladdr((void *)ip, &info) && info.dli_sname) {
 			sym = info.dli_sname;
 			symoff = ip - (uintptr_t)info.dli_saddr;

@@ -220,10 +220,7 @@ void reserve_thread_exit(struct gfp_thread *t)
  * room (the estimate first, so a free near the watermark takes no lock). */
 void reserve_refill(struct gfp_thread *t)
 {
-	int64_t missing = t->thread_want - t->thread_left;
-	int64_t slack = 2 * gfp_budget.batch * (int64_t)thread_count();
-	if (__atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + missing + slack >
-	    __atomic_load_n(&gfp_budget.low_wm, __ATOMIC_RELAXED))
+	if (!budget_clearly_fits(t->thread_want - t->thread_left))
 		return;
 	budget_reserve_upto(&t->thread_left, t->thread_want);
 }

@@ -22,12 +22,10 @@
  * a budget near its watermark, for an injection decision, or in the slow
  * path.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 #include "internal.h"
 
@@ -243,16 +241,13 @@ const char *rules_text(void)
  * Matching
  * ---------------------------------------------------------------------- */
 
-static const char *module_of(uintptr_t ip, char *buf, size_t n)
+static const char *module_of(uintptr_t ip)
 {
-	Dl_info info;
-	if (!dladdr((void *)ip, &info) || !info.dli_fname)
+	uintptr_t off;
+	const char *name = site_module(ip, &off);
+	if (!name)
 		return "?";
-	const char *slash = strrchr(info.dli_fname, '/');
-	gfp_snprintf(buf, n, "%s", slash ? slash + 1 : info.dli_fname);
-	if (!buf[0])
-		gfp_snprintf(buf, n, "%s", program_invocation_short_name);
-	return buf;
+	return *name ? name : program_invocation_short_name;
 }
 
 /* The path matchers of every rule, as a mask: bit i set when rule i has no
@@ -263,8 +258,7 @@ static uint64_t path_mask(int n, uintptr_t lib_ip)
 	int nf = 0;
 	if (need_sym)
 		nf = unwind_capture(frames, n < 32 ? n : 32);
-	char mod[64];
-	const char *lib = lib_ip ? module_of(lib_ip, mod, sizeof(mod)) : "?";
+	const char *lib = lib_ip ? module_of(lib_ip) : "?";
 	uint64_t mask = 0;
 	for (int i = 0; i < nrules; i++) {
 		bool ok = true;
@@ -273,10 +267,7 @@ static uint64_t path_mask(int n, uintptr_t lib_ip)
 			if (m->kind == M_LIB) {
 				ok = fnmatch(m->glob, lib, 0) == 0;
 			} else if (m->kind == M_SYM) {
-				ok = false;
-				for (int f = 0; f < nf && !ok; f++)
-					ok = frames[f].func[0] &&
-					     fnmatch(m->glob, frames[f].func, 0) == 0;
+				ok = unwind_any_frame(frames, nf, m->glob, false);
 			}
 		}
 		if (ok)
@@ -310,15 +301,6 @@ static uint64_t site_mask(const struct gfp_req *req)
 	return mask;
 }
 
-/* Read when a rule needs it, which is only when the request's context
- * matters: a rename is seen by the next such request. */
-static const char *thread_name(char name[16])
-{
-	if (prctl(PR_GET_NAME, name) != 0)
-		name[0] = '\0';
-	return name;
-}
-
 /* The flags of the first rule that matches `req`, or 0. */
 gfp_t rules_flags(const struct gfp_req *req)
 {
@@ -338,6 +320,8 @@ gfp_t rules_flags(const struct gfp_req *req)
 				ok = req->size < m->size;
 				break;
 			case M_THREAD:
+				/* Read when a rule needs it, which is only when the
+				 * context matters: a rename is seen by the next one. */
 				ok = fnmatch(m->glob, name[0] ? name : thread_name(name), 0) == 0;
 				break;
 			default:

@@ -104,20 +104,26 @@ int site_ips(uintptr_t *ips, int max)
 	return out;
 }
 
+const char *site_module(uintptr_t ip, uintptr_t *off)
+{
+	Dl_info info;
+	if (!dladdr((void *)ip, &info) || !info.dli_fname)
+		return NULL;
+	const char *slash = strrchr(info.dli_fname, '/');
+	*off = ip - (uintptr_t)info.dli_fbase;
+	return slash ? slash + 1 : info.dli_fname;
+}
+
 /* FNV-1a over "module+offset;" of each frame. */
 static uint64_t hash_frames(const uintptr_t *ips, int n)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	gfp_tls.guard++;
 	for (int i = 0; i < n; i++) {
-		Dl_info info;
-		const char *mod = "?";
 		uintptr_t off = ips[i];
-		if (dladdr((void *)ips[i], &info) && info.dli_fname) {
-			const char *slash = strrchr(info.dli_fname, '/');
-			mod = slash ? slash + 1 : info.dli_fname;
-			off = ips[i] - (uintptr_t)info.dli_fbase;
-		}
+		const char *mod = site_module(ips[i], &off);
+		if (!mod)
+			mod = "?";
 		for (const char *c = mod; *c; c++)
 			h = (h ^ (unsigned char)*c) * 0x100000001b3ULL;
 		for (int b = 0; b < 8; b++)

@@ -130,10 +130,7 @@ void *gfp_slowpath(struct gfp_req *req)
 
 static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 {
-	if (!req->ctx_resolved)
-		req->gfp = context_of_req(req);
-	req->ctx_resolved = true;
-	gfp_t f = req->gfp;
+	gfp_t f = context_resolve(req);
 	sp->next_canary_ms = gfp_policy.canary_ms;
 
 	if (!gfp_slowpath_on && !req->explicit_flags) {

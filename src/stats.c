@@ -95,9 +95,7 @@ void stats_report_at_exit(void)
 	if (!gfp_policy.stats)
 		return;
 	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
-	/* stats=paths: 16384 paths of up to 85 bytes, and as many allocinfo
-	 * rows of up to 300. */
-	static char text[8 << 20];
+	static char text[GFP_REPORT_MAX];
 	struct gfp_buf b = {text, sizeof(text), 0};
 	stats_format(&b, s);
 	if (!report_path[0]) {

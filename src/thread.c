@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -122,6 +123,13 @@ static struct gfp_thread *register_thread(void)
 	gfp_tls.thread = t;
 	reserve_thread_start(t);
 	return t;
+}
+
+const char *thread_name(char name[16])
+{
+	if (prctl(PR_GET_NAME, name) != 0)
+		name[0] = '\0';
+	return name;
 }
 
 /* Decides the thread's mode: at its first call, and again after gfp-ctl

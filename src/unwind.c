@@ -9,6 +9,7 @@
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <fnmatch.h>
 #include <libunwind.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -125,13 +126,12 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 				f->func_off = off;
 			else
 				f->func[0] = '\0';
-			Dl_info info;
-			if (dladdr((void *)ip, &info) && info.dli_fname) {
-				const char *slash = strrchr(info.dli_fname, '/');
-				const char *name = slash ? slash + 1 : info.dli_fname;
+			uintptr_t moff;
+			const char *name = site_module(ip, &moff);
+			if (name) {
 				gfp_snprintf(f->module, sizeof(f->module), "%s",
 				             *name ? name : "(main)");
-				f->module_off = ip - (uintptr_t)info.dli_fbase;
+				f->module_off = moff;
 			}
 		}
 	}
@@ -162,4 +162,14 @@ const char *unwind_caller(const struct gfp_frame *frames, int n)
 		if (frames[i].func[0] && strcmp(frames[i].module, "libc.so.6") != 0)
 			return frames[i].func;
 	return n ? frames[0].func : "?";
+}
+
+bool unwind_any_frame(const struct gfp_frame *frames, int n, const char *glob, bool module)
+{
+	for (int i = 0; i < n; i++) {
+		const char *s = module ? frames[i].module : frames[i].func;
+		if (*s && fnmatch(glob, s, 0) == 0)
+			return true;
+	}
+	return false;
 }
