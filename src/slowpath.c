@@ -148,18 +148,17 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 		return nopage(sp, "cannot reclaim (NOWAIT/ATOMIC)");
 
 	void *p = NULL;
+	int saved_errno = errno; /* a success leaves errno as the caller had it */
 	struct gfp_thread *t = gfp_tls.thread;
 	if (t && (t->thread_left > 0 || t->pool) && reserve_would_loop(req)) {
 		/* reserve.thread: what would loop is served from the reserve. */
 		req->may_draw_thread = true;
-		int saved = errno;
 		if ((p = gfp_attempt(req, f)) != NULL) {
-			errno = saved;
+			errno = saved_errno;
 			return p;
 		}
 	}
 	const char *why = NULL;
-	int saved_errno = errno; /* a success leaves errno as the caller had it */
 	budget_waiter_enter();
 	for (;;) {
 		uint64_t gen = budget_free_gen();
