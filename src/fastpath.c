@@ -187,6 +187,11 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 static __attribute__((noinline)) void *alloc_stashed(void *p)
 {
 	struct gfp_stash s = gfp_tls.stash; /* taken while the guard is up */
+	if (p && gfp_profile_on && profile_count_quick(p, &s)) {
+		count_totals(s.entry, s.size, false);
+		gfp_tls.guard--;
+		return p;
+	}
 	gfp_tls.guard--;
 	return alloc_fast_tail((enum gfp_entry)s.entry, s.size, s.mallocx_flags, s.align, s.caller,
 	                       p, false);

@@ -325,7 +325,6 @@ static inline void gfp_count(uint64_t *c, uint64_t n)
  * ---------------------------------------------------------------------- */
 gfp_t context_normalize(gfp_t f);
 gfp_t context_of(gfp_t explicit_flags);
-/* context_of for a request: its flags, else a rule's, else default=. */
 /* A request's context: its flags, else a rule's, else default=; worked out
  * the first time something asks, and kept in req->gfp. */
 gfp_t context_resolve(struct gfp_req *req);
@@ -359,6 +358,7 @@ extern bool gfp_profile_on;
 void profile_init(void);
 void profile_before_realloc(struct gfp_req *req);
 void profile_count(struct gfp_req *req, void *p);
+bool profile_count_quick(void *p, const struct gfp_stash *s);
 void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns);
 void profile_free(const void *p);
 void profile_thread_exit(struct gfp_thread *t);

@@ -9,13 +9,17 @@
  * address, site.c), and each thread counts into its own array, indexed by
  * site, that only it writes: no atomic read-modify-write on a call.
  *
- * Live bytes need the site of the block being freed. Like the kernel's slab
- * object extensions, a shadow map keeps a 16-bit site index for every 8-byte
- * granule that starts a block: a directory of 2 MiB chunks (open addressing,
- * filled under a lock once per chunk) pointing to leaves of 256K entries,
- * mapped on first use. A free reads and clears its block's entry, and the
- * freeing thread takes the bytes off that site in its own array, so the sum
- * over threads is exact.
+ * Live bytes need the site and the usable size of the block being freed.
+ * Like the kernel's slab object extensions, a shadow map keeps a 16-bit
+ * entry for every 8-byte granule: a directory of 2 MiB chunks (open
+ * addressing, filled under a lock once per chunk) pointing to leaves of 256K
+ * entries, mapped on first use. The entry of the granule that starts a block
+ * holds its site; a block of more than 8 bytes starts on a 16-byte boundary
+ * and has its own second granule, whose entry holds its usable size (in
+ * granules), so that neither end of a block asks jemalloc for its size
+ * (sallocx costs more than malloc itself). A free reads and clears its
+ * block's entries, and the freeing thread takes the bytes off that site in
+ * its own array, so the sum over threads is exact.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +38,17 @@
 #define LEAF_LEN    (1u << (CHUNK_SHIFT - GRANULE))
 #define DIR_LEN     65536 /* 128 GiB of heap in 2 MiB chunks */
 
+/* A site entry's flags (site indexes take 14 bits). */
+#define SHADOW_TINY 0x8000u /* usable size 8: the next granule is another block's */
+#define SHADOW_SIZE 0x4000u /* the next entry holds the usable size in granules */
+#define SHADOW_SITE 0x3fffu
+_Static_assert(MAX_SITES - 1 <= SHADOW_SITE, "a site index must fit beside the flags");
+
+/* malloc's usable sizes up to here come from a table (jemalloc's size
+ * classes are multiples of the granule, so a granule of request sizes
+ * shares one), filled from nallocx on first use. */
+#define USABLE_TABLE_MAX 16384
+
 bool gfp_profile_on;
 
 static uintptr_t site_addr[MAX_SITES]; /* the address that names each site */
@@ -42,6 +57,7 @@ static struct gfp_ipcache index_of;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_site_counts dead[MAX_SITES]; /* exited threads, under lock */
 static bool warned_full;
+static uint16_t usable_granules[(USABLE_TABLE_MAX >> GRANULE) + 1]; /* atomic; 0 = unknown */
 
 static struct {
 	uintptr_t chunk; /* atomic: chunk number + 1; 0 = empty */
@@ -59,13 +75,17 @@ void profile_init(void)
 
 static unsigned site_index_slow(const struct gfp_req *req);
 
-/* A thread's last site, and the leaf of its last chunk: loops allocate from
- * one place into one region. */
+/* A thread's last site, and the leaves of the chunks it used last (a few:
+ * a live set of mixed sizes spans several): loops allocate from one place
+ * into a few regions. */
+#define LEAF_CACHE 8
 static __thread struct {
 	uintptr_t caller;
 	unsigned idx;
-	uintptr_t chunk;
-	uint16_t *leaf;
+	struct {
+		uintptr_t chunk; /* chunk number + 1; 0 = empty */
+		uint16_t *leaf;
+	} leaves[LEAF_CACHE];
 } last __attribute__((tls_model("initial-exec")));
 
 static unsigned site_index(const struct gfp_req *req)
@@ -119,17 +139,35 @@ static unsigned site_index_slow(const struct gfp_req *req)
 
 static uint16_t *leaf_lookup(uintptr_t addr, bool create);
 
-static uint16_t *leaf_of(uintptr_t addr, bool create)
+static __attribute__((noinline)) uint16_t *leaf_of_slow(uintptr_t addr, bool create)
 {
-	uintptr_t chunk = (addr >> CHUNK_SHIFT) + 1;
-	if (chunk == last.chunk)
-		return last.leaf;
 	uint16_t *leaf = leaf_lookup(addr, create);
 	if (leaf) {
-		last.chunk = chunk;
-		last.leaf = leaf;
+		uintptr_t chunk = (addr >> CHUNK_SHIFT) + 1;
+		last.leaves[chunk % LEAF_CACHE].chunk = chunk;
+		last.leaves[chunk % LEAF_CACHE].leaf = leaf;
 	}
 	return leaf;
+}
+
+/* The leaf of addr's chunk from the thread's cache, or NULL. */
+static inline uint16_t *leaf_cached(uintptr_t addr)
+{
+	uintptr_t chunk = (addr >> CHUNK_SHIFT) + 1;
+	if (likely(last.leaves[chunk % LEAF_CACHE].chunk == chunk))
+		return last.leaves[chunk % LEAF_CACHE].leaf;
+	return NULL;
+}
+
+static inline uint16_t *leaf_of(uintptr_t addr, bool create)
+{
+	uint16_t *leaf = leaf_cached(addr);
+	return leaf ? leaf : leaf_of_slow(addr, create);
+}
+
+static inline uint16_t *entry_of(uint16_t *leaf, uintptr_t addr)
+{
+	return &leaf[(addr & ((1u << CHUNK_SHIFT) - 1)) >> GRANULE];
 }
 
 static uint16_t *leaf_lookup(uintptr_t addr, bool create)
@@ -166,62 +204,118 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 	return NULL;
 }
 
+static __attribute__((noinline)) unsigned usable_learn(uint16_t *g, size_t size)
+{
+	unsigned n = (unsigned)(nallocx(size, 0) >> GRANULE);
+	__atomic_store_n(g, (uint16_t)n, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* The usable size of a block malloc or calloc just returned for `size`
+ * bytes; `flags` its mallocx flags. */
+static inline size_t usable_of(const void *p, size_t size, int flags)
+{
+	if (unlikely((flags & ~MALLOCX_ZERO) || size > USABLE_TABLE_MAX))
+		return sallocx(p, 0);
+	uint16_t *g = &usable_granules[(size + (1u << GRANULE) - 1) >> GRANULE];
+	unsigned n = __atomic_load_n(g, __ATOMIC_RELAXED);
+	if (unlikely(!n))
+		n = usable_learn(g, size);
+	return (size_t)n << GRANULE;
+}
+
+/* Writes a block's entries: its site (0: not counted) and usable size. */
+static inline void shadow_write(uint16_t *e, uintptr_t addr, unsigned idx, size_t usable)
+{
+	size_t granules = usable >> GRANULE;
+	if (usable == 1u << GRANULE) {
+		e[0] = (uint16_t)(idx | SHADOW_TINY);
+	} else if (!(addr & (1u << GRANULE)) && granules <= UINT16_MAX) {
+		e[0] = (uint16_t)(idx | SHADOW_SIZE);
+		e[1] = (uint16_t)granules;
+	} else {
+		e[0] = (uint16_t)idx; /* the free asks jemalloc */
+	}
+}
+
 /* false when no leaf could hold it: the block is then not counted live. */
-static bool shadow_set(const void *p, unsigned idx)
+static bool shadow_set(const void *p, unsigned idx, size_t usable)
 {
 	uintptr_t a = (uintptr_t)p;
 	uint16_t *leaf = leaf_of(a, idx != 0);
 	if (leaf)
-		leaf[(a & ((1u << CHUNK_SHIFT) - 1)) >> GRANULE] = (uint16_t)idx;
+		shadow_write(entry_of(leaf, a), a, idx, usable);
 	return leaf != NULL;
 }
 
-/* The site index of the block at p, cleared: the block is going away. */
-static unsigned shadow_take(const void *p)
+/* The site index of the block at p, and its usable size, cleared: the block
+ * is going away. 0 when it was not counted. */
+static inline unsigned shadow_take(const void *p, size_t *usable)
 {
 	uintptr_t a = (uintptr_t)p;
 	uint16_t *leaf = leaf_of(a, false);
 	if (!leaf)
 		return 0;
-	uint16_t *e = &leaf[(a & ((1u << CHUNK_SHIFT) - 1)) >> GRANULE];
-	unsigned idx = *e;
+	uint16_t *e = entry_of(leaf, a);
+	unsigned v = *e;
+	if (!(v & SHADOW_SITE))
+		return 0;
 	*e = 0;
-	return idx;
+	if (v & SHADOW_TINY) {
+		*usable = 1u << GRANULE;
+	} else if (v & SHADOW_SIZE) {
+		*usable = (size_t)e[1] << GRANULE;
+		e[1] = 0;
+	} else {
+		*usable = sallocx(p, 0);
+	}
+	return v & SHADOW_SITE;
 }
 
 /* ------------------------------------------------------------------------
  * Counting (each thread in its own array)
  * ---------------------------------------------------------------------- */
 
-static struct gfp_site_counts *counts(void)
+static __attribute__((noinline)) struct gfp_site_counts *counts_create(void)
 {
 	struct gfp_thread *t = gfp_tls.thread;
 	if (!t)
 		return NULL;
-	if (!t->sites) {
-		void *m =
-		    mmap(NULL, MAX_SITES * sizeof(struct gfp_site_counts), PROT_READ | PROT_WRITE,
-		         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (m == MAP_FAILED)
-			return NULL;
-		__atomic_store_n(&t->sites, m, __ATOMIC_RELEASE);
-	}
-	return t->sites;
+	void *m = mmap(NULL, MAX_SITES * sizeof(struct gfp_site_counts), PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	__atomic_store_n(&t->sites, m, __ATOMIC_RELEASE);
+	return m;
 }
 
-static void add(int64_t *c, int64_t v)
+/* The calling thread's counts, NULL if it has none and can get none. */
+static inline struct gfp_site_counts *counts(void)
+{
+	struct gfp_thread *t = gfp_tls.thread;
+	if (likely(t && t->sites))
+		return t->sites;
+	return counts_create();
+}
+
+static inline void add(int64_t *c, int64_t v)
 {
 	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
-/* Before a realloc: what the old block was and where it came from. */
 /* Before a realloc: the old block's size and site, taken out of the map
  * while the block is still ours (once rallocx has moved it, another thread
  * may already have its address). */
 void profile_before_realloc(struct gfp_req *req)
 {
-	req->old_usable = sallocx(req->old, 0);
-	req->old_site = shadow_take(req->old);
+	req->old_usable = 0;
+	req->old_site = shadow_take(req->old, &req->old_usable);
+}
+
+static inline void count_live(struct gfp_site_counts *s, size_t usable, int64_t calls)
+{
+	add(&s->live_bytes, calls * (int64_t)usable);
+	add(&s->live_calls, calls);
 }
 
 /* A request ended: p is the block, or NULL. */
@@ -232,25 +326,24 @@ void profile_count(struct gfp_req *req, void *p)
 		return;
 	gfp_tls.guard++;
 	unsigned idx = site_index(req);
-	if (req->old && req->old_usable) { /* profile_before_realloc took it */
+	if (req->old && req->old_site) { /* profile_before_realloc took it */
 		unsigned old = req->old_site;
-		if (!p) {
-			shadow_set(req->old, old); /* failed: the old block stays */
-		} else if (old) {
-			/* Gone, or grown in place into p: its bytes leave its site. */
-			add(&c[old].live_bytes, -(int64_t)req->old_usable);
-			add(&c[old].live_calls, -1);
-		}
+		/* Failed: the old block stays. Else it is gone, or grown in
+		 * place into p: its bytes leave its site. */
+		if (!p)
+			shadow_set(req->old, old, req->old_usable);
+		else
+			count_live(&c[old], req->old_usable, -1);
 	}
 	if (idx) {
 		struct gfp_site_counts *s = &c[idx];
 		add((int64_t *)&s->calls, 1);
 		if (p) {
 			add((int64_t *)&s->bytes, (int64_t)req->size);
-			if (shadow_set(p, idx)) {
-				add(&s->live_bytes, (int64_t)sallocx(p, 0));
-				add(&s->live_calls, 1);
-			}
+			size_t usable =
+			    req->old ? sallocx(p, 0) : usable_of(p, req->size, req->mallocx_flags);
+			if (shadow_set(p, idx, usable))
+				count_live(s, usable, 1);
 		} else {
 			add((int64_t *)&s->failures, 1);
 			if (req->why == GFP_WHY_INJECT)
@@ -258,8 +351,36 @@ void profile_count(struct gfp_req *req, void *p)
 		}
 	}
 	if (p && !idx)
-		shadow_set(p, 0); /* an uncounted block: no stale site at its address */
+		shadow_set(p, 0, 0); /* an uncounted block: no stale site at its address */
 	gfp_tls.guard--;
+}
+
+/* profile_count's common case, for a block `s` asked for and got: the
+ * thread's last site, and a block in the chunk it used last. false when the
+ * request needs the general way. */
+bool profile_count_quick(void *p, const struct gfp_stash *s)
+{
+	uintptr_t a = (uintptr_t)p;
+	struct gfp_thread *t = gfp_tls.thread;
+	uint16_t *leaf = leaf_cached(a);
+	if (unlikely(!leaf || !s->caller || s->caller != last.caller || !t || !t->sites))
+		return false;
+	/* Only a usable size from the table: calling jemalloc here would cost
+	 * every call a stack frame. */
+	if (unlikely((s->mallocx_flags & ~MALLOCX_ZERO) || s->size > USABLE_TABLE_MAX))
+		return false;
+	unsigned granules = __atomic_load_n(
+	    &usable_granules[(s->size + (1u << GRANULE) - 1) >> GRANULE], __ATOMIC_RELAXED);
+	if (unlikely(!granules))
+		return false;
+	size_t usable = (size_t)granules << GRANULE;
+	unsigned idx = last.idx;
+	struct gfp_site_counts *c = &t->sites[idx];
+	shadow_write(entry_of(leaf, a), a, idx, usable);
+	add((int64_t *)&c->calls, 1);
+	add((int64_t *)&c->bytes, (int64_t)s->size);
+	count_live(c, usable, 1);
+	return true;
 }
 
 /* The slow path's share: rounds beyond the first, and how long it took. */
@@ -281,14 +402,13 @@ void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns)
 
 void profile_free(const void *p)
 {
-	unsigned idx = shadow_take(p);
+	size_t usable;
+	unsigned idx = shadow_take(p, &usable);
 	if (!idx)
 		return;
 	struct gfp_site_counts *c = counts();
-	if (!c)
-		return;
-	add(&c[idx].live_bytes, -(int64_t)sallocx(p, 0));
-	add(&c[idx].live_calls, -1);
+	if (c)
+		count_live(&c[idx], usable, -1);
 }
 
 /* ------------------------------------------------------------------------

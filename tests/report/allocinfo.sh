@@ -4,7 +4,9 @@
 # frees all of its 1000 per call (main and 4 threads call it), each thread's
 # handoff leaves 25 blocks of 3000 (usable 3072) that main frees half of
 # after the join, and a strdup is its caller's site (main's, label's), not
-# libc's. Three runs,
+# libc's; a realloc chain (moved, grown, shrunk), blocks too big for the
+# shadow map's size entry, the 8-byte class and aligned blocks count their
+# usable sizes and give them back exactly. Three runs,
 # the same numbers. gfp-report --allocinfo prints the rows in the kernel's
 # layout (version line, header, "%12lli %8llu file:line [module] func:name"),
 # by live bytes, --top N only N; a report without "allocinfo" exits 2 naming
@@ -17,7 +19,8 @@ PROG=$DIR/allocprog
 line() { grep -n "SITE:$1" "$SRC/tests/report/allocprog.c" | cut -d: -f1; }
 L_KEEP=$(line keep) L_TEMP=$(line temp) L_HAND=$(line handoff) L_DUP=$(line strdup)
 L_LABEL=$(line label)
-[ -n "$L_KEEP" ] && [ -n "$L_TEMP" ] && [ -n "$L_HAND" ] && [ -n "$L_DUP" ] && [ -n "$L_LABEL" ] ||
+[ -n "$L_KEEP" ] && [ -n "$L_TEMP" ] && [ -n "$L_HAND" ] && [ -n "$L_DUP" ] && [ -n "$L_LABEL" ] &&
+	[ "$(grep -c 'SITE:\(grow\|big\|tiny\|aligned\)' "$SRC/tests/report/allocprog.c")" = 4 ] ||
 	fail "no SITE: markers in allocprog.c"
 
 # check.py REPORT.json MODE: the rows of our sites, exact; MODE sites or paths.
@@ -49,6 +52,13 @@ want = {
     # main is not exported: the strdup row is the one of 15 bytes in allocprog.
     "strdup": (one("strdup", lambda r: mine(r) and r["bytes"] == 15), 1, 15, 1, 16),
     "label": (one("label", lambda r: r.get("symbol", "").startswith("label+")), 1, 6, 1, 8),
+    "grow": (one("grow", lambda r: r.get("symbol", "").startswith("grow+")),
+             6, 8 + 100 + 5000 + 70000 + 600000 + 40, 1, 48),
+    "big": (one("big", lambda r: r.get("symbol", "").startswith("big+")),
+            2, 1200000, 1, 655360),
+    "tiny": (one("tiny", lambda r: r.get("symbol", "").startswith("tiny+")), 10, 50, 5, 40),
+    "aligned": (one("aligned", lambda r: r.get("symbol", "").startswith("aligned+")),
+                10, 1000, 5, 5 * 128),
 }
 for name, (r, calls, nbytes, lcalls, lbytes) in want.items():
     if r is None:
@@ -85,7 +95,7 @@ PY
 for run in 1 2 3; do
 	run_shim GFP_POLICY=stats=sites GFP_REPORT="$TMP/sites.json" "$PROG" >"$TMP/out" 2>"$TMP/err" ||
 		{ cat "$TMP/err" >&2; fail "allocprog under stats=sites, run $run: exit $?"; }
-	expect_contains "usable sizes, run $run" "$TMP/out" '^usable keep 1024 handoff 3072 strdup 16$'
+	expect_contains "usable sizes, run $run" "$TMP/out" '^usable keep 1024 handoff 3072 strdup 16 grow 48 big 655360 tiny 8 aligned 128$'
 	/usr/bin/python3 "$TMP/check.py" "$TMP/sites.json" sites || fail "stats=sites, run $run: see above"
 done
 run_shim GFP_POLICY=stats=paths GFP_REPORT="$TMP/paths.json" "$PROG" >/dev/null 2>"$TMP/err" ||

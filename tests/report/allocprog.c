@@ -11,6 +11,13 @@
  *            main after the join: the even ones, the odd 12 stay
  *   strdup   one from main, then one from label, both kept: each site is
  *            the caller's call, not libc's (whose return address they share)
+ *   grow     one block reallocated through 8, 100, 5000, 70000, 600000 and
+ *            40 bytes (moved, grown in place, shrunk), kept (usable 48)
+ *   big      2 x malloc(600000), the first freed (usable 655360: beyond what
+ *            the shadow map's entry holds)
+ *   tiny     10 x malloc(5), the even ones freed (usable 8: the smallest
+ *            class, whose neighbour granule is another block's)
+ *   aligned  10 x posix_memalign(64, 100), the even ones freed (usable 128)
  *
  * Prints the usable sizes it got, so that a failing check shows them.
  */
@@ -61,6 +68,37 @@ EXPORT void handoff(void **out)
 		out[i] = malloc(3000); /* SITE:handoff */
 }
 
+EXPORT void *grow(void)
+{
+	static const size_t sizes[] = {8, 100, 5000, 70000, 600000, 40};
+	void *p = NULL;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		void *q = realloc(p, sizes[i]); /* SITE:grow */
+		if (!q) {
+			free(p);
+			return NULL;
+		}
+		p = q;
+	}
+	return p;
+}
+
+EXPORT void *big(void)
+{
+	return malloc(600000); /* SITE:big */
+}
+
+EXPORT void *tiny(void)
+{
+	return malloc(5); /* SITE:tiny */
+}
+
+EXPORT void *aligned(void)
+{
+	void *p = NULL;
+	return posix_memalign(&p, 64, 100) == 0 ? p : NULL; /* SITE:aligned */
+}
+
 static void *worker(void *arg)
 {
 	if (temp() != NTEMP)
@@ -94,11 +132,25 @@ int main(void)
 			if (j % 2 == 0)
 				free(handed[i][j]);
 		}
+	void *grown = grow(), *bigs[2] = {big(), big()}, *tinies[10], *aligneds[10];
+	ok &= grown && bigs[0] && bigs[1];
+	free(bigs[0]);
+	for (int i = 0; i < 10; i++) {
+		tinies[i] = tiny();
+		aligneds[i] = aligned();
+		ok &= tinies[i] && aligneds[i];
+	}
+	for (int i = 0; i < 10; i += 2) {
+		free(tinies[i]);
+		free(aligneds[i]);
+	}
 	if (!ok || !title || !name) {
 		fputs("allocprog: out of memory\n", stderr);
 		return 1;
 	}
-	printf("usable keep %zu handoff %zu strdup %zu\n", malloc_usable_size(kept[0]),
-	       malloc_usable_size(handed[0][1]), malloc_usable_size(title));
+	printf("usable keep %zu handoff %zu strdup %zu grow %zu big %zu tiny %zu aligned %zu\n",
+	       malloc_usable_size(kept[0]), malloc_usable_size(handed[0][1]),
+	       malloc_usable_size(title), malloc_usable_size(grown), malloc_usable_size(bigs[1]),
+	       malloc_usable_size(tinies[1]), malloc_usable_size(aligneds[1]));
 	return 0;
 }
