@@ -54,6 +54,13 @@ static void init_cond(void)
 
 static void derive_watermarks(void);
 
+/* The fast path's watermark: what ordinary requests may hold
+ * (budget_capacity) less what reservations hold back. */
+static void low_wm_set(int64_t reserved_now)
+{
+	__atomic_store_n(&gfp_budget.low_wm, limit_b - min_free_b - reserved_now, __ATOMIC_RELAXED);
+}
+
 /* At start-up, and again when gfp-ctl changes limit= or min_free=. */
 void budget_init(void)
 {
@@ -86,9 +93,7 @@ static void derive_watermarks(void)
 		batch = 4096;
 	if (batch > 256 * 1024)
 		batch = 256 * 1024;
-	__atomic_store_n(&gfp_budget.low_wm,
-	                 limit_b - min_free_b - __atomic_load_n(&reserved, __ATOMIC_RELAXED),
-	                 __ATOMIC_RELAXED);
+	low_wm_set(__atomic_load_n(&reserved, __ATOMIC_RELAXED));
 	gfp_budget.batch = batch;
 	/* Allowances granted under the old limit go back. */
 	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
@@ -99,8 +104,7 @@ static void derive_watermarks(void)
  * drift the estimate always allows. */
 static void reserved_add(int64_t delta)
 {
-	int64_t r = __atomic_add_fetch(&reserved, delta, __ATOMIC_RELAXED);
-	__atomic_store_n(&gfp_budget.low_wm, limit_b - min_free_b - r, __ATOMIC_RELAXED);
+	low_wm_set(__atomic_add_fetch(&reserved, delta, __ATOMIC_RELAXED));
 }
 
 bool budget_enabled(void)

@@ -192,23 +192,36 @@ void thread_update_free_direct(void)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+/* Whether thread t has looked at the policy of generation gen, or will at
+ * its next call. */
+static bool poke_seen(const struct gfp_thread *t, uint64_t gen)
+{
+	return __atomic_load_n(t->decided_gen, __ATOMIC_ACQUIRE) == gen ||
+	       __atomic_load_n(t->countdown, __ATOMIC_RELAXED) <= 0;
+}
+
 void thread_poke_all(void)
 {
 	uint64_t gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&registry_lock);
-	for (struct gfp_thread *t = live; t; t = t->next) {
-		/* UNDECIDED sends a policy thread's next call to thread_enter; a
-		 * countdown of 0 does the same for an idle one. The owner
-		 * decrements without a lock, so a store that lands between its
-		 * load and its store is lost: look again after a yield. */
-		for (int i = 0; i < 100; i++) {
+	/* UNDECIDED sends a policy thread's next call to thread_enter; a
+	 * countdown of 0 does the same for an idle one. The owner decrements
+	 * without a lock, so a store that lands between its load and its store
+	 * is lost: every thread is poked, then, after one yield for them all,
+	 * those whose poke was lost are poked again. */
+	for (int round = 0; round < 100; round++) {
+		bool lost = false;
+		for (struct gfp_thread *t = live; t; t = t->next) {
+			if (round && poke_seen(t, gen))
+				continue;
 			__atomic_store_n(t->mode, GFP_TLS_UNDECIDED, __ATOMIC_RELAXED);
 			__atomic_store_n(t->countdown, 0, __ATOMIC_RELAXED);
-			sched_yield();
-			if (__atomic_load_n(t->decided_gen, __ATOMIC_ACQUIRE) == gen ||
-			    __atomic_load_n(t->countdown, __ATOMIC_RELAXED) <= 0)
-				break;
 		}
+		sched_yield();
+		for (struct gfp_thread *t = live; t && !lost; t = t->next)
+			lost = !poke_seen(t, gen);
+		if (!lost)
+			break;
 	}
 	pthread_mutex_unlock(&registry_lock);
 }
