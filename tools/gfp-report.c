@@ -1334,31 +1334,15 @@ static bool same_str(const struct jval *a, const struct jval *b, const char *key
 	return strcmp(x ? x : "", y ? y : "") == 0;
 }
 
-/* The run a group's reproducer names ("fail.site=S;fail.site.hit=H" or
- * "fail.nth=N") is the group's first run: its index in the part. */
+/* A group's first run (gfp-sweep's "first_run"): its index in the part's
+ * results, SIZE_MAX if the group has none that is valid. */
 static size_t group_first_run(const struct part *p, const struct jval *g)
 {
-	const char *pol = jstr(g, "policy");
-	char site[64] = "";
-	unsigned long long hit = 0;
-	const char *s;
-	if (!pol)
+	double first;
+	if (!jnum(g, "first_run", &first) || first < 0 || first >= (double)p->results->n ||
+	    first != (double)(size_t)first)
 		return SIZE_MAX;
-	if ((s = strstr(pol, "fail.site=")))
-		sscanf(s, "fail.site=%63[^;]", site);
-	if ((s = strstr(pol, "fail.site.hit=")))
-		hit = strtoull(s + 14, NULL, 10);
-	else if ((s = strstr(pol, "fail.nth=")))
-		hit = strtoull(s + 9, NULL, 10);
-	else
-		return SIZE_MAX;
-	for (size_t i = 0; i < p->results->n; i++) {
-		const struct jval *r = &p->results->v[i];
-		const char *rs = jstr(r, "site"), *rh = jtext(jget(r, "hit"));
-		if (rs && rh && strcmp(rs, site) == 0 && strtoull(rh, NULL, 10) == hit)
-			return i;
-	}
-	return SIZE_MAX;
+	return (size_t)first;
 }
 
 static bool load_part(struct part *p)
@@ -1531,6 +1515,9 @@ static void write_merged(FILE *f, struct part *parts, const struct jval **result
 					fputc(':', f);
 					if (strcmp(gr->k[m], "count") == 0)
 						fprintf(f, "%.0f", groups[g].count);
+					else if (strcmp(gr->k[m], "first_run") == 0 &&
+						 groups[g].rank != SIZE_MAX)
+						fprintf(f, "%zu", groups[g].rank);
 					else
 						jwrite(f, &gr->v[m]);
 				}

@@ -847,8 +847,11 @@ static void write_json(const char *path, struct group *groups, size_t ngroups,
 		const struct run *r = &runs[groups[g].first];
 		char pol[4096];
 		full_policy(r, pol, sizeof(pol));
-		fprintf(f, "%s{\"outcome\":\"%s\",\"count\":%zu,\"site\":\"%s\",\"policy\":",
-			g ? "," : "", outcome_name[r->outcome], groups[g].count, r->inj_site);
+		fprintf(f,
+			"%s{\"outcome\":\"%s\",\"count\":%zu,\"first_run\":%zu,\"site\":\"%s\","
+			"\"policy\":",
+			g ? "," : "", outcome_name[r->outcome], groups[g].count, groups[g].first,
+			r->inj_site);
 		text_json_str(f, pol);
 		struct membuf m;
 		reproducer(mem_open(&m), r);
