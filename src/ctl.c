@@ -110,8 +110,9 @@ static void get(int fd, const char *key)
 	}
 	if (!found) {
 		const char *near = config_did_you_mean(key, strlen(key));
-		replyf(fd, "error: unknown key '%s'%s%s%s (gfp-run --list-keys lists them)\n", key,
-		       near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		replyf(fd,
+		       GFP_CTL_ERROR "unknown key '%s'%s%s%s (gfp-run --list-keys lists them)\n",
+		       key, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 	}
 }
 
@@ -139,14 +140,14 @@ static void set(int fd, const char *text)
 	struct gfp_cfg_err err = {0};
 	next = gfp_policy;
 	if (config_parse(&next, "gfp-ctl set", text, strlen(text), false, NULL, &err)) {
-		replyf(fd, "error: %s\n", err.msg);
+		replyf(fd, GFP_CTL_ERROR "%s\n", err.msg);
 		return;
 	}
 	const char *why = config_contradiction(&next);
 	if (!why)
 		why = frozen(&next);
 	if (why) {
-		replyf(fd, "error: not applied at run time: %s\n", why);
+		replyf(fd, GFP_CTL_NOT_APPLIED "%s\n", why);
 		return;
 	}
 	/* Nothing is injected while the keys change under the threads. */
@@ -166,7 +167,7 @@ static void report(int fd)
 	size_t cap = GFP_REPORT_MAX;
 	char *text = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (text == MAP_FAILED) {
-		replyf(fd, "error: no memory for the report\n");
+		replyf(fd, GFP_CTL_ERROR "no memory for the report\n");
 		return;
 	}
 	struct gfp_buf b = {text, cap, 0};
@@ -199,7 +200,7 @@ static void serve(int fd)
 	/* The request is read even from a stranger: closing on unread data
 	 * would reset the connection before the refusal arrives. */
 	if (refused) {
-		replyf(fd, "error: refused: only uid %u may control this process\n",
+		replyf(fd, GFP_CTL_REFUSED "only uid %u may control this process\n",
 		       (unsigned)geteuid());
 		return;
 	}
@@ -221,8 +222,28 @@ static void serve(int fd)
 		report(fd);
 	else
 		replyf(fd,
-		       "error: unknown request '%.64s' (get [KEY], set KEY=VALUE;..., report)\n",
+		       GFP_CTL_ERROR
+		       "unknown request '%.64s' (get [KEY], set KEY=VALUE;..., report)\n",
 		       req);
+}
+
+/* Whether a reply that begins with these len bytes is an error. */
+bool ctl_reply_is_error(const char *head, size_t len)
+{
+	size_t n = strlen(GFP_CTL_ERROR);
+	return memcmp(head, GFP_CTL_ERROR, len < n ? len : n) == 0;
+}
+
+/* gfp-ctl's exit status for a reply: 0 done, 1 refused or not applicable,
+ * 125 a set the policy parser rejected (as GFP_POLICY would exit). */
+int ctl_reply_status(const char *first_line, bool is_set)
+{
+	if (!ctl_reply_is_error(first_line, strlen(first_line)))
+		return 0;
+	bool invalid = is_set &&
+	               strncmp(first_line, GFP_CTL_REFUSED, strlen(GFP_CTL_REFUSED)) != 0 &&
+	               strncmp(first_line, GFP_CTL_NOT_APPLIED, strlen(GFP_CTL_NOT_APPLIED)) != 0;
+	return invalid ? GFP_EXIT_CONFIG : 1;
 }
 
 static void *listener(void *arg)

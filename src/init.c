@@ -19,7 +19,6 @@
 #include "gfp_build.h"
 #include "internal.h"
 
-#define EXIT_CONFIG 125
 
 struct gfp_policy gfp_policy;
 bool gfp_policy_active;
@@ -224,7 +223,7 @@ static void do_init(void)
 		                              false, report_error, &err);
 
 	if (config_errors && strict)
-		_exit(EXIT_CONFIG);
+		_exit(GFP_EXIT_CONFIG);
 
 	const char *record = secure_getenv("GFP_RECORD");
 	if (records_set_dest(record, gfp_secure, err_msg, sizeof(err_msg)) != 0)
@@ -241,7 +240,7 @@ static void do_init(void)
 	if (rules_init(rules, err_msg, sizeof(err_msg)) != 0)
 		config_fail(err_msg);
 	if (config_errors && strict)
-		_exit(EXIT_CONFIG);
+		_exit(GFP_EXIT_CONFIG);
 
 	policy_derive();
 	if (records_on())

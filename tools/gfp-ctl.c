@@ -20,8 +20,7 @@
 
 #include "internal.h"
 
-#define EXIT_USAGE  2
-#define EXIT_CONFIG 125
+#define EXIT_USAGE 2
 
 static void usage(FILE *f)
 {
@@ -112,7 +111,7 @@ int main(int argc, char **argv)
 		memcpy(head + hl, buf, take);
 		hl += take;
 		first = false;
-		error = memcmp(head, "error:", hl < 6 ? hl : 6) == 0;
+		error = ctl_reply_is_error(head, hl);
 		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
 	}
 	head[hl] = '\0';
@@ -130,10 +129,5 @@ int main(int argc, char **argv)
 		        "gfp-ctl: error: process %ld closed the connection without a reply\n", pid);
 		return 1;
 	}
-	if (error)
-		return is_set && !strstr(head, "not applied at run time") &&
-		               strncmp(head, "error: refused:", 15) != 0
-		           ? EXIT_CONFIG
-		           : 1;
-	return 0;
+	return ctl_reply_status(head, is_set);
 }
