@@ -19,7 +19,6 @@
 #include "gfp_build.h"
 #include "internal.h"
 
-
 struct gfp_policy gfp_policy;
 bool gfp_policy_active;
 bool gfp_slowpath_on;
@@ -128,12 +127,8 @@ void policy_derive(void)
 	 * only the ones about messages (and the control socket) leave it
 	 * idle (plain jemalloc). The fail.* keys count only while they can
 	 * inject: a gfp-ctl set that disarms makes the process idle again. */
-	bool slow = gfp_rules_on; /* rules shape what failing requests do */
-	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
-		if (gfp_policy.set[i] && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
-		    i != GFP_K_stats && i != GFP_K_ctl &&
-		    strncmp(gfp_keys[i].name, "fail.", 5) != 0)
-			slow = true;
+	/* rules shape what failing requests do */
+	bool slow = gfp_rules_on || config_shapes(&gfp_policy);
 	/* What the ranges of ld.so and the shim are, before injection can
 	 * look at them (a set may turn a process that was idle active). */
 	bool injects =

@@ -150,12 +150,8 @@ void inject_init(void)
 	/* fail.probability and nothing else that shapes allocation: threads
 	 * stay IDLE and count down to their next injection (inject_countdown),
 	 * a real failure is jemalloc's answer, as when idle. */
-	gfp_armed_fast = gfp_inject_simple && !gfp_budget_on && !p->stats && !gfp_rules_on;
-	for (size_t i = 0; i < GFP_KEY_COUNT && gfp_armed_fast; i++)
-		if (p->set[i] && strncmp(gfp_keys[i].name, "fail.", 5) != 0 &&
-		    i != GFP_K_site_depth && i != GFP_K_confirm && i != GFP_K_glibc_warn &&
-		    i != GFP_K_ctl && i != GFP_K_default_flags)
-			gfp_armed_fast = false;
+	gfp_armed_fast =
+	    gfp_inject_simple && !gfp_budget_on && !p->stats && !gfp_rules_on && !config_shapes(p);
 	site_wanted = 0;
 	for (const char *c = p->fail_site.v; *c; c++)
 		site_wanted =

@@ -177,6 +177,9 @@ int config_parse(struct gfp_policy *pol, const char *src, const char *text, size
 /* Parses one value for key `k`. 0 on success, else -1 with `expect` set. */
 int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void *out,
                        const char **expect);
+enum gfp_key_role { GFP_ROLE_WATCH, GFP_ROLE_INJECT, GFP_ROLE_SHAPE };
+enum gfp_key_role config_key_role(size_t i);
+bool config_shapes(const struct gfp_policy *pol);
 /* The nearest key name within a small edit distance, or NULL. */
 const char *config_did_you_mean(const char *key, size_t len);
 /* Prints the value of key `k` from `pol` as the parser accepts it. */
