@@ -13,9 +13,6 @@
  * the same across ASLR and machines; libdwfl maps them back to functions and
  * lines when it finds the module and its debug information.
  */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -30,6 +27,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "symbolize.h"
 #include "text.h"
 #include "gfp_build.h"
 
@@ -467,20 +465,9 @@ static void jwrite(FILE *f, const struct jval *v)
 }
 
 /* ------------------------------------------------------------------------
- * Symbolization with libdwfl: one Dwfl per module file, reported at its own
- * link-time addresses so that the recorded offset from the module's start
- * (dladdr's dli_fbase) becomes an address by adding the module's low end.
+ * Finding modules for symbolize.c: a recorded basename is looked for in the
+ * directories below.
  * ---------------------------------------------------------------------- */
-
-struct module {
-	char *path;
-	Dwfl *dwfl; /* NULL: the file is not an ELF libdwfl could read */
-	Dwfl_Module *mod;
-	Dwarf_Addr start, end;
-};
-
-static struct module *modules;
-static size_t nmodules;
 
 /* Where to look for a module by its basename, in order. */
 static const char **dirs;
@@ -492,15 +479,6 @@ static size_t nuser_dirs;
 static char **noted;
 static size_t nnoted;
 
-static char *debuginfo_path;
-static const Dwfl_Callbacks dwfl_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	/* The module's own .debug_info, then .gnu_debuglink and build-id files
-	 * under /usr/lib/debug (Debian's -dbg and -dbgsym packages). */
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-	.debuginfo_path = &debuginfo_path,
-};
 
 static void add_dir(const char *d)
 {
@@ -557,36 +535,7 @@ static void set_dirs(const char *prog)
 	}
 }
 
-static struct module *open_module(const char *path, const char *name)
-{
-	for (size_t i = 0; i < nmodules; i++)
-		if (strcmp(modules[i].path, path) == 0)
-			return modules[i].dwfl ? &modules[i] : NULL;
-	modules = xrealloc(modules, (nmodules + 1) * sizeof(*modules));
-	struct module *m = &modules[nmodules++];
-	memset(m, 0, sizeof(*m));
-	m->path = xstrdup(path);
-	m->dwfl = dwfl_begin(&dwfl_callbacks);
-	if (!m->dwfl)
-		return NULL;
-	dwfl_report_begin(m->dwfl);
-	/* Base 0 with add_p_vaddr: a DSO or PIE sits at its link-time
-	 * addresses, like an ET_EXEC, and start is its first PT_LOAD. */
-	m->mod = dwfl_report_elf(m->dwfl, name, path, -1, 0, true);
-	dwfl_report_end(m->dwfl, NULL, NULL);
-	if (!m->mod) {
-		warning("%s: not an ELF file libdw can read (%s); its frames keep their recorded "
-			"names",
-			path, dwfl_errmsg(-1));
-		dwfl_end(m->dwfl);
-		m->dwfl = NULL;
-		return NULL;
-	}
-	dwfl_module_info(m->mod, NULL, &m->start, &m->end, NULL, NULL, NULL, NULL);
-	return m;
-}
-
-static struct module *find_module(const char *name)
+static struct sym_module *find_module(const char *name)
 {
 	/* A recorded basename; anything else is not a module we can look up. */
 	if (!*name || strchr(name, '/') || strcmp(name, "?") == 0 || strcmp(name, ".") == 0 ||
@@ -598,7 +547,7 @@ static struct module *find_module(const char *name)
 		int w = snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
 		if (w > 0 && (size_t)w < sizeof(path) && stat(path, &st) == 0 &&
 		    S_ISREG(st.st_mode))
-			return open_module(path, name);
+			return sym_open(path, name);
 	}
 	for (size_t i = 0; i < nnoted; i++)
 		if (strcmp(noted[i], name) == 0)
@@ -612,102 +561,6 @@ static struct module *find_module(const char *name)
 	return NULL;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	return slash ? slash + 1 : path;
-}
-
-struct text {
-	char *buf;
-	size_t n, len;
-};
-
-static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void text_add(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int w = vsnprintf(t->buf + t->len, t->n - t->len, fmt, ap);
-	va_end(ap);
-	if (w > 0)
-		t->len = (size_t)w < t->n - t->len ? t->len + (size_t)w : t->n - 1;
-}
-
-/* The source file and line of addr (NULL when the line table has none), its
- * compile unit and the scopes around it, innermost first (*scopes is the
- * caller's to free, and may be empty). */
-static const char *source_scopes(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno, Dwarf_Die **cu,
-                                 Dwarf_Die **scopes, int *nscopes)
-{
-	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
-	*lineno = 0;
-	const char *file = line ? dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL) : NULL;
-	if (!file || *lineno <= 0)
-		return NULL;
-	Dwarf_Addr bias = 0;
-	*cu = dwfl_module_addrdie(mod, addr, &bias);
-	*scopes = NULL;
-	*nscopes = *cu ? dwarf_getscopes(*cu, addr - bias, scopes) : 0;
-	/* By address, the function an inlined copy sits in can be missing (a
-	 * main split into .text.startup); the DIE tree above the innermost
-	 * scope always has it, as elfutils' addr2line -i does. */
-	if (*nscopes > 0) {
-		Dwarf_Die inner = (*scopes)[0], *tree = NULL;
-		int ntree = dwarf_getscopes_die(&inner, &tree);
-		if (ntree > 0) {
-			free(*scopes);
-			*scopes = tree;
-			*nscopes = ntree;
-		}
-	}
-	return file;
-}
-
-/* "func file:line", and for code inlined into it "inner file:line < outer
- * file:line" as addr2line -i lists it: the inner function at the address's
- * line, each caller at the line its inlined copy was called from. */
-static bool source_chain(Dwfl_Module *mod, Dwarf_Addr addr, struct text *t)
-{
-	int lineno, nscopes;
-	Dwarf_Die *cu, *scopes;
-	const char *file = source_scopes(mod, addr, &lineno, &cu, &scopes, &nscopes);
-	if (!file)
-		return false;
-	Dwarf_Files *files = NULL;
-	size_t nfiles = 0;
-	if (cu && dwarf_getsrcfiles(cu, &files, &nfiles) != 0)
-		files = NULL;
-	bool named = false;
-	for (int i = 0; i < nscopes; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
-			continue;
-		const char *fn = dwarf_diename(&scopes[i]);
-		text_add(t, "%s%s %s:%d", named ? " < " : "", fn ? fn : "??", base_name(file),
-			 lineno);
-		named = true;
-		if (tag == DW_TAG_subprogram)
-			break;
-		Dwarf_Attribute at;
-		Dwarf_Word fi = 0, cl = 0;
-		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &at), &fi) != 0 ||
-		    dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &at), &cl) != 0)
-			break;
-		file = files && fi < nfiles ? dwarf_filesrc(files, fi, NULL, NULL) : NULL;
-		if (!file)
-			file = "??";
-		lineno = (int)cl;
-	}
-	free(scopes);
-	if (!named) {
-		/* A line table without a DIE for the function (assembly). */
-		const char *fn = dwfl_module_addrname(mod, addr);
-		text_add(t, "%s %s:%d", fn ? fn : "??", base_name(file), lineno);
-	}
-	return true;
-}
-
 /* One frame as "    DESC (module+offset)" or "    module+offset". Return
  * addresses point after the call, possibly to the next line's code, so those
  * are looked up one byte back; the top of a crash is the faulting pc itself. */
@@ -715,31 +568,19 @@ static void print_frame(const char *module, const char *offset, const char *symb
 			bool return_address)
 {
 	char buf[1024];
-	struct text t = {buf, sizeof(buf), 0};
+	size_t len = 0;
 	buf[0] = '\0';
 	char *end = NULL;
 	errno = 0;
 	unsigned long long off = strtoull(offset, &end, 0);
-	struct module *m = NULL;
+	struct sym_module *m = NULL;
 	if (end != offset && !*end && errno == 0)
 		m = find_module(module);
-	if (m) {
-		Dwarf_Addr addr = m->start + off;
-		if (return_address && off > 0)
-			addr--;
-		if (addr < m->end && !source_chain(m->mod, addr, &t) && !(symbol && *symbol)) {
-			GElf_Off fn_off = 0;
-			GElf_Sym sym;
-			const char *fn =
-				dwfl_module_addrinfo(m->mod, addr, &fn_off, &sym, NULL, NULL, NULL);
-			if (fn)
-				text_add(&t, "%s+%#llx", fn,
-					 (unsigned long long)fn_off + (return_address && off > 0));
-		}
-	}
-	if (!t.len && symbol && *symbol)
-		text_add(&t, "%s", symbol);
-	if (t.len)
+	if (m && !sym_chain(m, off, return_address, buf, sizeof(buf), &len) && !(symbol && *symbol))
+		sym_name(m, off, return_address, buf, sizeof(buf), &len);
+	if (!len && symbol && *symbol)
+		len = (size_t)snprintf(buf, sizeof(buf), "%s", symbol);
+	if (len)
 		printf("    %s (%s+%s)\n", buf, module, offset);
 	else
 		printf("    %s+%s\n", module, offset);
@@ -1128,26 +969,6 @@ static bool show_file(const char *path)
 
 /* The allocation's own line and the function it is written in, inlined or
  * not, as the kernel's codetag names the place alloc_hooks() expands. */
-static bool source_tag(Dwfl_Module *mod, Dwarf_Addr addr, const char *module, struct text *t)
-{
-	int lineno, nscopes;
-	Dwarf_Die *cu, *scopes;
-	const char *file = source_scopes(mod, addr, &lineno, &cu, &scopes, &nscopes);
-	if (!file)
-		return false;
-	const char *fn = NULL;
-	for (int i = 0; i < nscopes && !fn; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			fn = dwarf_diename(&scopes[i]);
-	}
-	if (!fn)
-		fn = dwfl_module_addrname(mod, addr);
-	text_add(t, "%s:%d [%s] func:%s", base_name(file), lineno, module, fn ? fn : "?");
-	free(scopes);
-	return true;
-}
-
 struct site_row {
 	const struct jval *obj;
 	const char *module, *offset, *symbol;
@@ -1184,31 +1005,24 @@ static bool integer(const struct jval *v, bool is_signed, long long *s, unsigned
 static void print_site_row(const struct site_row *r)
 {
 	char buf[1024];
-	struct text t = {buf, sizeof(buf), 0};
+	size_t len = 0;
 	buf[0] = '\0';
 	char *end = NULL;
 	errno = 0;
 	unsigned long long off = strtoull(r->offset, &end, 0);
-	struct module *m = NULL;
+	struct sym_module *m = NULL;
 	if (end != r->offset && !*end && errno == 0)
 		m = find_module(r->module);
-	const char *fn = NULL;
-	if (m) {
-		Dwarf_Addr addr = m->start + off - (off > 0);
-		if (addr < m->end && !source_tag(m->mod, addr, r->module, &t))
-			fn = dwfl_module_addrname(m->mod, addr);
-	}
-	if (!t.len) {
-		char name[256] = "?";
-		if (fn)
-			snprintf(name, sizeof(name), "%s", fn);
-		else if (r->symbol && *r->symbol) {
-			const char *plus = strrchr(r->symbol, '+');
-			int n = plus ? (int)(plus - r->symbol) : (int)strlen(r->symbol);
-			snprintf(name, sizeof(name), "%.*s", n, r->symbol);
-		}
-		text_add(&t, "%s+%s [%s] func:%s", r->module, r->offset, r->module, name);
-	}
+	char name[256] = "?";
+	size_t nlen = 0;
+	if (m && !sym_tag(m, off, true, r->module, buf, sizeof(buf), &len) &&
+	    sym_name(m, off, true, name, sizeof(name), &nlen))
+		name[strcspn(name, "+")] = '\0';
+	else if (!len && r->symbol && *r->symbol)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(r->symbol, "+"), r->symbol);
+	if (!len)
+		snprintf(buf, sizeof(buf), "%s+%s [%s] func:%s", r->module, r->offset, r->module,
+			 name);
 	/* The kernel ends each line with a space, too. */
 	printf("%12lli %8llu %s \n", r->live_bytes, r->live_calls, buf);
 }
@@ -1779,12 +1593,7 @@ int main(int argc, char **argv)
 		if (!show_file(argv[i]))
 			status = EXIT_USAGE;
 	}
-	for (size_t i = 0; i < nmodules; i++) {
-		if (modules[i].dwfl)
-			dwfl_end(modules[i].dwfl);
-		free(modules[i].path);
-	}
-	free(modules);
+	sym_close_all();
 	for (size_t i = 0; i < nnoted; i++)
 		free(noted[i]);
 	free(noted);

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "symbolize.h"
 #include "text.h"
 #include "gfp_build.h"
 
@@ -188,48 +189,22 @@ static const char *prog_base(void)
 	return base ? base + 1 : prog_path;
 }
 
-/* Source lines for the program's own frames, from its debug information
- * (addr2line, with the chain of inlined functions): "make_title
- * inventory.c:100 < main inventory.c:480". */
-static void source_of(const char *module, const char *offset, char *out, size_t n)
-{
-	out[0] = '\0';
-	if (!prog_path[0] || strcmp(module, prog_base()) != 0)
-		return;
-	char cmd[PATH_MAX + 128];
-	snprintf(cmd, sizeof(cmd), "addr2line -f -i -e '%s' %s 2>/dev/null", prog_path, offset);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return;
-	char fn[256], loc[512];
-	size_t len = 0;
-	while (fgets(fn, sizeof(fn), p) && fgets(loc, sizeof(loc), p)) {
-		fn[strcspn(fn, "\n")] = '\0';
-		loc[strcspn(loc, "\n")] = '\0';
-		if (strncmp(loc, "??", 2) == 0)
-			continue;
-		const char *file = strrchr(loc, '/');
-		file = file ? file + 1 : loc;
-		int w = snprintf(out + len, n - len, "%s%s %s", len ? " < " : "", fn, file);
-		if (w < 0 || (size_t)w >= n - len)
-			break;
-		len += (size_t)w;
-	}
-	pclose(p);
-}
-
-/* addr2line costs a process per frame, and the reports show the same frames
- * once per run: each module+offset is looked up once. */
+/* Source lines for the program's own frames, from its debug information,
+ * with the chain of inlined functions: "make_title inventory.c:100 < main
+ * inventory.c:480". Each module+offset is looked up once: the reports show
+ * the same frames once per run. */
 struct src_memo {
 	char mod[128], off[32], src[600];
+	bool return_address;
 };
 static struct src_memo *src_memo;
 static size_t nsrc_memo, src_memo_cap;
 
-static const char *source_cached(const char *mod, const char *off)
+static const char *source_cached(const char *mod, const char *off, bool return_address)
 {
 	for (size_t i = 0; i < nsrc_memo; i++)
-		if (strcmp(src_memo[i].off, off) == 0 && strcmp(src_memo[i].mod, mod) == 0)
+		if (strcmp(src_memo[i].off, off) == 0 && strcmp(src_memo[i].mod, mod) == 0 &&
+		    src_memo[i].return_address == return_address)
 			return src_memo[i].src;
 	if (nsrc_memo == src_memo_cap) {
 		size_t cap = src_memo_cap ? src_memo_cap * 2 : 64;
@@ -242,7 +217,17 @@ static const char *source_cached(const char *mod, const char *off)
 	struct src_memo *m = &src_memo[nsrc_memo++];
 	snprintf(m->mod, sizeof(m->mod), "%s", mod);
 	snprintf(m->off, sizeof(m->off), "%s", off);
-	source_of(mod, off, m->src, sizeof(m->src));
+	m->return_address = return_address;
+	m->src[0] = '\0';
+	char *end = NULL;
+	errno = 0;
+	unsigned long long o = strtoull(off, &end, 0);
+	struct sym_module *sm = NULL;
+	if (prog_path[0] && strcmp(mod, prog_base()) == 0 && end != off && !*end && errno == 0)
+		sm = sym_open(prog_path, prog_base());
+	size_t len = 0;
+	if (sm)
+		sym_chain(sm, o, return_address, m->src, sizeof(m->src), &len);
 	return m->src;
 }
 
@@ -252,7 +237,7 @@ struct frame {
 	char sym[200], mod[128], off[32], src[600];
 };
 
-static bool parse_frame(const char *line, size_t len, struct frame *fr)
+static bool parse_frame(const char *line, size_t len, bool return_address, struct frame *fr)
 {
 	char buf[600];
 	snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
@@ -272,21 +257,25 @@ static bool parse_frame(const char *line, size_t len, struct frame *fr)
 	*paren = '\0';
 	const char *sym = buf + strspn(buf, " ");
 	snprintf(fr->sym, sizeof(fr->sym), "%s", sym);
-	snprintf(fr->src, sizeof(fr->src), "%s", source_cached(fr->mod, fr->off));
+	snprintf(fr->src, sizeof(fr->src), "%s", source_cached(fr->mod, fr->off, return_address));
 	return true;
 }
 
 /* Calls fn for each line of frames (frames_of's output); fr is NULL for a
- * line that is not a frame. */
+ * line that is not a frame. The first frame of a crash is the faulting pc,
+ * every other one a return address. */
 typedef void frame_fn(void *ctx, const char *line, size_t len, const struct frame *fr);
 
-static void each_frame(const char *frames, frame_fn *fn, void *ctx)
+static void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx)
 {
+	bool first = true;
 	for (const char *line = frames; *line;) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		struct frame fr;
-		if (parse_frame(line, len, &fr))
+		bool is_frame = parse_frame(line, len, !(crash && first), &fr);
+		first &= !is_frame;
+		if (is_frame)
 			fn(ctx, line, len, &fr);
 		else
 			fn(ctx, line, len, NULL);
@@ -304,9 +293,9 @@ static void print_frame(void *ctx, const char *line, size_t len, const struct fr
 }
 
 /* The frames as printed, with source lines where the program has them. */
-static void print_frames(const char *frames)
+static void print_frames(const char *frames, bool crash)
 {
-	each_frame(frames, print_frame, stdout);
+	each_frame(frames, crash, print_frame, stdout);
 }
 
 /* ------------------------------------------------------------------------
@@ -1083,10 +1072,10 @@ static void write_junit(const char *path, const struct group *groups, size_t ngr
 			fprintf(t, "; finding group [%ld] of %zu run%s", g + 1, groups[g].count,
 				groups[g].count == 1 ? "" : "s");
 		fprintf(t, "\nthe failed allocation:\n");
-		each_frame(r->inj_frames, print_frame, t);
+		each_frame(r->inj_frames, false, print_frame, t);
 		if (r->crash_frames[0]) {
 			fprintf(t, "the crash:\n");
-			each_frame(r->crash_frames, print_frame, t);
+			each_frame(r->crash_frames, true, print_frame, t);
 		}
 		fprintf(t, "reproduce: ");
 		reproducer(t, r);
@@ -1232,7 +1221,7 @@ static void site_where(const char *site, struct where *w)
 	memset(w, 0, sizeof(*w));
 	for (size_t i = 0; i < nruns; i++)
 		if (runs[i].inj_frames[0] && strcmp(runs[i].inj_site, site) == 0) {
-			each_frame(runs[i].inj_frames, where_frame, w);
+			each_frame(runs[i].inj_frames, false, where_frame, w);
 			return;
 		}
 }
@@ -1353,11 +1342,11 @@ static void html_group(FILE *f, const struct group *groups, size_t ngroups, size
 			(unsigned long long)runs[i].hit);
 	}
 	fprintf(f, "</p>\n<h4>The failed allocation</h4>\n<pre>");
-	each_frame(r->inj_frames, html_frame, f);
+	each_frame(r->inj_frames, false, html_frame, f);
 	fprintf(f, "</pre>\n");
 	if (r->crash_frames[0]) {
 		fprintf(f, "<h4>The crash</h4>\n<pre>");
-		each_frame(r->crash_frames, html_frame, f);
+		each_frame(r->crash_frames, true, html_frame, f);
 		fprintf(f, "</pre>\n");
 	}
 	fprintf(f, "<h4>Reproduce</h4>\n<pre>");
@@ -1600,10 +1589,10 @@ int main(int argc, char **argv)
 		       groups[g].count == 1 ? "" : "s", r->inj_site[0] ? r->inj_site : "-",
 		       r->site[0] ? "hit" : "call", (unsigned long long)r->hit);
 		printf("  the failed allocation:\n");
-		print_frames(r->inj_frames);
+		print_frames(r->inj_frames, false);
 		if (r->crash_frames[0]) {
 			printf("  the crash:\n");
-			print_frames(r->crash_frames);
+			print_frames(r->crash_frames, true);
 		}
 		printf("  reproduce (%s): ", groups[g].confirmed ? "confirmed" : "NOT reproduced");
 		reproducer(stdout, r);

@@ -54,6 +54,18 @@ if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY
 
+# A failed allocation's frame names the line of its call (a return address
+# is looked up one byte back), and gfp-report prints the JSON's frames as
+# gfp-sweep printed them.
+L_ASPRINTF=$(grep -n 'n = asprintf(&line,' "$SRC/tests/example/inventory.c" | cut -d: -f1)
+expect_contains "BUG 4: the asprintf call's line" "$TMP/sites.txt" \
+	"^    report inventory\.c:$L_ASPRINTF < main inventory\.c:[0-9]+ \(inventory\+0x[0-9a-f]+\)\$"
+program_frames() { grep -E '^    .* \(inventory\+0x[0-9a-f]+\)$' | sort -u; }
+program_frames <"$TMP/sites.txt" >"$TMP/sweep.frames"
+"$BUILD/tools/gfp-report" "$TMP/sites.json" 2>/dev/null | program_frames >"$TMP/report.frames"
+[ -s "$TMP/sweep.frames" ] && cmp -s "$TMP/sweep.frames" "$TMP/report.frames" ||
+	fail "gfp-sweep and gfp-report name the program's frames differently: $(diff "$TMP/sweep.frames" "$TMP/report.frames")"
+
 # A printed reproducer reproduces: run the first crash group's command.
 line=$(grep -m1 -A40 '\] crash' "$TMP/sites.txt" | grep -m1 'reproduce (confirmed): ') || fail "no confirmed crash reproducer printed"
 cmd=${line#*reproduce (confirmed): }
