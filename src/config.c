@@ -275,16 +275,20 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t n, void *o
 	return -1;
 }
 
+void config_reset_key(struct gfp_policy *pol, size_t i)
+{
+	const struct gfp_key *k = &gfp_keys[i];
+	const char *expect;
+	/* Every default parses: tests/unit/keys.c checks each row. */
+	(void)config_parse_value(k, k->def, strlen(k->def), (char *)pol + k->offset, &expect);
+	pol->set[i] = false;
+}
+
 void config_defaults(struct gfp_policy *pol)
 {
 	memset(pol, 0, sizeof(*pol));
-	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
-		const struct gfp_key *k = &gfp_keys[i];
-		const char *expect;
-		/* Every default parses: tests/unit/keys.c checks each row. */
-		(void)config_parse_value(k, k->def, strlen(k->def), (char *)pol + k->offset,
-		                         &expect);
-	}
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
+		config_reset_key(pol, i);
 }
 
 const char *config_did_you_mean(const char *key, size_t len)
@@ -475,11 +479,21 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 		gfp_buf_printf(b, "%llums", (unsigned long long)*(const uint64_t *)v);
 		break;
 	case GFP_T_PROB: {
-		/* Nine decimals, enough for fail.probability=0.0001. */
+		/* Up to 18 decimals, the trailing zeros dropped, so that what
+		 * gfp-ctl get prints sets the same probability again; one too
+		 * small for them prints as the smallest, not as 0 (off). */
 		double p = *(const double *)v;
-		uint64_t scaled = (uint64_t)(p * 1e9 + 0.5);
-		gfp_buf_printf(b, "%llu.%09llu", (unsigned long long)(scaled / 1000000000u),
-		               (unsigned long long)(scaled % 1000000000u));
+		uint64_t scaled = (uint64_t)(p * 1e18 + 0.5);
+		if (!scaled && p > 0)
+			scaled = 1;
+		char frac[20];
+		gfp_snprintf(frac, sizeof(frac), "%018llu",
+		             (unsigned long long)(scaled % 1000000000000000000u));
+		size_t n = strlen(frac);
+		while (n && frac[n - 1] == '0')
+			n--;
+		gfp_buf_printf(b, "%llu%s%.*s", (unsigned long long)(scaled / 1000000000000000000u),
+		               n ? "." : "", (int)n, frac);
 		break;
 	}
 	case GFP_T_ENUM: {

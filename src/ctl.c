@@ -105,7 +105,11 @@ static void get(int fd, const char *key)
 		found = true;
 	}
 	if (!*key || strcmp(key, "rules") == 0) {
-		replyf(fd, "rules=%s\n", rules_text());
+		/* As long as the rules are: not through replyf's line buffer. */
+		const char *rules = rules_text();
+		reply(fd, "rules=", 6);
+		reply(fd, rules, strlen(rules));
+		reply(fd, "\n", 1);
 		found = true;
 	}
 	if (!found) {
@@ -134,20 +138,54 @@ static const char *frozen(const struct gfp_policy *next)
 	return NULL;
 }
 
+/* What the parser finds wrong with a set, every message of it (one
+ * request at a time: the listener is one thread). */
+static struct gfp_buf set_errors;
+
+static void set_error(const char *msg)
+{
+	gfp_buf_printf(&set_errors, GFP_CTL_ERROR "%s\n", msg);
+}
+
+/* GFP_RULES is read once, at start-up: `get` shows it, `set` refuses it. */
+static bool sets_rules(const char *text)
+{
+	for (const char *item = text; item;
+	     item = strchr(item, ';'), item = item ? item + 1 : NULL) {
+		item += strspn(item, " \t");
+		if (strncmp(item, "rules", 5) == 0 && item[5 + strspn(item + 5, " \t")] == '=')
+			return true;
+	}
+	return false;
+}
+
 static void set(int fd, const char *text)
 {
 	static struct gfp_policy next;
-	struct gfp_cfg_err err = {0};
-	next = gfp_policy;
-	if (config_parse(&next, "gfp-ctl set", text, strlen(text), false, NULL, &err)) {
-		replyf(fd, GFP_CTL_ERROR "%s\n", err.msg);
+	static char errors[4096];
+	if (sets_rules(text)) {
+		replyf(fd, GFP_CTL_NOT_APPLIED "rules cannot change at run time (GFP_RULES is read "
+		                               "at start-up)\n");
 		return;
 	}
-	const char *why = config_contradiction(&next);
-	if (!why)
-		why = frozen(&next);
+	struct gfp_cfg_err err = {0};
+	next = gfp_policy;
+	set_errors = (struct gfp_buf){errors, sizeof(errors), 0};
+	if (config_parse(&next, "gfp-ctl set", text, strlen(text), false, set_error, &err)) {
+		reply(fd, errors, set_errors.len);
+		return;
+	}
+	/* Keys that cannot change now are not applied (exit 1); else a
+	 * contradiction is a bad value, as at start-up (exit 125). */
+	const char *why = frozen(&next);
 	if (why) {
 		replyf(fd, GFP_CTL_NOT_APPLIED "%s\n", why);
+		return;
+	}
+	size_t drop;
+	why = config_contradiction(&next, &drop);
+	if (why) {
+		replyf(fd, GFP_CTL_ERROR "gfp-ctl set: %s\n", why);
 		return;
 	}
 	/* Nothing is injected while the keys change under the threads. */

@@ -46,6 +46,16 @@ static void config_fail(const char *msg)
 	config_errors++;
 }
 
+static void policy_file_unreadable(const char *path, int err)
+{
+	char msg[512];
+	gfp_snprintf(msg, sizeof(msg),
+	             "GFP_POLICY_FILE: cannot read '%.256s': %s (fix the path or unset "
+	             "GFP_POLICY_FILE)",
+	             path, strerror(err));
+	config_fail(msg);
+}
+
 /* The policy file: read whole into a static buffer (no malloc here). */
 static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 {
@@ -54,19 +64,17 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 	gfp_snprintf(src, sizeof(src), "GFP_POLICY_FILE %.256s", path);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		char msg[512];
-		gfp_snprintf(msg, sizeof(msg),
-		             "GFP_POLICY_FILE: cannot read '%.256s': %s (fix the path or unset "
-		             "GFP_POLICY_FILE)",
-		             path, strerror(errno));
-		config_fail(msg);
+		policy_file_unreadable(path, errno);
 		return;
 	}
 	size_t len = 0;
+	int read_errno = 0;
 	for (;;) {
 		ssize_t r = read(fd, text + len, sizeof(text) - len);
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0)
+			read_errno = errno; /* a directory: EISDIR */
 		if (r <= 0)
 			break;
 		len += (size_t)r;
@@ -74,10 +82,22 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 			break;
 	}
 	close(fd);
-	if (len == sizeof(text)) {
+	const char *nul = memchr(text, '\0', len);
+	if (read_errno) {
+		policy_file_unreadable(path, read_errno);
+		return;
+	}
+	if (len == sizeof(text) || nul) {
 		char msg[512];
-		gfp_snprintf(msg, sizeof(msg), "%s: larger than %zu bytes (split it up)", src,
-		             sizeof(text) - 1);
+		if (nul)
+			gfp_snprintf(
+			    msg, sizeof(msg),
+			    "%s: a NUL byte at offset %zu: not a text file (write key=value "
+			    "lines)",
+			    src, (size_t)(nul - text));
+		else
+			gfp_snprintf(msg, sizeof(msg), "%s: larger than %zu bytes (split it up)",
+			             src, sizeof(text) - 1);
 		config_fail(msg);
 		return;
 	}
@@ -96,27 +116,46 @@ static void read_strict(void)
 		            "default)");
 }
 
-/* Keys that are fine alone but not together: the message, or NULL. */
-const char *config_contradiction(const struct gfp_policy *p)
+const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 {
-	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free >= p->limit))
+	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free >= p->limit)) {
+		*drop = GFP_K_min_free;
 		return p->limit ? "min_free must be below limit (lower min_free or raise limit)"
 		                : "min_free needs a limit (set limit=SIZE too)";
-	if (p->reserve_thread && !p->limit && !p->reserve_prefault)
+	}
+	if (p->reserve_thread && !p->limit && !p->reserve_prefault) {
+		*drop = GFP_K_reserve_thread;
 		return "reserve.thread needs a budget to reserve from (set limit=SIZE) or pages of "
 		       "its own (set reserve.prefault=1)";
-	if (p->limit && p->limit < 64 * 1024)
+	}
+	if (p->limit && p->limit < 64 * 1024) {
+		*drop = GFP_K_limit;
 		return "limit below 64K cannot hold a process (raise limit)";
+	}
+	if (p->fail_max && p->fail_min > p->fail_max) {
+		*drop = GFP_K_fail_max;
+		return "fail.min is above fail.max: no request could be injected (lower fail.min "
+		       "or "
+		       "raise fail.max)";
+	}
 	return NULL;
 }
 
+/* Each contradiction is an error; under GFP_STRICT=0 a warning, and the key
+ * it names is ignored (back to its default), as the warning says. */
 static void check_contradictions(void)
 {
-	const char *why = config_contradiction(&gfp_policy);
-	if (why) {
-		char msg[256];
-		gfp_snprintf(msg, sizeof(msg), "GFP_POLICY: %s", why);
-		config_fail(msg);
+	size_t drop;
+	const char *why;
+	while ((why = config_contradiction(&gfp_policy, &drop))) {
+		config_errors++;
+		if (strict) {
+			gfp_log(GFP_LOG_ERROR, "GFP_POLICY: %s", why);
+			return;
+		}
+		gfp_log(GFP_LOG_WARNING, "GFP_POLICY: %s [%s ignored: GFP_STRICT=0]", why,
+		        gfp_keys[drop].name);
+		config_reset_key(&gfp_policy, drop);
 	}
 }
 

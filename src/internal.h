@@ -177,6 +177,8 @@ int config_parse(struct gfp_policy *pol, const char *src, const char *text, size
 /* Parses one value for key `k`. 0 on success, else -1 with `expect` set. */
 int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void *out,
                        const char **expect);
+/* Key i back to its default, as if it had not been set. */
+void config_reset_key(struct gfp_policy *pol, size_t i);
 enum gfp_key_role { GFP_ROLE_WATCH, GFP_ROLE_INJECT, GFP_ROLE_SHAPE };
 enum gfp_key_role config_key_role(size_t i);
 bool config_shapes(const struct gfp_policy *pol);
@@ -350,7 +352,9 @@ int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create);
 bool ctl_reply_is_error(const char *head, size_t len);
 int ctl_reply_status(const char *first_line, bool is_set);
 void policy_derive(void);
-const char *config_contradiction(const struct gfp_policy *p);
+/* Keys that are fine alone but not together: the message, or NULL; *drop
+ * is the key that GFP_STRICT=0 ignores to settle it. */
+const char *config_contradiction(const struct gfp_policy *p, size_t *drop);
 /* Makes every registered thread look at the policy again at its next call. */
 void thread_poke_all(void);
 /* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
@@ -368,6 +372,7 @@ struct gfp_site_counts {
 extern bool gfp_profile_on;
 void profile_init(void);
 void profile_before_realloc(struct gfp_req *req);
+void profile_after_realloc(const struct gfp_req *req, void *p);
 void profile_count(struct gfp_req *req, void *p);
 bool profile_count_quick(void *p, const struct gfp_stash *s);
 void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns);

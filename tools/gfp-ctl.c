@@ -70,6 +70,15 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* set needs a key: an empty argument is a mistake on this side. */
+	bool any = false;
+	for (int i = 3; i < argc; i++)
+		any |= argv[i][strspn(argv[i], " \t;")] != '\0';
+	if (is_set && !any) {
+		fprintf(stderr, "gfp-ctl: error: set needs KEY=VALUE\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
 	/* One request line: the command and its arguments, set's joined by ';'. */
 	static char req[64 * 1024];
 	size_t len = (size_t)snprintf(req, sizeof(req), "%s", cmd);

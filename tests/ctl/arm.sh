@@ -14,7 +14,7 @@ source "$TESTS/ctl/ctl.sh"
 
 ctl_start arm 'ctl=1' server -w 2 -s
 ctl_read ready
-expect_get fail.probability 0.000000000
+expect_get fail.probability 0
 
 # Before any set: nothing fails.
 ctl_cmd 'run 500'
@@ -25,7 +25,7 @@ ctl_expect_field "before any set: the spinner's NULLs" nulls 0
 # Armed: every call after the set fails, in every thread.
 gctl_expect 0 "$CTL_PID" set fail.probability=1
 expect_eq "set's answer" ok "$(cat "$TMP/gctl.out")"
-expect_get fail.probability 1.000000000
+expect_get fail.probability 1
 ctl_cmd epoch
 ctl_cmd 'run 100'
 ctl_expect_field "fail.probability=1: NULLs of 3x100 calls" nulls 300
@@ -36,7 +36,7 @@ note "armed: 300 of 300 calls of main and 2 idle workers failed, $c of $c of the
 
 # Disarmed: no call after the set fails.
 gctl_expect 0 "$CTL_PID" set fail.probability=0
-expect_get fail.probability 0.000000000
+expect_get fail.probability 0
 ctl_cmd epoch
 ctl_cmd 'run 200'
 ctl_expect_field "fail.probability=0: NULLs of 3x200 calls" nulls 0
@@ -63,7 +63,7 @@ gctl_expect 0 "$CTL_PID" report
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["pid"] == int(sys.argv[2]), r["pid"]
-assert r["policy"]["fail.probability"] == "1.000000000", r["policy"]
+assert r["policy"]["fail.probability"] == "1", r["policy"]
 assert r["policy"]["fail.times"] == "5", r["policy"]
 assert r["policy"]["ctl"] == "1", r["policy"]
 assert set(r["totals"]) >= {"calls", "bytes", "failures"}, r["totals"]

@@ -40,7 +40,7 @@ for where in xdg tmp; do
 	expect_eq "$where: the held child's exit" "reaped $child status 0" "$CTL_LINE"
 	[ -S "$sock" ] || fail "$where: the held child's exit removed the parent's socket $sock"
 	gctl_expect 0 "$CTL_PID" set fail.probability=0.5
-	expect_get fail.probability 0.500000000
+	expect_get fail.probability 0.5
 	ctl_end
 	[ ! -e "$sock" ] || fail "$where: the socket $sock is still there after the process exited"
 	gctl_expect 2 "$CTL_PID" get

@@ -36,7 +36,7 @@ for xdg in "$XDG_RUNTIME_DIR" ""; do
 	expect_eq "gfp-ctl as nobody (XDG_RUNTIME_DIR='$xdg'): exit status" 2 "$rc"
 	expect_contains "gfp-ctl as nobody" "$TMP/nobody.err" "no control socket for process $CTL_PID"
 done
-expect_get fail.probability 0.000000000
+expect_get fail.probability 0
 
 # The peer's uid: open the way to the socket, then talk to it as nobody.
 chmod 0711 "$TMP" "$XDG_RUNTIME_DIR" "$dir" || fail "chmod"
@@ -72,7 +72,7 @@ peer listen >"$TMP/peer.out" 2>"$TMP/peer.err" ||
 expect_contains "a connection from uid 65534" "$TMP/peer.out" "^error: refused: only uid 0 may control this process"
 # gfp-ctl wants the directory private again.
 chmod 0700 "$TMP" "$XDG_RUNTIME_DIR" "$dir"
-expect_get fail.probability 0.000000000
+expect_get fail.probability 0
 ctl_cmd 'run 200'
 ctl_expect_field "after the refused sets: NULLs of 2x200 calls" nulls 0
 ctl_end

@@ -22,6 +22,10 @@ try 125 "^gfpshim: error: GFP_POLICY: unknown key 'stat' \(did you mean 'stats'\
 try 125 "bad value 'total' for key 'stats' \(expected one of the listed choices: off\|totals\|sites\|paths\)" GFP_POLICY='stats=total'
 try 125 "not a key=value pair" GFP_POLICY='confirm'
 try 125 "^gfpshim: error: GFP_POLICY_FILE: cannot read '/nonexistent/p': No such file" GFP_POLICY_FILE=/nonexistent/p
+try 125 "^gfpshim: error: GFP_POLICY_FILE: cannot read '$TMP': Is a directory" GFP_POLICY_FILE="$TMP"
+printf 'stats=totals\n\0limit=1G\n' >"$TMP/nul"
+try 125 "^gfpshim: error: GFP_POLICY_FILE $TMP/nul: a NUL byte at offset 13" GFP_POLICY_FILE="$TMP/nul"
+try 125 "^gfpshim: error: GFP_POLICY: fail.min is above fail.max" GFP_POLICY='fail.probability=1;fail.min=1K;fail.max=10'
 try 125 "GFP_LOG: bad value 'fd:x'" GFP_LOG=fd:x
 try 125 "GFP_LOG: descriptor 57 is not open" GFP_LOG=fd:57
 try 125 "GFP_LOG: cannot open '/nonexistent/dir/log'" GFP_LOG=/nonexistent/dir/log
@@ -30,6 +34,10 @@ try 125 "GFP_STRICT: expected 0" GFP_STRICT=yes
 # GFP_STRICT=0: a warning, the key is ignored, the program runs.
 try 0 "^gfpshim: warning: GFP_POLICY: unknown key 'stat'.*\[ignored: GFP_STRICT=0\]$" GFP_STRICT=0 GFP_POLICY='stat=totals'
 expect_eq "strict=0 output" main "$(cat "$TMP/out")"
+# A contradiction: the key the warning names is ignored, as it says.
+try 0 "^gfpshim: warning: GFP_POLICY: limit below 64K .*\[limit ignored: GFP_STRICT=0\]$" \
+	GFP_STRICT=0 GFP_POLICY='limit=1K;confirm=1'
+expect_contains "strict=0: limit back to its default" "$TMP/err" "policy: .* limit=0 "
 
 # A policy file with comments; GFP_POLICY wins over it.
 printf '# comment\nconfirm=1   # trailing comment\n\nstats=off\n' >"$TMP/policy"
