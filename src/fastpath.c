@@ -18,8 +18,15 @@
  * policy: jemalloc's answer, with libc's errno. */
 static void *raw_alloc(struct gfp_req *req)
 {
+	/* A counted block reallocated raw (by a thread past its exit) leaves
+	 * its site like a freed one. */
+	bool profiled = gfp_profile_on && req->old;
+	if (unlikely(profiled))
+		profile_before_realloc(req);
 	void *p = req->old ? rallocx(req->old, req->size, req->mallocx_flags)
 	                   : mallocx(req->size, req->mallocx_flags);
+	if (unlikely(profiled))
+		profile_after_realloc(req, p);
 	if (unlikely(!p))
 		errno = ENOMEM;
 	return p;
@@ -263,8 +270,11 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 		gfp_free_policy(entry, p, size, flags);
 		return;
 	}
-	if (p != NULL)
+	if (p != NULL) {
+		if (unlikely(gfp_profile_on))
+			profile_free(p); /* the map keeps no entry of a freed block */
 		gfp_je_release(p, size, flags);
+	}
 	errno = saved;
 }
 

@@ -38,10 +38,14 @@
 #define LEAF_LEN    (1u << (CHUNK_SHIFT - GRANULE))
 #define DIR_LEN     65536 /* 128 GiB of heap in 2 MiB chunks */
 
-/* A site entry's flags (site indexes take 14 bits). */
-#define SHADOW_TINY 0x8000u /* usable size 8: the next granule is another block's */
-#define SHADOW_SIZE 0x4000u /* the next entry holds the usable size in granules */
-#define SHADOW_SITE 0x3fffu
+/* A block's entry: its site (14 bits) and a flag; a size entry carries both
+ * flags, so that it can never be read as a block's. The map's rule: an entry
+ * is nonzero only while the counted block it describes is live (every free
+ * clears, whatever path it takes), so an uncounted block finds zeros. */
+#define SHADOW_TINY  0x8000u /* usable size 8: the next granule is another block's */
+#define SHADOW_SIZE  0x4000u /* the next entry holds the usable size */
+#define SHADOW_SITE  0x3fffu
+#define SHADOW_IS_SZ (SHADOW_TINY | SHADOW_SIZE) /* a size entry: granules below */
 _Static_assert(MAX_SITES - 1 <= SHADOW_SITE, "a site index must fit beside the flags");
 
 /* malloc's usable sizes up to here come from a table (jemalloc's size
@@ -56,6 +60,12 @@ static unsigned nsites;                /* atomic */
 static struct gfp_ipcache index_of;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_site_counts dead[MAX_SITES]; /* exited threads, under lock */
+/* Live bytes and calls given back by frees without counts of their own to
+ * take them from (a thread past its exit, whose counts joined dead's):
+ * atomic, as such a free may come from anywhere, even from under `lock`. */
+static struct {
+	int64_t bytes, calls;
+} orphan[MAX_SITES];
 static bool warned_full;
 static uint16_t usable_granules[(USABLE_TABLE_MAX >> GRANULE) + 1]; /* atomic; 0 = unknown */
 
@@ -228,13 +238,15 @@ static inline size_t usable_of(const void *p, size_t size, int flags)
 static inline void shadow_write(uint16_t *e, uintptr_t addr, unsigned idx, size_t usable)
 {
 	size_t granules = usable >> GRANULE;
-	if (usable == 1u << GRANULE) {
+	if (!idx) {
+		e[0] = 0; /* not counted: the next granule may be another block's */
+	} else if (usable == 1u << GRANULE) {
 		e[0] = (uint16_t)(idx | SHADOW_TINY);
-	} else if (!(addr & (1u << GRANULE)) && granules <= UINT16_MAX) {
+	} else if (!(addr & (1u << GRANULE)) && granules <= SHADOW_SITE) {
 		e[0] = (uint16_t)(idx | SHADOW_SIZE);
-		e[1] = (uint16_t)granules;
+		e[1] = (uint16_t)(granules | SHADOW_IS_SZ);
 	} else {
-		e[0] = (uint16_t)idx; /* the free asks jemalloc */
+		e[0] = (uint16_t)idx; /* over 128 KiB: the free asks jemalloc */
 	}
 }
 
@@ -258,13 +270,13 @@ static inline unsigned shadow_take(const void *p, size_t *usable)
 		return 0;
 	uint16_t *e = entry_of(leaf, a);
 	unsigned v = *e;
-	if (!(v & SHADOW_SITE))
+	if (!(v & SHADOW_SITE) || (v & SHADOW_IS_SZ) == SHADOW_IS_SZ)
 		return 0;
 	*e = 0;
 	if (v & SHADOW_TINY) {
 		*usable = 1u << GRANULE;
-	} else if (v & SHADOW_SIZE) {
-		*usable = (size_t)e[1] << GRANULE;
+	} else if ((v & SHADOW_SIZE) && (e[1] & SHADOW_IS_SZ) == SHADOW_IS_SZ) {
+		*usable = (size_t)(e[1] & SHADOW_SITE) << GRANULE;
 		e[1] = 0;
 	} else {
 		*usable = sallocx(p, 0);
@@ -318,23 +330,41 @@ static inline void count_live(struct gfp_site_counts *s, size_t usable, int64_t 
 	add(&s->live_calls, calls);
 }
 
+/* A counted block is gone: its bytes leave its site. */
+static void uncount_live(unsigned idx, size_t usable)
+{
+	struct gfp_site_counts *c = counts();
+	if (c) {
+		count_live(&c[idx], usable, -1);
+	} else {
+		__atomic_sub_fetch(&orphan[idx].bytes, (int64_t)usable, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&orphan[idx].calls, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* After a realloc, p its answer: the old block, which profile_before_realloc
+ * took out, goes back into the map if the realloc failed; else it is gone, or
+ * grown in place into p. */
+void profile_after_realloc(const struct gfp_req *req, void *p)
+{
+	if (!req->old_site)
+		return;
+	if (!p)
+		shadow_set(req->old, req->old_site, req->old_usable);
+	else
+		uncount_live(req->old_site, req->old_usable);
+}
+
 /* A request ended: p is the block, or NULL. */
 void profile_count(struct gfp_req *req, void *p)
 {
+	if (req->old)
+		profile_after_realloc(req, p);
 	struct gfp_site_counts *c = counts();
 	if (!c)
 		return;
 	gfp_tls.guard++;
 	unsigned idx = site_index(req);
-	if (req->old && req->old_site) { /* profile_before_realloc took it */
-		unsigned old = req->old_site;
-		/* Failed: the old block stays. Else it is gone, or grown in
-		 * place into p: its bytes leave its site. */
-		if (!p)
-			shadow_set(req->old, old, req->old_usable);
-		else
-			count_live(&c[old], req->old_usable, -1);
-	}
 	if (idx) {
 		struct gfp_site_counts *s = &c[idx];
 		add((int64_t *)&s->calls, 1);
@@ -404,11 +434,8 @@ void profile_free(const void *p)
 {
 	size_t usable;
 	unsigned idx = shadow_take(p, &usable);
-	if (!idx)
-		return;
-	struct gfp_site_counts *c = counts();
-	if (c)
-		count_live(&c[idx], usable, -1);
+	if (idx)
+		uncount_live(idx, usable);
 }
 
 /* ------------------------------------------------------------------------
@@ -440,10 +467,12 @@ void profile_thread_exit(struct gfp_thread *t)
 	if (!t->sites)
 		return;
 	unsigned n = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
+	/* Both under the lock a report holds throughout, so that no report
+	 * sees the counts both in dead and in the thread. */
 	pthread_mutex_lock(&lock);
 	fold(dead, t->sites, n);
-	pthread_mutex_unlock(&lock);
 	memset(t->sites, 0, (n + 1) * sizeof(struct gfp_site_counts));
+	pthread_mutex_unlock(&lock);
 }
 
 static int by_live_bytes(const void *a, const void *b)
@@ -462,10 +491,14 @@ void profile_report(struct gfp_buf *b)
 	static struct row rows[MAX_SITES];
 	static struct gfp_site_counts sum[MAX_SITES];
 	unsigned n = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&lock); /* lock, then registry_lock: never the other way */
 	memcpy(sum, dead, (n + 1) * sizeof(sum[0]));
-	pthread_mutex_unlock(&lock);
 	thread_each_sites(fold, sum, n);
+	pthread_mutex_unlock(&lock);
+	for (unsigned i = 1; i <= n; i++) {
+		sum[i].live_bytes += __atomic_load_n(&orphan[i].bytes, __ATOMIC_RELAXED);
+		sum[i].live_calls += __atomic_load_n(&orphan[i].calls, __ATOMIC_RELAXED);
+	}
 	unsigned nr = 0;
 	for (unsigned i = 1; i <= n; i++)
 		if (sum[i].calls)

@@ -69,7 +69,7 @@ static void thread_exit(void *arg)
 	gfp_tls.exiting = 1;
 	gfp_tls.mode = GFP_TLS_IDLE;
 	gfp_tls.countdown = INT64_MAX;
-	gfp_tls.free_direct = 1;
+	gfp_tls.free_direct = !gfp_profile_on;
 	gfp_tls.guard--;
 }
 
@@ -164,7 +164,7 @@ enum gfp_tls_mode thread_enter(void)
 		if (idle) {
 			gfp_tls.countdown = gfp_armed_fast && !gfp_tls.exiting ? 1 : INT64_MAX;
 			gfp_tls.mode = GFP_TLS_IDLE;
-			gfp_tls.free_direct = 1;
+			gfp_tls.free_direct = !gfp_profile_on; /* stats=sites clears every free */
 			mode = GFP_TLS_IDLE;
 		} else {
 			gfp_tls.countdown = 0;

@@ -18,6 +18,9 @@
  *   tiny     10 x malloc(5), the even ones freed (usable 8: the smallest
  *            class, whose neighbour granule is another block's)
  *   aligned  10 x posix_memalign(64, 100), the even ones freed (usable 128)
+ *   unknown_error  strerror(12345) in each thread: glibc keeps the text in
+ *            the thread and frees it after the shim has let the thread go
+ *            (__libc_thread_freeres), so none stays live
  *
  * Prints the usable sizes it got, so that a failing check shows them.
  */
@@ -99,9 +102,14 @@ EXPORT void *aligned(void)
 	return posix_memalign(&p, 64, 100) == 0 ? p : NULL; /* SITE:aligned */
 }
 
+EXPORT const char *unknown_error(void)
+{
+	return strerror(12345); /* SITE:unknown_error */
+}
+
 static void *worker(void *arg)
 {
-	if (temp() != NTEMP)
+	if (temp() != NTEMP || !unknown_error())
 		return arg;
 	handoff(arg);
 	return NULL;
