@@ -238,7 +238,10 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t n, void *o
 		return parse_bool(v, n, out) ? 0 : -1;
 	case GFP_T_COUNT: {
 		int64_t x;
-		if (!parse_count(v, n, &x) || x < k->min || x > k->max)
+		unsigned word;
+		if (k->choices[0] && parse_enum(k->choices, v, n, &word))
+			x = 0; /* fail.site.hit=last */
+		else if (!parse_count(v, n, &x) || x < k->min || x > k->max)
 			return -1;
 		*(int64_t *)out = x;
 		return 0;
@@ -390,8 +393,9 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 		if (k->type == GFP_T_ENUM)
 			gfp_snprintf(range, sizeof(range), ": %s", k->choices);
 		else if (k->type == GFP_T_COUNT || k->type == GFP_T_SIZE || k->type == GFP_T_MS)
-			gfp_snprintf(range, sizeof(range), " from %lld to %lld", (long long)k->min,
-			             (long long)k->max);
+			gfp_snprintf(range, sizeof(range), " from %lld to %lld%s%s",
+			             (long long)k->min, (long long)k->max,
+			             k->choices[0] ? ", or " : "", k->choices);
 		fail(err, report, "%s: bad value '%.*s' for key '%s' (expected %s%s)", where,
 		     (int)(vlen < QUOTE ? vlen : QUOTE), val, k->name, expect, range);
 		return;
@@ -470,7 +474,10 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 		gfp_buf_printf(b, "%d", *(const bool *)v);
 		break;
 	case GFP_T_COUNT:
-		gfp_buf_printf(b, "%lld", (long long)*(const int64_t *)v);
+		if (k->choices[0] && *(const int64_t *)v == 0)
+			gfp_buf_printf(b, "%s", k->choices);
+		else
+			gfp_buf_printf(b, "%lld", (long long)*(const int64_t *)v);
 		break;
 	case GFP_T_SIZE:
 		gfp_buf_printf(b, "%llu", (unsigned long long)*(const uint64_t *)v);

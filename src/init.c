@@ -132,6 +132,11 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 		*drop = GFP_K_limit;
 		return "limit below 64K cannot hold a process (raise limit)";
 	}
+	if (p->fail_site.v[0] && p->fail_site_hit == 0) {
+		*drop = GFP_K_fail_site;
+		return "fail.site.hit=last needs a recording run to count the site's hits: give "
+		       "the policy to gfp-run --policy, which makes one, or the hit's number";
+	}
 	if (p->fail_max && p->fail_min > p->fail_max) {
 		*drop = GFP_K_fail_max;
 		return "fail.min is above fail.max: no request could be injected (lower fail.min "

@@ -3,6 +3,9 @@
  *
  *   gfp-run [--policy STR] [--policy-file F] [--rules STR] [--log DEST] [--report F]
  *           -- PROG ARGS
+ *
+ * With fail.site.hit=last in --policy it first runs PROG once to count the
+ * site's hits (a recording run), then names the last hit.
  *   gfp-run --list-keys
  *
  * It validates the policy with the engine's own parser (the same messages,
@@ -19,11 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "gfp_build.h"
 #include "internal.h"
+#include "text.h"
 
 #define EXIT_USAGE    2
 #define EXIT_CONFIG   125
@@ -57,6 +62,59 @@ static void list_keys(void)
 static void report_to_stderr(const char *msg)
 {
 	fprintf(stderr, "gfp-run: error: %s\n", msg);
+}
+
+/* fail.site.hit=last: a recording run of the program (the site's injection
+ * off, stats=paths, input and output /dev/null) counts the site's hits; 0 and
+ * a message when it cannot. The program must take the same path twice, as
+ * for gfp-sweep. */
+static unsigned long long count_site_hits(char **argv, const char *policy, const char *site)
+{
+	char report[] = "/tmp/gfp-run-XXXXXX";
+	int fd = mkstemp(report);
+	if (fd < 0) {
+		fprintf(stderr,
+		        "gfp-run: error: fail.site.hit=last: no file for the recording run: %s\n",
+		        strerror(errno));
+		return 0;
+	}
+	close(fd);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null < 0)
+			_exit(126);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		char recording[8192];
+		snprintf(recording, sizeof(recording), "%s;fail.site=;stats=paths", policy);
+		setenv("GFP_POLICY", recording, 1);
+		setenv("GFP_REPORT", report, 1);
+		unsetenv("GFP_RECORD");
+		unsetenv("GFP_LOG");
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = 0;
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	/* The report's sites: {"site":"%016llx","hits":N,...}, as inject.c writes them. */
+	char key[64];
+	snprintf(key, sizeof(key), "{\"site\":\"%016llx\",\"hits\":", strtoull(site, NULL, 16));
+	char *text = pid > 0 ? text_slurp(report, NULL) : NULL;
+	const char *at = text ? strstr(text, key) : NULL;
+	unsigned long long hits = at ? strtoull(at + strlen(key), NULL, 10) : 0;
+	if (!hits)
+		fprintf(
+		    stderr,
+		    "gfp-run: error: fail.site.hit=last: the recording run (%s %d) %s site %s\n",
+		    WIFSIGNALED(st) ? "killed by signal" : "exit status",
+		    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+		    text ? "never reached" : "wrote no report to count the hits of", site);
+	free(text);
+	unlink(report);
+	return hits;
 }
 
 int main(int argc, char **argv)
@@ -111,10 +169,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	struct gfp_policy pol;
+	config_defaults(&pol);
 	if (policy) {
-		struct gfp_policy pol;
 		struct gfp_cfg_err err = {0};
-		config_defaults(&pol);
 		if (config_parse(&pol, "--policy (GFP_POLICY)", policy, strlen(policy), false,
 		                 report_to_stderr, &err))
 			return EXIT_CONFIG;
@@ -171,6 +229,18 @@ int main(int argc, char **argv)
 	}
 
 	tool_set_preload(libpath);
+
+	if (policy && pol.fail_site.v[0] && pol.fail_site_hit == 0) {
+		unsigned long long hits = count_site_hits(argv + optind, policy, pol.fail_site.v);
+		if (!hits)
+			return EXIT_USAGE;
+		static char last[8192];
+		snprintf(last, sizeof(last), "%s;fail.site.hit=%llu", policy, hits);
+		setenv("GFP_POLICY", last, 1);
+		fprintf(stderr,
+		        "gfp-run: fail.site.hit=last: site %s has %llu hits in a recording run\n",
+		        pol.fail_site.v, hits);
+	}
 
 	execvp(prog, argv + optind);
 	int e = errno;

@@ -82,6 +82,28 @@ site_expect site_none 'fail.site=0123456789abcdef' 'a .....|b .....|d .....|e ..
 expect_records site_none injection 0
 note "fail.site and fail.site.hit fail exactly the chosen hit"
 
+# fail.site.hit=last: the shim alone cannot know it (125); gfp-run counts the
+# hits in a recording run first.
+inj_run last_alone "fail.site=$B;fail.site.hit=last" "$INJ/inj_site" 5
+expect_eq "fail.site.hit=last without gfp-run: status" 125 "$INJ_RC"
+expect_contains "fail.site.hit=last without gfp-run" "$TMP/last_alone.log" \
+	"fail\.site\.hit=last needs a recording run .*gfp-run --policy"
+for n in 5 3; do
+	"$GFP_RUN" --policy "fail.site=$B;fail.site.hit=last" -- "$INJ/inj_site" $n \
+		>"$TMP/last$n.out" 2>"$TMP/last$n.err" || fail "gfp-run, hit=last, $n: status $?"
+	want="a $(printf '%*s' $n '' | tr ' ' .)|b $(printf '%*s' $((n - 1)) '' | tr ' ' .)X"
+	got=$(grep -v data= "$TMP/last$n.out" | head -2 | paste -sd '|')
+	expect_eq "gfp-run fail.site.hit=last, $n hits" "$want" "$got"
+	expect_contains "gfp-run names the count" "$TMP/last$n.err" \
+		"^gfp-run: fail\.site\.hit=last: site $B has $n hits in a recording run$"
+done
+"$GFP_RUN" --policy 'fail.site=0123456789abcdef;fail.site.hit=last' -- "$INJ/inj_site" 2 \
+	>/dev/null 2>"$TMP/lastnone.err"
+expect_eq "hit=last of a site never reached: status" 2 "$?"
+expect_contains "hit=last of a site never reached" "$TMP/lastnone.err" \
+	"never reached site 0123456789abcdef"
+note "fail.site.hit=last: the last hit, counted by gfp-run's recording run"
+
 # GFP_RECORD=fd:N
 rm -f "$TMP/fd.rec"
 GFP_POLICY='fail.nth=2' GFP_RECORD=fd:7 LD_PRELOAD=$SHIM "$INJ/inj_site" 1 >"$TMP/fd.out" 7>"$TMP/fd.rec" ||
