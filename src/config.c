@@ -345,8 +345,23 @@ static void fail(struct gfp_cfg_err *err, void (*report)(const char *), const ch
 		report(err->msg);
 }
 
-/* Messages quote at most this much of what the user wrote. */
+/* Messages quote at most this much of what the user wrote, control bytes
+ * as \xNN: a stray one must show, not act on the terminal. */
 #define QUOTE 64
+
+static const char *quote(char out[QUOTE * 4 + 1], const char *s, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && i < QUOTE; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7f)
+			o += (size_t)gfp_snprintf(out + o, 5, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return out;
+}
 
 static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, const char *p,
                        size_t n, void (*report)(const char *), struct gfp_cfg_err *err)
@@ -357,10 +372,11 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 	else
 		gfp_snprintf(where, sizeof(where), "%s", src);
 
+	char q[QUOTE * 4 + 1];
 	const char *eq = memchr(p, '=', n);
 	if (!eq) {
-		fail(err, report, "%s: '%.*s' is not a key=value pair (write e.g. 'stats=totals')",
-		     where, (int)(n < QUOTE ? n : QUOTE), p);
+		fail(err, report, "%s: '%s' is not a key=value pair (write e.g. 'stats=totals')",
+		     where, quote(q, p, n));
 		return;
 	}
 	const char *key = p, *val = eq + 1;
@@ -371,12 +387,12 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 	if (!k) {
 		const char *near = config_did_you_mean(key, klen);
 		if (near)
-			fail(err, report, "%s: unknown key '%.*s' (did you mean '%s'?)", where,
-			     (int)(klen < QUOTE ? klen : QUOTE), key, near);
+			fail(err, report, "%s: unknown key '%s' (did you mean '%s'?)", where,
+			     quote(q, key, klen), near);
 		else
 			fail(err, report,
-			     "%s: unknown key '%.*s' (gfp-run --list-keys lists the keys)", where,
-			     (int)(klen < QUOTE ? klen : QUOTE), key);
+			     "%s: unknown key '%s' (gfp-run --list-keys lists the keys)", where,
+			     quote(q, key, klen));
 		return;
 	}
 	const char *expect;
@@ -396,8 +412,8 @@ static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, c
 			gfp_snprintf(range, sizeof(range), " from %lld to %lld%s%s",
 			             (long long)k->min, (long long)k->max,
 			             k->choices[0] ? ", or " : "", k->choices);
-		fail(err, report, "%s: bad value '%.*s' for key '%s' (expected %s%s)", where,
-		     (int)(vlen < QUOTE ? vlen : QUOTE), val, k->name, expect, range);
+		fail(err, report, "%s: bad value '%s' for key '%s' (expected %s%s)", where,
+		     quote(q, val, vlen), k->name, expect, range);
 		return;
 	}
 	size_t i = (size_t)(k - gfp_keys);

@@ -30,10 +30,25 @@ static const struct flag_name modifiers[] = {
 
 #define BASE_MASK (GFP_KERNEL | GFP_ATOMIC)
 
+/* Every bit a name stands for: hex may spell those, and no others. */
+static gfp_t known_bits(void)
+{
+	gfp_t bits = BASE_MASK;
+	for (size_t i = 0; i < sizeof(modifiers) / sizeof(modifiers[0]); i++)
+		bits |= modifiers[i].bits;
+	return bits;
+}
+
 size_t gfp_flags_name(gfp_t flags, char *buf, size_t n)
 {
 	struct gfp_buf b = {buf, n, 0};
 	gfp_t base = flags & BASE_MASK, rest = flags & ~BASE_MASK;
+	/* HIGH belongs to the base only in ATOMIC; elsewhere it is a modifier
+	 * (KERNEL|HIGH, not a mix of reclaim bits). */
+	if (base != GFP_ATOMIC && (base & GFP_HIGH)) {
+		base &= ~GFP_HIGH;
+		rest |= GFP_HIGH;
+	}
 	const char *sep = "";
 	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
 		if (base == bases[i].bits) {
@@ -113,7 +128,7 @@ int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, siz
 		if (wl > 4 && gfp_strcasecmp_n(w, "GFP_", 4) == 0)
 			w += 4, wl -= 4;
 		gfp_t bits;
-		if (parse_hex(w, wl, &bits)) {
+		if (parse_hex(w, wl, &bits) && !(bits & ~known_bits())) {
 			if (bits & BASE_MASK)
 				nbase++;
 			flags |= bits;

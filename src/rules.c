@@ -169,14 +169,18 @@ static int parse_rule(struct parser *ps, struct rule *r)
 	}
 	ps->p += 2;
 	skip_ws(ps);
-	const char *b = ps->p;
-	while (*ps->p && *ps->p != ';' && *ps->p != ' ' && *ps->p != '\t' && *ps->p != '\n')
+	/* The flags run to the end of the rule, spaced around '|' as in
+	 * GFP_POLICY's default= if the writer likes. */
+	const char *b = ps->p, *e;
+	while (*ps->p && *ps->p != ';' && *ps->p != '\n')
 		ps->p++;
+	for (e = ps->p; e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'); e--)
+		;
 	const char *bad;
 	size_t badlen;
-	if (ps->p == b)
+	if (e == b)
 		return fail(ps, "flags after '=>' (e.g. NORETRY, NOFAIL|NOFS)");
-	int rc = gfp_flags_parse(b, (size_t)(ps->p - b), &r->flags, &bad, &badlen);
+	int rc = gfp_flags_parse(b, (size_t)(e - b), &r->flags, &bad, &badlen);
 	if (rc == -1)
 		return ps->p = bad,
 		       fail(ps, "a flag name (KERNEL, NOFS, NOIO, NOWAIT, ATOMIC, NORETRY, "

@@ -30,6 +30,9 @@ try 125 "GFP_LOG: bad value 'fd:x'" GFP_LOG=fd:x
 try 125 "GFP_LOG: descriptor 57 is not open" GFP_LOG=fd:57
 try 125 "GFP_LOG: cannot open '/nonexistent/dir/log'" GFP_LOG=/nonexistent/dir/log
 try 125 "GFP_STRICT: expected 0" GFP_STRICT=yes
+# A control byte shows as \xNN, not raw on the terminal.
+try 125 "bad value 'totals\\\\x0b' for key 'stats'" GFP_POLICY=$'stats=totals\v'
+try 125 "unknown key 'st\\\\x1bats'" GFP_POLICY=$'st\033ats=totals'
 
 # GFP_STRICT=0: a warning, the key is ignored, the program runs.
 try 0 "^gfpshim: warning: GFP_POLICY: unknown key 'stat'.*\[ignored: GFP_STRICT=0\]$" GFP_STRICT=0 GFP_POLICY='stat=totals'

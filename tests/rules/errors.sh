@@ -42,3 +42,11 @@ expect_eq "GFP_STRICT=0: output" "a:100=ok" "$(cat "$TMP/lax.out")"
 expect_contains "GFP_STRICT=0: warning" "$TMP/lax.err" \
 	"^gfpshim: warning: GFP_RULES: rule 2, column 35 \\(at 'NOPE'\\): expected a flag name"
 expect_eq "GFP_STRICT=0: lines on stderr" 1 "$(wc -l <"$TMP/lax.err")"
+
+# Flags may be spaced around '|', as in GFP_POLICY's default=.
+rc=0
+GFP_RULES='sym:caller_a => NORETRY | NOWARN ; lib:x => NOFS' GFP_POLICY=confirm=1 LD_PRELOAD=$SHIM \
+	"$RULES_PROG" nofill a:100 >"$TMP/spaced.out" 2>"$TMP/spaced.err" || rc=$?
+expect_eq "spaced flags: status" 0 "$rc"
+expect_contains "spaced flags: the rules as read" "$TMP/spaced.err" \
+	"rules='sym:caller_a => NORETRY \| NOWARN ; lib:x => NOFS'"

@@ -49,6 +49,20 @@ int main(void)
 	CHECK_STR(buf, "NOIO|RETRY_MAYFAIL");
 	gfp_flags_name(GFP_KERNEL | 0x1000000u, buf, sizeof(buf));
 	CHECK_STR(buf, "KERNEL|0x1000000");
+	/* HIGH is part of ATOMIC only: elsewhere a modifier. */
+	gfp_flags_name(GFP_KERNEL | GFP_HIGH, buf, sizeof(buf));
+	CHECK_STR(buf, "KERNEL|HIGH");
+	gfp_flags_name(GFP_NOIO | GFP_HIGH | GFP_NOFAIL, buf, sizeof(buf));
+	CHECK_STR(buf, "NOIO|NOFAIL|HIGH");
+	/* Hex spells known bits only; spaces around '|' are fine. */
+	gfp_t f;
+	const char *bad;
+	size_t badlen;
+	CHECK(gfp_flags_parse("0xffffffff", 10, &f, &bad, &badlen) == -1);
+	CHECK(gfp_flags_parse("0x10cc0", 7, &f, &bad, &badlen) == 0 &&
+	      f == (GFP_KERNEL | GFP_NORETRY));
+	CHECK(gfp_flags_parse("NOFS | NOFAIL", 13, &f, &bad, &badlen) == 0 &&
+	      f == (GFP_NOFS | GFP_NOFAIL));
 
 	CHECK(gfp_edit_distance("stat", 4, "stats", 5) == 1);
 	CHECK(gfp_edit_distance("sttas", 5, "stats", 5) == 1);
