@@ -150,10 +150,14 @@ static void set_error(const char *msg)
 /* GFP_RULES is read once, at start-up: `get` shows it, `set` refuses it. */
 static bool sets_rules(const char *text)
 {
-	for (const char *item = text; item;
-	     item = strchr(item, ';'), item = item ? item + 1 : NULL) {
-		item += strspn(item, " \t");
-		if (strncmp(item, "rules", 5) == 0 && item[5 + strspn(item + 5, " \t")] == '=')
+	for (const char *c = text; c; c = strchr(c, ';')) {
+		c += strspn(c, "; \t");
+		if (strncmp(c, "rules", 5) != 0)
+			continue;
+		const char *after = c + 5;
+		while (*after == ' ' || *after == '\t')
+			after++;
+		if (*after == '=')
 			return true;
 	}
 	return false;
