@@ -62,6 +62,7 @@ struct run {
 	char crash_top[160]; /* the crash site: top frame's module+offset */
 	pid_t pid;
 	double started, seconds;
+	long group; /* its finding group's index, -1 if it is no finding */
 };
 
 static struct {
@@ -917,13 +918,6 @@ static void mem_flush(struct membuf *m, FILE *f, bool attr)
 }
 
 /* The group a finding run belongs to, from 0, or -1. */
-static long group_of(const struct group *groups, size_t ngroups, size_t i)
-{
-	for (size_t g = 0; g < ngroups; g++)
-		if (same_group(&runs[groups[g].first], &runs[i]))
-			return (long)g;
-	return -1;
-}
 
 static const char *point_kind(const struct run *r)
 {
@@ -1005,8 +999,7 @@ static void report_open(struct report_head *h, const char *path, const size_t *c
 	h->host[sizeof(h->host) - 1] = '\0';
 }
 
-static void write_junit(const char *path, const struct group *groups, size_t ngroups,
-			const size_t *counts)
+static void write_junit(const char *path, const struct group *groups, const size_t *counts)
 {
 	struct report_head h;
 	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
@@ -1061,7 +1054,7 @@ static void write_junit(const char *path, const struct group *groups, size_t ngr
 		mem_flush(&m, f, true);
 		fprintf(f, "\" type=\"%s\">", outcome_name[r->outcome]);
 		FILE *t = mem_open(&m);
-		long g = group_of(groups, ngroups, i);
+		long g = runs[i].group;
 		fprintf(t, "%s", outcome_name[r->outcome]);
 		if (r->signal)
 			fprintf(t, " (signal %d %s)", r->signal, strsignal(r->signal));
@@ -1315,7 +1308,7 @@ static void html_chart(FILE *f, const struct group *groups, size_t ngroups)
 	free(bars);
 }
 
-static void html_group(FILE *f, const struct group *groups, size_t ngroups, size_t g)
+static void html_group(FILE *f, const struct group *groups, size_t g)
 {
 	const struct run *r = &runs[groups[g].first];
 	fprintf(f, "<article class=\"group %s\" id=\"g%zu\">\n<h3>[%zu] %s",
@@ -1332,7 +1325,7 @@ static void html_group(FILE *f, const struct group *groups, size_t ngroups, size
 	fprintf(f, " &middot; runs: ");
 	size_t shown = 0;
 	for (size_t i = groups[g].first; i < nruns; i++) {
-		if (!is_finding(runs[i].outcome) || group_of(groups, ngroups, i) != (long)g)
+		if (runs[i].group != (long)g)
 			continue;
 		if (shown == 20) {
 			fprintf(f, ", ...");
@@ -1421,7 +1414,7 @@ static void write_html(const char *path, const struct group *groups, size_t ngro
 	if (!ngroups)
 		fprintf(f, "<p>None.</p>\n");
 	for (size_t g = 0; g < ngroups; g++)
-		html_group(f, groups, ngroups, g);
+		html_group(f, groups, g);
 	if (opt.input[0])
 		fprintf(f, "<p class=\"note\">INPUT: the standard input the sweep was "
 			   "given.</p>\n");
@@ -1563,6 +1556,7 @@ int main(int argc, char **argv)
 	size_t ngroups = 0;
 	for (size_t i = 0; i < nruns; i++) {
 		counts[runs[i].outcome]++;
+		runs[i].group = -1;
 		if (!is_finding(runs[i].outcome))
 			continue;
 		size_t g = 0;
@@ -1571,6 +1565,7 @@ int main(int argc, char **argv)
 		if (g == ngroups)
 			groups[ngroups++] = (struct group){i, 0, false};
 		groups[g].count++;
+		runs[i].group = (long)g;
 	}
 	for (size_t g = 0; g < ngroups; g++)
 		groups[g].confirmed = confirm(&runs[groups[g].first], (int)(nruns + 1 + g));
@@ -1603,7 +1598,7 @@ int main(int argc, char **argv)
 	if (opt.json)
 		write_json(opt.json, groups, ngroups, counts);
 	if (opt.junit)
-		write_junit(opt.junit, groups, ngroups, counts);
+		write_junit(opt.junit, groups, counts);
 	if (opt.html)
 		write_html(opt.html, groups, ngroups, counts);
 	fflush(stdout);
