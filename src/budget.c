@@ -70,12 +70,12 @@ void budget_init(void)
 		cond_ready = true;
 	}
 	/* Under the lock: gfp-ctl may change the limit while requests decide. */
-	pthread_mutex_lock(&exact_lock);
+	gfp_lock(&exact_lock);
 	limit_b = (int64_t)gfp_policy.limit;
 	gfp_budget_on = limit_b != 0;
 	if (limit_b)
 		derive_watermarks();
-	pthread_mutex_unlock(&exact_lock);
+	gfp_unlock(&exact_lock);
 }
 
 static void derive_watermarks(void)
@@ -130,10 +130,12 @@ int64_t budget_watermark(gfp_t f)
 	int64_t r = __atomic_load_n(&reserved, __ATOMIC_RELAXED);
 	if ((f & GFP_MEMALLOC) && !(f & GFP_NOMEMALLOC))
 		return limit_b - r;
+	/* Reservations are held back from every request but MEMALLOC; HIGH
+	 * reaches into min_free as the kernel's reserves do. */
 	int64_t usable = -r;
 	if (f & GFP_HIGH) {
-		usable = min_free_b / 2; /* ALLOC_MIN_RESERVE halves min */
-		if (!(f & GFP_DIRECT_RECLAIM_BIT))
+		usable += min_free_b / 2; /* ALLOC_MIN_RESERVE halves min */
+		if (!(f & GFP_DIRECT_RECLAIM_BIT) && !(f & GFP_NOMEMALLOC))
 			usable += min_free_b / 8; /* ALLOC_NON_BLOCK: another quarter of it */
 	}
 	return limit_b - min_free_b + usable;
@@ -171,13 +173,21 @@ void budget_fold(struct gfp_thread *t, int64_t own)
 
 /* A thread that exits leaves its live bytes behind (another thread may free
  * them); a forked child adopts the parent's other threads' the same way. */
-void budget_thread_exit(struct gfp_thread *t)
+bool budget_thread_exit(struct gfp_thread *t)
 {
 	if (!t->allocp)
-		return;
+		return false;
 	int64_t own = own_live(t);
 	fold(t, own);
 	__atomic_add_fetch(&exited_total, own, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* A thread past its exit (budget_thread_exit counted what it held) still
+ * allocates or frees, in later key destructors: `delta` usable bytes. */
+void budget_exited_delta(int64_t delta)
+{
+	__atomic_add_fetch(&exited_total, delta, __ATOMIC_RELAXED);
 }
 
 /* Live bytes exactly. */
@@ -196,7 +206,7 @@ int64_t budget_thread_live(const struct gfp_thread *t)
 void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *))
 {
 	struct gfp_thread *t = gfp_tls.thread;
-	if (likely(budget_fast_ok(t, req->size)))
+	if (likely(budget_fast_ok(t, budget_charge(req->size, req->align))))
 		return alloc(req);
 	if (!req->ctx_resolved) /* near the watermark the flags pick it (HIGH, ATOMIC, MEMALLOC) */
 		f = context_resolve(req);
@@ -206,14 +216,14 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	size_t old = req->old ? sallocx(req->old, 0) : 0;
 	int64_t grow = (int64_t)want - (int64_t)old;
 	void *p = NULL;
-	pthread_mutex_lock(&exact_lock);
+	gfp_lock(&exact_lock);
 	/* Near the watermark no thread may spend a promise made far from it:
 	 * every allowance is taken back (they are granted again where there
 	 * is room). What a thread already has in flight is one request. */
 	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
 	int64_t room = budget_watermark(f) - budget_live();
 	int64_t draw = t ? reserve_plan_draw(t, req, grow, room) : 0;
-	if (grow <= room + draw) {
+	if (grow <= 0 || grow <= room + draw) { /* a shrink needs no room */
 		p = alloc(req);
 		if (p && draw)
 			reserved_add(-reserve_commit_draw(t, draw));
@@ -223,7 +233,7 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 		req->why = GFP_WHY_BUDGET;
 		draw = 0;
 	}
-	pthread_mutex_unlock(&exact_lock);
+	gfp_unlock(&exact_lock);
 	if (p && draw)
 		reserve_drawn(req, draw);
 	return p;
@@ -234,7 +244,7 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
 {
 	int ok = -1;
-	pthread_mutex_lock(&exact_lock);
+	gfp_lock(&exact_lock);
 	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL); /* see budget_attempt */
 	if (budget_live() + (int64_t)req->size <= budget_watermark(f)) {
 		reserved_add((int64_t)req->size);
@@ -243,7 +253,7 @@ int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
 	} else {
 		req->why = GFP_WHY_BUDGET;
 	}
-	pthread_mutex_unlock(&exact_lock);
+	gfp_unlock(&exact_lock);
 	return ok;
 }
 
@@ -251,7 +261,7 @@ int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
  * now, without waiting; returns what it took. */
 int64_t budget_reserve_upto(int64_t *left, int64_t want)
 {
-	pthread_mutex_lock(&exact_lock);
+	gfp_lock(&exact_lock);
 	int64_t room = budget_watermark(GFP_KERNEL) - budget_live();
 	int64_t take = want - *left;
 	if (take > room)
@@ -262,17 +272,17 @@ int64_t budget_reserve_upto(int64_t *left, int64_t want)
 	} else {
 		take = 0;
 	}
-	pthread_mutex_unlock(&exact_lock);
+	gfp_unlock(&exact_lock);
 	return take;
 }
 
 /* Gives back what is left of a reservation: `*left` becomes 0. */
 void budget_unreserve(int64_t *left)
 {
-	pthread_mutex_lock(&exact_lock);
+	gfp_lock(&exact_lock);
 	reserved_add(-*left);
 	*left = 0;
-	pthread_mutex_unlock(&exact_lock);
+	gfp_unlock(&exact_lock);
 }
 
 int64_t budget_reserved(void)
@@ -306,10 +316,10 @@ uint64_t budget_free_gen(void)
  * ENOMEM jemalloc crashes flushing a cache whose metadata it cannot map. */
 void budget_wake_waiters(void)
 {
-	pthread_mutex_lock(&wait_lock);
+	gfp_lock(&wait_lock);
 	__atomic_add_fetch(&free_gen, 1, __ATOMIC_SEQ_CST);
 	pthread_cond_broadcast(&wait_cond);
-	pthread_mutex_unlock(&wait_lock);
+	gfp_unlock(&wait_lock);
 }
 
 /* Sleeps up to `ms`, or until a free after generation `seen`. */
@@ -325,12 +335,12 @@ void budget_wait(uint64_t seen, uint64_t ms)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
-	pthread_mutex_lock(&wait_lock);
+	gfp_lock(&wait_lock);
 	while (__atomic_load_n(&free_gen, __ATOMIC_SEQ_CST) == seen) {
 		if (pthread_cond_timedwait(&wait_cond, &wait_lock, &ts) == ETIMEDOUT)
 			break;
 	}
-	pthread_mutex_unlock(&wait_lock);
+	gfp_unlock(&wait_lock);
 }
 
 void budget_atfork_child(void)

@@ -16,6 +16,15 @@
 /* Calls made while the shim itself is working (logging, init, libc on our
  * behalf), before the configuration is readable, or from a thread without a
  * policy: jemalloc's answer, with libc's errno. */
+/* A thread past its exit still allocates and frees, in later key
+ * destructors: the budget counted what it held then (exit_counted), and
+ * hears of the rest here, as jemalloc's counters of the thread are no longer
+ * read. */
+static inline bool exited_counted(void)
+{
+	return unlikely(gfp_tls.exit_counted) && gfp_budget_on;
+}
+
 static void *raw_alloc(struct gfp_req *req)
 {
 	/* A counted block reallocated raw (by a thread past its exit) leaves
@@ -23,10 +32,13 @@ static void *raw_alloc(struct gfp_req *req)
 	bool profiled = gfp_profile_on && req->old;
 	if (unlikely(profiled))
 		profile_before_realloc(req);
+	int64_t before = exited_counted() && req->old ? (int64_t)sallocx(req->old, 0) : 0;
 	void *p = req->old ? rallocx(req->old, req->size, req->mallocx_flags)
 	                   : mallocx(req->size, req->mallocx_flags);
 	if (unlikely(profiled))
 		profile_after_realloc(req, p);
+	if (exited_counted() && p)
+		budget_exited_delta((int64_t)sallocx(p, 0) - before);
 	if (unlikely(!p))
 		errno = ENOMEM;
 	return p;
@@ -70,11 +82,13 @@ static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
 	if (gfp_armed_fast && !gfp_tls.exiting) {
 		if (inject_countdown(req))
 			return errno = ENOMEM, NULL;
-	} else {
+	} else if (!gfp_tls.exit_counted) { /* else every call comes to raw_alloc */
 		gfp_tls.countdown = INT64_MAX;
 	}
 	return raw_alloc(req);
 }
+
+static void after_free(void);
 
 /* The general path: every request that is not simply "policy mode, no
  * budget, no flags" (see gfp_alloc_policy). */
@@ -83,7 +97,7 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	/* An IDLE thread arrives here only with explicit flags (gfp_malloc):
 	 * its other calls go to idle_expired. */
 	enum gfp_tls_mode mode = gfp_tls.mode;
-	if (gfp_tls.guard)
+	if (gfp_tls.guard || gfp_tls.exiting) /* past its exit: no policy */
 		return raw_alloc(req);
 	if (mode == GFP_TLS_UNDECIDED) {
 		mode = thread_enter();
@@ -116,6 +130,9 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	if (unlikely(!p))
 		p = gfp_slowpath(req);
 	count(req, p);
+	/* A realloc may have shrunk its block: a waiter tries again now. */
+	if (req->old && p && unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		after_free();
 	return p;
 }
 
@@ -173,8 +190,8 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 	/* Certainly fits (or no budget), fail.probability may inject: the
 	 * draw first, then jemalloc's attempt alone. */
 	if (plain_policy_thread() && gfp_inject_simple &&
-	    (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, size) ||
-	     budget_fast_ok(gfp_tls.thread, size))) {
+	    (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, budget_charge(size, align)) ||
+	     budget_fast_ok(gfp_tls.thread, budget_charge(size, align)))) {
 		if (inject_simple_candidate(caller)) {
 			void *r =
 			    alloc_fast_tail(entry, size, mallocx_flags, align, caller, NULL, true);
@@ -215,7 +232,8 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
                        uintptr_t caller)
 {
 	if (likely(plain_policy_thread() && gfp_policy_plain &&
-	           (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, size)))) {
+	           (!gfp_budget_on ||
+	            budget_allowance_take(gfp_tls.thread, budget_charge(size, align))))) {
 		/* The guard first: a signal handler that allocates meanwhile goes
 		 * raw and leaves the stash alone. */
 		gfp_tls.guard++;
@@ -273,6 +291,8 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 	if (p != NULL) {
 		if (unlikely(gfp_profile_on))
 			profile_free(p); /* the map keeps no entry of a freed block */
+		if (exited_counted())
+			budget_exited_delta(-(int64_t)sallocx(p, 0));
 		gfp_je_release(p, size, flags);
 	}
 	errno = saved;

@@ -118,9 +118,10 @@ static void read_strict(void)
 
 const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 {
-	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free >= p->limit)) {
+	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free > p->limit / 2)) {
 		*drop = GFP_K_min_free;
-		return p->limit ? "min_free must be below limit (lower min_free or raise limit)"
+		return p->limit ? "min_free may be at most half of limit (lower min_free or raise "
+		                  "limit)"
 		                : "min_free needs a limit (set limit=SIZE too)";
 	}
 	if (p->reserve_thread && !p->limit && !p->reserve_prefault) {

@@ -6,6 +6,7 @@
 #define GFP_INTERNAL_H
 
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -283,7 +284,8 @@ struct gfp_tls {
 	unsigned char mode;   /* enum gfp_tls_mode: what the engine reads */
 	unsigned char guard;  /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
-	unsigned char in_reclaim; /* >0 while shrinkers run: PF_MEMALLOC */
+	unsigned char exit_counted; /* budget_thread_exit took what it held */
+	unsigned char in_reclaim;   /* >0 while shrinkers run: PF_MEMALLOC */
 	/* The free fast path's one read: 1 when a free is jemalloc's alone
 	 * (idle, or a policy that counts nothing per free while nobody waits).
 	 * Other threads flip it when waiters come and go (thread.c). */
@@ -304,6 +306,22 @@ struct gfp_tls {
 	} stash; /* fastpath.c: the common request, across jemalloc's call */
 };
 extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
+
+/* Every lock of the shim is taken with the guard up: a signal handler that
+ * allocates or frees on this thread meanwhile goes to jemalloc alone,
+ * instead of waiting for a lock its own thread holds. (fork's handlers,
+ * which hold locks across fork, are the exception.) */
+static inline void gfp_lock(pthread_mutex_t *m)
+{
+	gfp_tls.guard++;
+	pthread_mutex_lock(m);
+}
+
+static inline void gfp_unlock(pthread_mutex_t *m)
+{
+	pthread_mutex_unlock(m);
+	gfp_tls.guard--;
+}
 
 /* Decides the calling thread's mode; returns it. */
 enum gfp_tls_mode thread_enter(void);
@@ -409,7 +427,9 @@ int64_t budget_watermark(gfp_t f);
 int64_t budget_live(void);
 int64_t budget_thread_live(const struct gfp_thread *t);
 void budget_thread_start(struct gfp_thread *t);
-void budget_thread_exit(struct gfp_thread *t);
+/* true when it counted what the thread holds into the exited threads' total. */
+bool budget_thread_exit(struct gfp_thread *t);
+void budget_exited_delta(int64_t delta);
 /* Calls alloc(req) if the budget allows the request under flags f. */
 void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
 void budget_fold(struct gfp_thread *t, int64_t own);
@@ -441,6 +461,14 @@ static inline int64_t budget_own_live(const struct gfp_thread *t)
  * (two batches each) stay under the lowest watermark; frees do not give it
  * back (the next grant sees them in jemalloc's counters).
  */
+/* What a request may cost the budget at most, before jemalloc says: its
+ * size, and for an alignment of its own the alignment too (aligned_alloc of
+ * 64 KiB for 1 byte holds 64 KiB). */
+static inline size_t budget_charge(size_t size, size_t align)
+{
+	return align && size < SIZE_MAX - align ? size + align : align ? SIZE_MAX : size;
+}
+
 static inline bool budget_allowance_take(struct gfp_thread *t, size_t size)
 {
 	/* Compared unsigned: a size of 2^63 or more is no negative amount. */

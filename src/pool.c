@@ -77,7 +77,7 @@ static void *hook_alloc(extent_hooks_t *h, void *new_addr, size_t size, size_t a
 	if (new_addr != NULL)
 		return NULL; /* growing in place: the regions are carved, not extended */
 	void *ret = NULL;
-	pthread_mutex_lock(&pool_lock);
+	gfp_lock(&pool_lock);
 	struct gfp_pool *p = pool_of(ind);
 	for (int i = 0; p && !p->released && i < p->nregions && !ret; i++) {
 		struct region *r = &p->region[i];
@@ -87,7 +87,7 @@ static void *hook_alloc(extent_hooks_t *h, void *new_addr, size_t size, size_t a
 			ret = a;
 		}
 	}
-	pthread_mutex_unlock(&pool_lock);
+	gfp_unlock(&pool_lock);
 	if (ret) {
 		*zero = true; /* carved once, never reused: still the zero pages mapped */
 		*commit = true;
@@ -126,10 +126,10 @@ static bool hook_purge(extent_hooks_t *h, void *addr, size_t size, size_t off, s
                        unsigned ind)
 {
 	(void)h, (void)size;
-	pthread_mutex_lock(&pool_lock);
+	gfp_lock(&pool_lock);
 	struct gfp_pool *p = pool_of(ind);
 	bool keep = p && !p->released;
-	pthread_mutex_unlock(&pool_lock);
+	gfp_unlock(&pool_lock);
 	if (keep)
 		return true;
 	return madvise((char *)addr + off, len, MADV_DONTNEED) != 0;
@@ -192,7 +192,7 @@ static char *map_region(size_t len, size_t touch, size_t tlen)
 static struct gfp_pool *pool_get(void)
 {
 	struct gfp_pool *p = NULL;
-	pthread_mutex_lock(&pool_lock);
+	gfp_lock(&pool_lock);
 	for (int i = 0; i < MAX_POOLS; i++) {
 		if (pools[i].in_use)
 			continue;
@@ -208,7 +208,7 @@ static struct gfp_pool *pool_get(void)
 		p->released = false;
 		p->nregions = 0;
 	}
-	pthread_mutex_unlock(&pool_lock);
+	gfp_unlock(&pool_lock);
 	return p;
 }
 
@@ -219,9 +219,9 @@ static int add_region(struct gfp_pool *p, size_t len, size_t touch, size_t tlen)
 	char *a = map_region(len, touch, tlen);
 	if (!a)
 		return -1;
-	pthread_mutex_lock(&pool_lock);
+	gfp_lock(&pool_lock);
 	p->region[p->nregions++] = (struct region){a, a, a + len};
-	pthread_mutex_unlock(&pool_lock);
+	gfp_unlock(&pool_lock);
 	return 0;
 }
 
@@ -240,10 +240,10 @@ static int create_arena(struct gfp_pool *p)
 	size_t limit = HUGE_SZ;
 	gfp_snprintf(name, sizeof(name), "arena.%u.retain_grow_limit", ind);
 	mallctl(name, NULL, NULL, &limit, sizeof(limit));
-	pthread_mutex_lock(&pool_lock);
+	gfp_lock(&pool_lock);
 	p->arena = ind;
 	p->created = true;
-	pthread_mutex_unlock(&pool_lock);
+	gfp_unlock(&pool_lock);
 	return 0;
 }
 
@@ -286,9 +286,9 @@ void pool_release(struct gfp_pool **pp)
 	*pp = NULL;
 	if (!p)
 		return;
-	pthread_mutex_lock(&pool_lock);
+	gfp_lock(&pool_lock);
 	p->released = true;
-	pthread_mutex_unlock(&pool_lock);
+	gfp_unlock(&pool_lock);
 	/* What jemalloc never took goes back at once... */
 	for (int i = 0; i < p->nregions; i++) {
 		struct region *r = &p->region[i];
@@ -303,10 +303,10 @@ void pool_release(struct gfp_pool **pp)
 		gfp_snprintf(name, sizeof(name), "arena.%u.purge", p->arena);
 		mallctl(name, NULL, NULL, NULL, 0);
 	}
-	pthread_mutex_lock(&pool_lock);
+	gfp_lock(&pool_lock);
 	p->nregions = 0;
 	p->in_use = false;
-	pthread_mutex_unlock(&pool_lock);
+	gfp_unlock(&pool_lock);
 }
 
 void pool_atfork_child(void)

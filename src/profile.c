@@ -119,7 +119,7 @@ static unsigned site_index_slow(const struct gfp_req *req)
 	unsigned idx = (unsigned)ipcache_get(&index_of, key);
 	if (idx)
 		return idx;
-	pthread_mutex_lock(&lock);
+	gfp_lock(&lock);
 	idx = (unsigned)ipcache_get(&index_of, key);
 	/* A site the cache could not keep is looked for in the table itself,
 	 * so that it never gets a second index. */
@@ -134,7 +134,7 @@ static unsigned site_index_slow(const struct gfp_req *req)
 	}
 	bool full = !idx && !warned_full;
 	warned_full |= full;
-	pthread_mutex_unlock(&lock);
+	gfp_unlock(&lock);
 	if (full)
 		gfp_log(GFP_LOG_WARNING,
 		        "stats=sites: more than %d call sites; the rest are not "
@@ -194,7 +194,7 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 		if (!create)
 			return NULL;
 		uint16_t *leaf = NULL;
-		pthread_mutex_lock(&lock);
+		gfp_lock(&lock);
 		c = __atomic_load_n(&dir[slot].chunk, __ATOMIC_RELAXED);
 		if (c == 0) {
 			void *m = mmap(NULL, LEAF_LEN * sizeof(uint16_t), PROT_READ | PROT_WRITE,
@@ -207,7 +207,7 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 		} else if (c == chunk) {
 			leaf = dir[slot].leaf;
 		}
-		pthread_mutex_unlock(&lock);
+		gfp_unlock(&lock);
 		if (leaf || c == 0)
 			return leaf;
 	}
@@ -473,10 +473,10 @@ void profile_thread_exit(struct gfp_thread *t)
 	unsigned n = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
 	/* Both under the lock a report holds throughout, so that no report
 	 * sees the counts both in dead and in the thread. */
-	pthread_mutex_lock(&lock);
+	gfp_lock(&lock);
 	fold(dead, t->sites, n);
 	memset(t->sites, 0, (n + 1) * sizeof(struct gfp_site_counts));
-	pthread_mutex_unlock(&lock);
+	gfp_unlock(&lock);
 }
 
 static int by_live_bytes(const void *a, const void *b)
@@ -495,10 +495,10 @@ void profile_report(struct gfp_buf *b)
 	static struct row rows[MAX_SITES];
 	static struct gfp_site_counts sum[MAX_SITES];
 	unsigned n = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
-	pthread_mutex_lock(&lock); /* lock, then registry_lock: never the other way */
+	gfp_lock(&lock); /* lock, then registry_lock: never the other way */
 	memcpy(sum, dead, (n + 1) * sizeof(sum[0]));
 	thread_each_sites(fold, sum, n);
-	pthread_mutex_unlock(&lock);
+	gfp_unlock(&lock);
 	for (unsigned i = 1; i <= n; i++) {
 		sum[i].live_bytes += __atomic_load_n(&orphan[i].bytes, __ATOMIC_RELAXED);
 		sum[i].live_calls += __atomic_load_n(&orphan[i].calls, __ATOMIC_RELAXED);

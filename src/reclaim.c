@@ -39,14 +39,14 @@ int reclaim_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind)
 	if (!scan || kind > GFP_SHRINK_FS)
 		return -1;
 	int r = -1;
-	pthread_mutex_lock(&register_lock);
+	gfp_lock(&register_lock);
 	unsigned n = __atomic_load_n(&nr_shrinkers, __ATOMIC_RELAXED);
 	if (n < MAX_SHRINKERS) {
 		shrinkers[n] = (struct shrinker){scan, arg, kind};
 		__atomic_store_n(&nr_shrinkers, n + 1, __ATOMIC_RELEASE);
 		r = 0;
 	}
-	pthread_mutex_unlock(&register_lock);
+	gfp_unlock(&register_lock);
 	return r;
 }
 
@@ -55,14 +55,14 @@ int reclaim_oom_notifier_register(gfp_oom_fn fn, void *arg)
 	if (!fn)
 		return -1;
 	int r = -1;
-	pthread_mutex_lock(&register_lock);
+	gfp_lock(&register_lock);
 	unsigned n = __atomic_load_n(&nr_notifiers, __ATOMIC_RELAXED);
 	if (n < MAX_NOTIFIERS) {
 		notifiers[n] = (struct notifier){fn, arg};
 		__atomic_store_n(&nr_notifiers, n + 1, __ATOMIC_RELEASE);
 		r = 0;
 	}
-	pthread_mutex_unlock(&register_lock);
+	gfp_unlock(&register_lock);
 	return r;
 }
 

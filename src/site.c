@@ -160,7 +160,7 @@ static pthread_mutex_t put_lock = PTHREAD_MUTEX_INITIALIZER;
 bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value)
 {
 	bool kept = false;
-	pthread_mutex_lock(&put_lock);
+	gfp_lock(&put_lock);
 	for (unsigned i = 0; i < GFP_IPCACHE_PROBE && !kept; i++) {
 		struct gfp_ipcache_entry *e = &c->e[(key + i) % GFP_IPCACHE_SIZE];
 		uint64_t k = __atomic_load_n(&e->key, __ATOMIC_RELAXED);
@@ -172,7 +172,7 @@ bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value)
 			kept = true;
 		}
 	}
-	pthread_mutex_unlock(&put_lock);
+	gfp_unlock(&put_lock);
 	return kept;
 }
 

@@ -38,6 +38,19 @@ static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *fro
 /* Runs from the thread's own pthread key destructor. Late calls of this
  * thread (other destructors, libc teardown) stay idle: registering again
  * would only ask glibc for another destructor round. */
+/* An idle thread's calls are jemalloc's alone, but for what must still be
+ * seen: injection's countdown (armed), every free under stats=sites (the map
+ * keeps no entry of a freed block), and every call of a thread past its exit
+ * whose blocks the budget counted (budget_exited_delta). */
+static void become_idle(void)
+{
+	gfp_tls.mode = GFP_TLS_IDLE;
+	gfp_tls.countdown = gfp_tls.exit_counted                 ? 0
+	                    : gfp_armed_fast && !gfp_tls.exiting ? 1
+	                                                         : INT64_MAX;
+	gfp_tls.free_direct = !gfp_profile_on && !gfp_tls.exit_counted;
+}
+
 static void thread_exit(void *arg)
 {
 	struct gfp_thread *t = arg;
@@ -52,9 +65,9 @@ static void thread_exit(void *arg)
 	gfp_tls.guard++;
 	reserve_thread_exit(t); /* before registry_lock: the budget's lock nests outside it */
 	profile_thread_exit(t);
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	fold(dead, t->stats);
-	budget_thread_exit(t);
+	gfp_tls.exit_counted = budget_thread_exit(t);
 	__atomic_sub_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
 	if (t->prev)
 		t->prev->next = t->next;
@@ -64,12 +77,10 @@ static void thread_exit(void *arg)
 		t->next->prev = t->prev;
 	t->next = spare;
 	spare = t;
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 	gfp_tls.thread = NULL;
 	gfp_tls.exiting = 1;
-	gfp_tls.mode = GFP_TLS_IDLE;
-	gfp_tls.countdown = INT64_MAX;
-	gfp_tls.free_direct = !gfp_profile_on;
+	become_idle();
 	gfp_tls.guard--;
 }
 
@@ -81,12 +92,12 @@ void thread_init(void)
 static struct gfp_thread *block_get(void)
 {
 	struct gfp_thread *t = NULL;
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	if (spare) {
 		t = spare;
 		spare = t->next;
 	}
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 	if (!t) {
 		void *m = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
 		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -111,13 +122,13 @@ static struct gfp_thread *register_thread(void)
 	t->mode = &gfp_tls.mode;
 	t->decided_gen = &gfp_tls.decided_gen;
 	budget_thread_start(t);
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	t->next = live;
 	if (live)
 		live->prev = t;
 	live = t;
 	__atomic_add_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, t);
 	gfp_tls.thread = t;
@@ -162,9 +173,7 @@ enum gfp_tls_mode thread_enter(void)
 		gfp_tls.gap = 0;
 		gfp_tls.inject_left = 0;
 		if (idle) {
-			gfp_tls.countdown = gfp_armed_fast && !gfp_tls.exiting ? 1 : INT64_MAX;
-			gfp_tls.mode = GFP_TLS_IDLE;
-			gfp_tls.free_direct = !gfp_profile_on; /* stats=sites clears every free */
+			become_idle();
 			mode = GFP_TLS_IDLE;
 		} else {
 			gfp_tls.countdown = 0;
@@ -185,11 +194,11 @@ enum gfp_tls_mode thread_enter(void)
  * check when the byte flips wakes nobody; the waiter's pause is bounded. */
 void thread_update_free_direct(void)
 {
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	unsigned char v = gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
 	for (struct gfp_thread *t = live; t; t = t->next)
 		__atomic_store_n(t->free_direct, v, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 }
 
 /* Whether thread t has looked at the policy of generation gen, or will at
@@ -203,7 +212,7 @@ static bool poke_seen(const struct gfp_thread *t, uint64_t gen)
 void thread_poke_all(void)
 {
 	uint64_t gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	/* UNDECIDED sends a policy thread's next call to thread_enter; a
 	 * countdown of 0 does the same for an idle one. The owner decrements
 	 * without a lock, so a store that lands between its load and its store
@@ -223,39 +232,39 @@ void thread_poke_all(void)
 		if (!lost)
 			break;
 	}
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 }
 
 void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT])
 {
 	memset(out, 0, sizeof(struct gfp_entry_stats) * GFP_ENTRY_COUNT);
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	fold(out, dead);
 	for (struct gfp_thread *t = live; t; t = t->next)
 		fold(out, t->stats);
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 }
 
 void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_site_counts *,
                                   unsigned),
                        struct gfp_site_counts *into, unsigned n)
 {
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	for (struct gfp_thread *t = live; t; t = t->next) {
 		const struct gfp_site_counts *s = __atomic_load_n(&t->sites, __ATOMIC_ACQUIRE);
 		if (s)
 			fn(into, s, n);
 	}
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 }
 
 int64_t thread_sum_live(const int64_t *exited)
 {
-	pthread_mutex_lock(&registry_lock);
+	gfp_lock(&registry_lock);
 	int64_t sum = __atomic_load_n(exited, __ATOMIC_RELAXED);
 	for (struct gfp_thread *t = live; t; t = t->next)
 		sum += budget_thread_live(t);
-	pthread_mutex_unlock(&registry_lock);
+	gfp_unlock(&registry_lock);
 	return sum;
 }
 

@@ -26,6 +26,7 @@ try 125 "^gfpshim: error: GFP_POLICY_FILE: cannot read '$TMP': Is a directory" G
 printf 'stats=totals\n\0limit=1G\n' >"$TMP/nul"
 try 125 "^gfpshim: error: GFP_POLICY_FILE $TMP/nul: a NUL byte at offset 13" GFP_POLICY_FILE="$TMP/nul"
 try 125 "^gfpshim: error: GFP_POLICY: fail.min is above fail.max" GFP_POLICY='fail.probability=1;fail.min=1K;fail.max=10'
+try 125 "^gfpshim: error: GFP_POLICY: min_free may be at most half of limit" GFP_POLICY='limit=8M;min_free=6M'
 try 125 "GFP_LOG: bad value 'fd:x'" GFP_LOG=fd:x
 try 125 "GFP_LOG: descriptor 57 is not open" GFP_LOG=fd:57
 try 125 "GFP_LOG: cannot open '/nonexistent/dir/log'" GFP_LOG=/nonexistent/dir/log

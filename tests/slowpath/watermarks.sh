@@ -1,7 +1,8 @@
 #!/bin/bash
 # Under limit=, ordinary requests fill up to limit - min_free; NOWAIT gets
 # none of the reserve, NOMEMALLOC cancels MEMALLOC, HIGH may use half of it,
-# ATOMIC 5/8, MEMALLOC all of it (then nothing more). min_free=0 means 1% of
+# ATOMIC 5/8 (but with NOMEMALLOC half, like HIGH), MEMALLOC all of it (then
+# nothing more). min_free=0 means 1% of
 # the limit, at least 64K. sp_watermark prints the blocks of 4096 bytes each
 # kind added, in that order.
 source "$TESTS/lib.sh"
@@ -21,7 +22,7 @@ bad = []
 # The ordinary fill ends within the program's own few hundred KB of L - R.
 if not (L - R - 512 * 1024) / 4096 <= got["kernel"] <= (L - R) / 4096:
     bad.append(f"kernel={got['kernel']}, expected just below {(L - R) / 4096:.1f}")
-for k in ("nowait", "nomemalloc", "after"):
+for k in ("nowait", "nomemalloc", "atomic_nomem", "after"):
     if got[k] != 0:
         bad.append(f"{k}={got[k]}, expected 0")
 cum = 0
