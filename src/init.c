@@ -270,7 +270,7 @@ static void do_init(void)
 		config_fail(err_msg);
 
 	const char *report = secure_getenv("GFP_REPORT");
-	if (report && *report && !gfp_secure) {
+	if (report && *report && !gfp_secure && !inject_other_process()) {
 		stats_set_report_path(report);
 		if (!gfp_policy.set[GFP_K_stats])
 			gfp_policy.stats = 1;

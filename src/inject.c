@@ -107,7 +107,7 @@ void inject_report_sites(struct gfp_buf *b)
 
 /* GFP_INJECT_PID: gfp-sweep fails calls of the target process only, not of
  * the programs it runs (unless --follow). */
-static bool other_process(void)
+bool inject_other_process(void)
 {
 	const char *only = secure_getenv("GFP_INJECT_PID");
 	if (!only || !*only)
@@ -121,7 +121,7 @@ static bool other_process(void)
 void inject_init(void)
 {
 	const struct gfp_policy *p = &gfp_policy;
-	if (other_process()) {
+	if (inject_other_process()) {
 		gfp_inject_on = false;
 		return;
 	}

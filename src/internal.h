@@ -604,6 +604,9 @@ extern bool gfp_armed_fast;    /* and nothing else shapes allocation: threads st
 extern double gfp_inject_probability;
 extern bool gfp_main_started; /* atomic: main() was entered (preload/start.c) */
 void inject_init(void);
+/* GFP_INJECT_PID names another process: this one neither injects nor
+ * reports (its GFP_REPORT would overwrite the one under test's). */
+bool inject_other_process(void);
 void inject_report_sites(struct gfp_buf *b);
 bool inject_should_fail(struct gfp_req *req, bool at_attempt);
 uint64_t inject_child_ordinal(void);

@@ -38,11 +38,12 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: gfp-run [--policy STR] [--policy-file FILE] [--rules STR] [--log DEST]\n"
-	           "               [--report FILE] [--lib PATH] -- PROG [ARGS...]\n"
+	           "               [--report FILE] [--lib PATH] [--no-follow] -- PROG [ARGS...]\n"
 	           "       gfp-run --list-keys\n"
 	           "Runs PROG with libgfpshim.so preloaded. --policy sets GFP_POLICY (see\n"
 	           "--list-keys), --rules GFP_RULES ('lib:libfoo.so* => NORETRY; ...'), --log\n"
-	           "GFP_LOG (stderr, fd:N or a path), --report GFP_REPORT.\n");
+	           "GFP_LOG (stderr, fd:N or a path), --report GFP_REPORT; --no-follow injects\n"
+	           "failures into PROG's own process only, not into programs it runs.\n");
 }
 
 static void list_keys(void)
@@ -91,6 +92,10 @@ static unsigned long long count_site_hits(char **argv, const char *policy, const
 		snprintf(recording, sizeof(recording), "%s;fail.site=;stats=paths", policy);
 		setenv("GFP_POLICY", recording, 1);
 		setenv("GFP_REPORT", report, 1);
+		/* Its own report, not that of a program it runs. */
+		char pid[32];
+		snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+		setenv("GFP_INJECT_PID", pid, 1);
 		unsetenv("GFP_RECORD");
 		unsetenv("GFP_LOG");
 		execvp(argv[0], argv);
@@ -120,14 +125,21 @@ static unsigned long long count_site_hits(char **argv, const char *policy, const
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"policy", required_argument, NULL, 'p'}, {"policy-file", required_argument, NULL, 'f'},
-	    {"log", required_argument, NULL, 'l'},    {"report", required_argument, NULL, 'r'},
-	    {"lib", required_argument, NULL, 'L'},    {"list-keys", no_argument, NULL, 'k'},
-	    {"rules", required_argument, NULL, 'R'},  {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"policy-file", required_argument, NULL, 'f'},
+	    {"log", required_argument, NULL, 'l'},
+	    {"report", required_argument, NULL, 'r'},
+	    {"lib", required_argument, NULL, 'L'},
+	    {"list-keys", no_argument, NULL, 'k'},
+	    {"rules", required_argument, NULL, 'R'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"no-follow", no_argument, NULL, 'n'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *policy = NULL, *policy_file = NULL, *log = NULL, *report = NULL, *lib = NULL,
 	           *rules = NULL;
+	bool no_follow = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "+p:f:l:r:L:R:khV", opts, NULL)) != -1) {
 		switch (c) {
@@ -158,6 +170,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("gfp-run %s\n", GFP_VERSION);
 			return 0;
+		case 'n':
+			no_follow = true;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -229,6 +244,13 @@ int main(int argc, char **argv)
 	}
 
 	tool_set_preload(libpath);
+	if (no_follow) {
+		/* PROG keeps this process's id (exec): the programs it runs get
+		 * no injected failure, as under gfp-sweep without --follow. */
+		char pid[32];
+		snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+		setenv("GFP_INJECT_PID", pid, 1);
+	}
 
 	if (policy && pol.fail_site.v[0] && pol.fail_site_hit == 0) {
 		unsigned long long hits = count_site_hits(argv + optind, policy, pol.fail_site.v);

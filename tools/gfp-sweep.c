@@ -19,7 +19,9 @@
  * CI) and one self-contained HTML page.
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -70,7 +72,9 @@ static struct {
 	int jobs, timeout_s, max_runs, shard_k, shard_n;
 	bool persist, follow, junk;
 	char **argv;
-	char lib[PATH_MAX], tmp[512], input[600], rec_out[600];
+	char lib[PATH_MAX], tmp[512], input[PATH_MAX];
+	int rec_status;  /* the recording run's exit status */
+	bool unstable;   /* two runs without injection wrote different output */
 	double rec_seconds, started;
 	time_t wall_started; /* for the reports' timestamps */
 } opt = {.mode = "sites", .jobs = 0, .timeout_s = 0, .max_runs = 0, .shard_k = 1, .shard_n = 1,
@@ -81,6 +85,64 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path) != 0 && errno != ENOENT;
+}
+
+/* The runs' files go with the sweep, however it ends (exit, die, a signal). */
+static void remove_tmp(void)
+{
+	if (opt.tmp[0] && nftw(opt.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		fprintf(stderr, "gfp-sweep: warning: could not remove %s\n", opt.tmp);
+	opt.tmp[0] = '\0';
+}
+
+/* The runs in flight, by process group: a signal that stops the sweep
+ * (Ctrl-C, SIGTERM) stops them too, hung ones included. */
+static pid_t *running;
+static size_t nrunning;
+static volatile sig_atomic_t stop_signal;
+
+static void track(pid_t pid, pid_t replace)
+{
+	for (size_t i = 0; i < nrunning; i++)
+		if (running[i] == replace) {
+			running[i] = pid;
+			return;
+		}
+}
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	for (size_t i = 0; i < nrunning; i++)
+		if (running[i] > 0) {
+			kill(-running[i], SIGKILL);
+			kill(running[i], SIGKILL);
+		}
+}
+
+static void stop_on_signals(void)
+{
+	struct sigaction sa = {0};
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Between polls: a stop signal ends the sweep, its files removed (atexit). */
+static void check_stop(void)
+{
+	if (stop_signal) {
+		fprintf(stderr, "\ngfp-sweep: stopped by signal %d; the runs in flight were killed\n",
+		        (int)stop_signal);
+		exit(128 + stop_signal);
+	}
 }
 
 static void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -123,8 +185,11 @@ static pid_t spawn(int idx, const char *policy, bool recording)
 	pid_t pid = fork();
 	if (pid < 0)
 		die(EXIT_USAGE, "fork: %s", strerror(errno));
-	if (pid > 0)
+	if (pid > 0) {
+		setpgid(pid, pid); /* before on_stop may need it, as the child does */
+		track(pid, 0);
 		return pid;
+	}
 	setpgid(0, 0);
 	int in = open(opt.input[0] ? opt.input : "/dev/null", O_RDONLY);
 	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -140,8 +205,14 @@ static pid_t spawn(int idx, const char *policy, bool recording)
 	setenv("GFP_POLICY", pol, 1);
 	setenv("GFP_RECORD", rec, 1);
 	setenv("GFP_LOG", err, 1);
-	if (recording)
+	if (recording && opt.follow) {
+		/* Every process of the program reports (%p: its pid), and the
+		 * plan takes the sites of them all. */
+		strcat(rep, ".%p");
 		setenv("GFP_REPORT", rep, 1);
+	} else if (recording) {
+		setenv("GFP_REPORT", rep, 1);
+	}
 	else
 		unsetenv("GFP_REPORT");
 	if (!opt.follow) {
@@ -161,24 +232,44 @@ static pid_t spawn(int idx, const char *policy, bool recording)
 	_exit(127);
 }
 
+/* What a run wrote to its standard output. */
+struct output {
+	char *text;
+	size_t len;
+};
+
+static struct output read_output(int idx)
+{
+	char path[PATH_MAX + 16];
+	run_paths(idx, "out", path, sizeof(path));
+	struct output o = {NULL, 0};
+	o.text = text_slurp(path, &o.len);
+	if (!o.text)
+		o.text = strdup(""), o.len = 0;
+	return o;
+}
+
 /* Waits for pid with a timeout; kills its process group on expiry. */
 static int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 {
 	int st = 0;
 	*timed_out = false;
 	for (;;) {
+		check_stop();
 		pid_t r = waitpid(pid, &st, WNOHANG);
 		if (r == pid)
-			return st;
+			break;
 		if (timeout > 0 && now() - started > timeout) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			*timed_out = true;
-			return st;
+			break;
 		}
 		usleep(2000);
 	}
+	track(0, pid);
+	return st;
 }
 
 static char prog_path[PATH_MAX];
@@ -354,7 +445,19 @@ static bool crash_is_memory(const char *crash)
 	return false;
 }
 
-static void classify(struct run *r, int idx, int st, bool timed_out, const char *rec_out)
+/* Run idx wrote what the recording run wrote: byte for byte, NULs too. */
+static bool same_output(int idx, const struct output *rec_out)
+{
+	char path[PATH_MAX + 16];
+	run_paths(idx, "out", path, sizeof(path));
+	size_t len = 0;
+	char *out = text_slurp(path, &len);
+	bool same = out && len == rec_out->len && memcmp(out, rec_out->text, len) == 0;
+	free(out);
+	return same;
+}
+
+static void classify(struct run *r, int idx, int st, bool timed_out, const struct output *rec_out)
 {
 	char path[PATH_MAX + 16];
 	run_paths(idx, "rec", path, sizeof(path));
@@ -372,22 +475,20 @@ static void classify(struct run *r, int idx, int st, bool timed_out, const char 
 			  sizeof(r->crash_top));
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-	if (timed_out)
+	if (timed_out && inj)
 		r->outcome = O_HANG;
 	else if (!inj)
-		r->outcome = O_UNREACHED;
+		r->outcome = O_UNREACHED; /* also a timeout before the failure point */
 	else if (r->signal == SIGABRT && !crash_is_memory(crash))
 		r->outcome = O_ABORT;
 	else if (r->signal)
 		r->outcome = O_CRASH;
-	else if (r->status != 0)
-		r->outcome = O_HANDLED;
-	else {
-		run_paths(idx, "out", path, sizeof(path));
-		char *out = text_slurp(path, NULL);
-		r->outcome = out && strcmp(out, rec_out) == 0 ? O_OK : O_SILENT;
-		free(out);
-	}
+	else if (r->status != opt.rec_status && r->status != 0)
+		r->outcome = O_HANDLED; /* it said so */
+	else if (r->status != opt.rec_status)
+		r->outcome = O_SILENT; /* success where the plain run failed */
+	else
+		r->outcome = same_output(idx, rec_out) || opt.unstable ? O_OK : O_SILENT;
 	free(rec);
 }
 
@@ -404,6 +505,48 @@ struct site {
 static struct site *sites;
 static size_t nsites;
 static uint64_t eligible;
+
+/* Adds the sites of one recording report (a site seen by several processes
+ * adds their hits up); 0 when there is no report. */
+static size_t read_sites(const char *path)
+{
+	char *rep = text_slurp(path, NULL);
+	if (!rep)
+		return 0;
+	const char *e = strstr(rep, "\"eligible_calls\":");
+	if (e)
+		eligible += strtoull(e + 17, NULL, 10);
+	static size_t cap;
+	/* The sites array ends at its ']' (its objects hold no arrays): what
+	 * follows it, such as allocinfo, is not read as sites. */
+	const char *list = strstr(rep, "\"sites\":[");
+	const char *end = list ? strchr(list, ']') : NULL;
+	for (const char *p = list; p && (p = strstr(p, "{\"site\":\"")) && p < end; p++) {
+		struct site one = {0};
+		unsigned long long hits = 0, first = 0;
+		int got = sscanf(p, "{\"site\":\"%16[0-9a-f]\",\"hits\":%llu,\"first\":%llu",
+		                 one.id, &hits, &first);
+		if (got < 2)
+			continue;
+		size_t i = 0;
+		while (i < nsites && strcmp(sites[i].id, one.id) != 0)
+			i++;
+		if (i == nsites) {
+			if (nsites == cap) {
+				cap = cap ? cap * 2 : 64;
+				sites = realloc(sites, cap * sizeof(*sites));
+				if (!sites)
+					die(EXIT_USAGE, "out of memory");
+			}
+			sites[nsites++] = one;
+		}
+		sites[i].hits += hits;
+		if (got == 3 && first && (!sites[i].first || first < sites[i].first))
+			sites[i].first = first;
+	}
+	free(rep);
+	return 1;
+}
 
 static void record(void)
 {
@@ -426,42 +569,43 @@ static void record(void)
 		char *err = text_slurp(path, NULL);
 		die(125, "the shim refused the policy:\n%s", err ? err : "");
 	}
+	/* The report, or with --follow those of every process it ran. */
 	char path[PATH_MAX + 16];
 	run_paths(0, "report", path, sizeof(path));
-	char *rep = text_slurp(path, NULL);
-	if (!rep)
+	size_t reports = 0;
+	if (opt.follow) {
+		DIR *d = opendir(opt.tmp);
+		for (struct dirent *e; d && (e = readdir(d));) {
+			if (strncmp(e->d_name, "0.report.", 9) != 0)
+				continue;
+			char one[PATH_MAX + 300];
+			snprintf(one, sizeof(one), "%s/%s", opt.tmp, e->d_name);
+			reports += read_sites(one);
+		}
+		if (d)
+			closedir(d);
+	} else {
+		reports = read_sites(path);
+	}
+	if (!reports)
 		die(EXIT_USAGE, "the recording run wrote no report: is %s a dynamically linked "
 				"program that exits normally?",
 		    opt.argv[0]);
-	const char *e = strstr(rep, "\"eligible_calls\":");
-	if (e)
-		eligible = strtoull(e + 17, NULL, 10);
-	size_t cap = 64;
-	sites = calloc(cap, sizeof(*sites));
-	/* The sites array ends at its ']' (its objects hold no arrays): what
-	 * follows it, such as allocinfo, is not read as sites. */
-	const char *list = strstr(rep, "\"sites\":[");
-	const char *end = list ? strchr(list, ']') : NULL;
-	for (const char *p = list; p && (p = strstr(p, "{\"site\":\"")) && p < end;) {
-		if (nsites == cap) {
-			cap *= 2;
-			sites = realloc(sites, cap * sizeof(*sites));
-		}
-		if (!sites)
-			die(EXIT_USAGE, "out of memory");
-		struct site *st2 = &sites[nsites];
-		unsigned long long hits = 0, first = 0;
-		int got = sscanf(p, "{\"site\":\"%16[0-9a-f]\",\"hits\":%llu,\"first\":%llu",
-		                 st2->id, &hits, &first);
-		if (got >= 2) {
-			st2->hits = hits;
-			st2->first = got == 3 ? first : 0;
-			nsites++;
-		}
-		p++;
-	}
-	free(rep);
-	run_paths(0, "out", opt.rec_out, sizeof(opt.rec_out));
+	opt.rec_status = WEXITSTATUS(st);
+	/* A second run without injection: output that changes by itself
+	 * (times, addresses) says nothing of data lost. */
+	pid = spawn(-1, "", false);
+	t0 = now();
+	int st2 = wait_run(pid, t0, 600, &to);
+	struct output rec = read_output(0), again = read_output(-1);
+	opt.unstable = to || st2 != st || rec.len != again.len ||
+	               memcmp(rec.text, again.text, rec.len) != 0;
+	if (opt.unstable)
+		fprintf(stderr, "gfp-sweep: note: two runs of %s without injection wrote different "
+		                "output or exited differently: silent data losses are not looked for\n",
+		        opt.argv[0]);
+	free(rec.text);
+	free(again.text);
 }
 
 static struct run *runs;
@@ -658,9 +802,7 @@ static double run_timeout(void)
 /* Runs runs[from..nruns). */
 static void execute(size_t from)
 {
-	char *rec_out = text_slurp(opt.rec_out, NULL);
-	if (!rec_out)
-		rec_out = strdup("");
+	struct output rec_out = read_output(0);
 	size_t next = from, done = from, active = 0;
 	int *slot_run = calloc((size_t)opt.jobs, sizeof(int));
 	bool tty = isatty(2);
@@ -696,8 +838,9 @@ static void execute(size_t from)
 			}
 			if (w != r->pid)
 				continue;
+			track(0, r->pid);
 			r->seconds = now() - r->started;
-			classify(r, slot_run[s], st, to, rec_out);
+			classify(r, slot_run[s], st, to, &rec_out);
 			slot_run[s] = 0;
 			active--;
 			done++;
@@ -708,11 +851,12 @@ static void execute(size_t from)
 			}
 		}
 		usleep(1000);
+		check_stop();
 	}
 	if (tty)
 		fprintf(stderr, "\r%60s\r", "");
 	free(slot_run);
-	free(rec_out);
+	free(rec_out.text);
 }
 
 /* ------------------------------------------------------------------------
@@ -739,8 +883,31 @@ static void command_line(FILE *f)
 			fputc(' ', f);
 		text_shell_quote(f, *a);
 	}
-	if (opt.input[0])
-		fprintf(f, " < INPUT");
+	if (opt.input[0]) {
+		fprintf(f, " < ");
+		text_shell_quote(f, opt.input);
+	}
+}
+
+/* gfp-run as a shell finds it, else the one beside this gfp-sweep (a build
+ * tree's), so that a printed reproducer runs as printed. */
+static const char *gfp_run_path(void)
+{
+	static char path[PATH_MAX];
+	if (path[0])
+		return path;
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+	if (!tool_resolve("gfp-run", path, sizeof(path)) && slash) {
+		snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "gfp-run");
+		if (access(self, X_OK) == 0) {
+			snprintf(path, sizeof(path), "%s", self);
+			return path;
+		}
+	}
+	snprintf(path, sizeof(path), "gfp-run");
+	return path;
 }
 
 /* The policy a run had: --policy's, then its failure point. */
@@ -764,7 +931,9 @@ static void reproducer(FILE *f, const struct run *r)
 		text_shell_quote(f, conf);
 		fputc(' ', f);
 	}
-	fprintf(f, "gfp-run --policy ");
+	text_shell_quote(f, gfp_run_path());
+	/* As the sweep did: failures in the program's own process only. */
+	fprintf(f, "%s --policy ", opt.follow ? "" : " --no-follow");
 	text_shell_quote(f, pol);
 	fprintf(f, " -- ");
 	command_line(f);
@@ -776,14 +945,14 @@ static bool confirm(const struct run *r, int idx)
 {
 	char pol[512];
 	policy_of(r, pol, sizeof(pol));
-	char *rec_out = text_slurp(opt.rec_out, NULL);
+	struct output rec_out = read_output(0);
 	struct run again = *r;
 	double t0 = now();
 	pid_t pid = spawn(idx, pol, false);
 	bool to;
 	int st = wait_run(pid, t0, run_timeout(), &to);
-	classify(&again, idx, st, to, rec_out ? rec_out : "");
-	free(rec_out);
+	classify(&again, idx, st, to, &rec_out);
+	free(rec_out.text);
 	return again.outcome == r->outcome;
 }
 
@@ -1415,9 +1584,6 @@ static void write_html(const char *path, const struct group *groups, size_t ngro
 		fprintf(f, "<p>None.</p>\n");
 	for (size_t g = 0; g < ngroups; g++)
 		html_group(f, groups, g);
-	if (opt.input[0])
-		fprintf(f, "<p class=\"note\">INPUT: the standard input the sweep was "
-			   "given.</p>\n");
 
 	fprintf(f, "<details>\n<summary>All %zu runs</summary>\n<table class=\"runs\">\n<tr><th>#"
 		   "</th><th>site</th><th>failure point</th><th>outcome</th><th>exit</th><th>time"
@@ -1441,19 +1607,49 @@ static void write_html(const char *path, const struct group *groups, size_t ngro
 		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
 }
 
+/* A count option: a whole number of at least 1. */
+static int positive(const char *name, const char *v)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (end == v || *end || errno || n < 1 || n > INT_MAX)
+		die(EXIT_USAGE, "%s takes a whole number of at least 1, not '%s'", name, v);
+	return (int)n;
+}
+
+/* --policy: the runs' keys; the failure points are the sweep's to choose, and
+ * a trailing separator would double in reproducers. */
+static const char *policy_arg(char *v)
+{
+	for (const char *k = v; (k = strstr(k, "fail.")); k++)
+		if (k == v || k[-1] == ';' || k[-1] == ',' || k[-1] == ' ')
+			die(EXIT_USAGE,
+			    "--policy '%s' has fail.* keys: the sweep chooses the failure points "
+			    "(give the other keys, such as limit= or default=)",
+			    v);
+	size_t n = strlen(v);
+	while (n && (v[n - 1] == ';' || v[n - 1] == ',' || v[n - 1] == ' '))
+		v[--n] = '\0';
+	return v;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
 		"                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
-		"                 [--json FILE] [--junit FILE] [--html FILE] -- PROG [ARGS...]\n"
+		"                 [--input FILE] [--json FILE] [--junit FILE] [--html FILE]\n"
+		"                 -- PROG [ARGS...]\n"
 		"Runs PROG once to record its allocation call sites, then once per failure point\n"
 		"(sites: the first, second and last hit of every site; nth: every Nth call;\n"
 		"with --max-runs, every site's first hit or first call comes first),\n"
 		"and reports the crashes, hangs and silent data losses it finds.\n"
 		"--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
 		"report (one testcase per failure point) and as one self-contained HTML page.\n"
-		"Exit status: 0 no finding, 1 findings, 2 usage errors.\n");
+		"--input FILE is every run's standard input (else /dev/null).\n"
+		"Exit status: 0 no finding, 1 findings, 2 usage errors, 125 the shim refused\n"
+		"--policy.\n");
 }
 
 int main(int argc, char **argv)
@@ -1466,7 +1662,7 @@ int main(int argc, char **argv)
 		{"no-junk", no_argument, NULL, 'J'},	   {"json", required_argument, NULL, 'o'},
 		{"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
 		{"lib", required_argument, NULL, 'L'},	   {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"input", required_argument, NULL, 'i'},   {NULL, 0, NULL, 0},
 	};
 	int c;
 	const char *lib = NULL;
@@ -1475,15 +1671,19 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+m:j:t:M:s:p:o:L:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': opt.mode = optarg; break;
-		case 'j': opt.jobs = atoi(optarg); break;
-		case 't': opt.timeout_s = atoi(optarg); break;
-		case 'M': opt.max_runs = atoi(optarg); break;
+		case 'j': opt.jobs = positive("-j", optarg); break;
+		case 't': opt.timeout_s = positive("--timeout", optarg); break;
+		case 'M': opt.max_runs = positive("--max-runs", optarg); break;
+		case 'i':
+			if (!realpath(optarg, opt.input) || access(opt.input, R_OK) != 0)
+				die(EXIT_USAGE, "--input %s: %s", optarg, strerror(errno));
+			break;
 		case 's':
 			if (sscanf(optarg, "%d/%d", &opt.shard_k, &opt.shard_n) != 2 ||
 			    opt.shard_n < 1 || opt.shard_k < 1 || opt.shard_k > opt.shard_n)
 				die(EXIT_USAGE, "--shard takes K/N with 1 <= K <= N, e.g. 2/4");
 			break;
-		case 'p': opt.policy = optarg; break;
+		case 'p': opt.policy = policy_arg(optarg); break;
 		case 'P': opt.persist = true; break;
 		case 'F': opt.follow = true; break;
 		case 'J': opt.junk = false; break;
@@ -1506,6 +1706,10 @@ int main(int argc, char **argv)
 		opt.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (opt.jobs <= 0)
 		opt.jobs = 1;
+	nrunning = (size_t)opt.jobs + 1;
+	running = calloc(nrunning, sizeof(*running));
+	if (!running)
+		die(EXIT_USAGE, "out of memory");
 	if (lib)
 		snprintf(opt.lib, sizeof(opt.lib), "%s", lib);
 	else if (!tool_find_library(opt.lib, sizeof(opt.lib)))
@@ -1519,25 +1723,22 @@ int main(int argc, char **argv)
 		die(126, "%s is statically linked: LD_PRELOAD cannot reach its allocations",
 		    resolved);
 
+	/* The reports' files are checked before the runs, not after them. */
+	const char *outputs[] = {opt.json, opt.junit, opt.html};
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		FILE *o = outputs[i] ? fopen(outputs[i], "a") : NULL;
+		if (outputs[i] && !o)
+			die(EXIT_USAGE, "cannot write %s: %s", outputs[i], strerror(errno));
+		if (o)
+			fclose(o);
+	}
+
 	snprintf(opt.tmp, sizeof(opt.tmp), "%s/gfp-sweep.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(opt.tmp))
 		die(EXIT_USAGE, "mkdtemp: %s", strerror(errno));
-	/* The same input for every run: standard input, read once. */
-	if (!isatty(0)) {
-		snprintf(opt.input, sizeof(opt.input), "%s/input", opt.tmp);
-		int fd = open(opt.input, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		char buf[65536];
-		ssize_t n;
-		while (fd >= 0 && (n = read(0, buf, sizeof(buf))) > 0)
-			if (write(fd, buf, (size_t)n) != n)
-				break;
-		struct stat st;
-		if (fd >= 0)
-			close(fd);
-		if (stat(opt.input, &st) == 0 && st.st_size == 0)
-			opt.input[0] = '\0'; /* nothing was given: like /dev/null */
-	}
+	atexit(remove_tmp);
+	stop_on_signals();
 
 	record();
 	plan();
@@ -1602,11 +1803,6 @@ int main(int argc, char **argv)
 	if (opt.html)
 		write_html(opt.html, groups, ngroups, counts);
 	fflush(stdout);
-
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", opt.tmp);
-	if (system(cmd) != 0)
-		fprintf(stderr, "gfp-sweep: warning: could not remove %s\n", opt.tmp);
 	free(groups);
 	return ngroups ? EXIT_FINDINGS : 0;
 }

@@ -69,7 +69,7 @@ program_frames <"$TMP/sites.txt" >"$TMP/sweep.frames"
 # A printed reproducer reproduces: run the first crash group's command.
 line=$(grep -m1 -A40 '\] crash' "$TMP/sites.txt" | grep -m1 'reproduce (confirmed): ') || fail "no confirmed crash reproducer printed"
 cmd=${line#*reproduce (confirmed): }
-cmd=${cmd/gfp-run/$GFP_RUN}
+cmd=${cmd/ gfp-run / $GFP_RUN } # an installed gfp-run prints bare
 eval "$cmd" >/dev/null 2>&1
 st=$?
 [ "$st" -gt 128 ] || fail "reproducer '$cmd' exited $st, not by a signal"

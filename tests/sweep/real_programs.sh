@@ -93,7 +93,7 @@ if [ -f "$TMP/jq.json" ]; then
 g = [g for g in json.load(open(sys.argv[1]))["groups"] if g["outcome"] == "crash" and g["signal"] == 11]
 print(g[0]["reproducer"] if g else "")' "$TMP/jq.json")
 	[ -n "$cmd" ] || fail "jq: no segfault group"
-	cmd=${cmd/gfp-run/$GFP_RUN}
+	cmd=${cmd/ gfp-run / $GFP_RUN } # an installed gfp-run prints bare
 	eval "$cmd" >/dev/null 2>&1
 	st=$?
 	[ "$st" = 139 ] || fail "jq: the reproducer '$cmd' exited $st, not by SIGSEGV"
