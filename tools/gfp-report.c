@@ -784,10 +784,51 @@ static void print_record(const struct jval *r)
  * gfp-sweep results
  * ---------------------------------------------------------------------- */
 
+/* One bug is often reached from many failure points: the crash sites that
+ * several groups share, each once, with their groups and runs. */
+static void crash_sites_digest(const struct jval *groups, size_t ng)
+{
+	bool header = false;
+	for (size_t g = 0; g < ng; g++) {
+		const char *top = jstr(&groups->v[g], "crash_site");
+		size_t n = 0;
+		double runs = 0, count;
+		bool seen = false;
+		for (size_t h = 0; top && *top && h < ng && !seen; h++) {
+			const struct jval *o = &groups->v[h];
+			const char *oc = jstr(o, "outcome"), *t = jstr(o, "crash_site");
+			if (!oc || strcmp(oc, "crash") != 0 || !t || strcmp(t, top) != 0)
+				continue;
+			seen = h < g;
+			n++;
+			runs += jnum(o, "count", &count) ? count : 0;
+		}
+		if (seen || n < 2)
+			continue;
+		if (!header)
+			printf("\ncrash sites that several groups share (one bug, many failure "
+			       "points):\n");
+		header = true;
+		printf("  %zu groups, %.0f runs:\n", n, runs);
+		char frame[300];
+		snprintf(frame, sizeof(frame), "    %s", top);
+		/* "module+offset symbol" -> the frames' own layout */
+		char *sp = strchr(frame + 4, ' ');
+		char *plus = sp ? memrchr(frame + 4, '+', (size_t)(sp - frame - 4)) : NULL;
+		if (sp && plus) {
+			*sp = *plus = '\0';
+			print_frame(frame + 4, plus + 1, sp + 1, false);
+		} else {
+			printf("%s\n", frame);
+		}
+	}
+}
+
 static void print_sweep(const char *path, const struct jval *sw)
 {
 	const struct jval *prog = jget(sw, "program");
-	printf("%s: gfp-sweep %s, %s mode, shard %s:", path, jstr(sw, "gfp_sweep"),
+	printf("%s: gfp-sweep %s, %s mode, shard %s:", path,
+	       jstr(sw, "gfp_sweep") ? jstr(sw, "gfp_sweep") : "?",
 	       jstr(sw, "mode") ? jstr(sw, "mode") : "?",
 	       jstr(sw, "shard") ? jstr(sw, "shard") : "?");
 	for (size_t i = 0; prog && prog->type == J_ARR && i < prog->n; i++)
@@ -797,14 +838,18 @@ static void print_sweep(const char *path, const struct jval *sw)
 		}
 	const char *elig = jtext(jget(sw, "eligible_calls"));
 	const char *sites = jtext(jget(sw, "sites")), *runs = jtext(jget(sw, "runs"));
-	printf("\n  %s eligible calls at %s call sites; %s runs\n", elig ? elig : "?",
-	       sites ? sites : "?", runs ? runs : "?");
+	printf("\n  %s eligible calls at %s call sites; %s run%s\n", elig ? elig : "?",
+	       sites ? sites : "?", runs ? runs : "?", runs && !strcmp(runs, "1") ? "" : "s");
 	const struct jval *out = jget(sw, "outcomes");
 	printf("outcomes:");
+	bool any = false;
 	for (size_t i = 0; out && out->type == J_OBJ && i < out->n; i++)
-		if (jtext(&out->v[i]) && strcmp(jtext(&out->v[i]), "0") != 0)
+		if (jtext(&out->v[i]) && strcmp(jtext(&out->v[i]), "0") != 0) {
 			printf(" %s %s", out->k[i], jtext(&out->v[i]));
-	printf("\n");
+			any = true;
+		}
+	printf("%s\n", any ? "" : " none");
+	const struct jval *results = jget(sw, "results");
 
 	const struct jval *groups = jget(sw, "groups");
 	size_t ng = groups && groups->type == J_ARR ? groups->n : 0;
@@ -816,8 +861,19 @@ static void print_sweep(const char *path, const struct jval *sw)
 		printf("\n[%zu] %s", g + 1, oc ? oc : "?");
 		if (jnum(gr, "signal", &sig) && sig > 0 && sig < 65)
 			printf(" (signal %d %s)", (int)sig, strsignal((int)sig));
-		printf(" in %s run%s: allocation failure at site %s\n", count ? count : "?",
+		printf(" in %s run%s: allocation failure at site %s", count ? count : "?",
 		       count && strcmp(count, "1") == 0 ? "" : "s", site && *site ? site : "-");
+		/* Its first run's failure point, as gfp-sweep printed it. */
+		double first = -1;
+		const struct jval *r0 =
+		    jnum(gr, "first_run", &first) && results && results->type == J_ARR &&
+		            first >= 0 && first < (double)results->n
+		        ? &results->v[(size_t)first]
+		        : NULL;
+		const char *hit = r0 ? jtext(jget(r0, "hit")) : NULL, *rsite = r0 ? jstr(r0, "site") : NULL;
+		if (hit)
+			printf(", %s %s", rsite && *rsite ? "hit" : "call", hit);
+		printf("\n");
 		const char *inj = jstr(gr, "injection_frames"), *crash = jstr(gr, "crash_frames");
 		printf("  the failed allocation:\n");
 		if (inj && *inj)
@@ -848,6 +904,7 @@ static void print_sweep(const char *path, const struct jval *sw)
 	}
 	if (!ng)
 		printf("no crash, hang or silent data loss behind any failure point\n");
+	crash_sites_digest(groups, ng);
 }
 
 /* ------------------------------------------------------------------------

@@ -1652,6 +1652,49 @@ static void usage(FILE *f)
 		"--policy.\n");
 }
 
+/* One bug is often reached from many failure points: the crash sites that
+ * several groups share, each once, with their groups and runs. */
+static void crash_sites_digest(const struct group *groups, size_t ngroups)
+{
+	bool header = false;
+	for (size_t g = 0; g < ngroups; g++) {
+		const char *top = runs[groups[g].first].crash_top;
+		size_t ng = 0, nr = 0;
+		bool seen = false;
+		for (size_t h = 0; h < ngroups && !seen; h++) {
+			const struct run *r = &runs[groups[h].first];
+			if (r->outcome != O_CRASH || strcmp(r->crash_top, top) != 0)
+				continue;
+			seen = h < g; /* counted at its first group */
+			ng++;
+			nr += groups[h].count;
+		}
+		if (seen || ng < 2 || !top[0])
+			continue;
+		if (!header)
+			printf("\ncrash sites that several groups share (one bug, many failure "
+			       "points):\n");
+		header = true;
+		printf("  %zu groups, %zu runs:\n", ng, nr);
+		/* "module+offset symbol": the crash's top frame, the faulting pc. */
+		char mod[128] = "", off[32] = "";
+		const char *sp = strchr(top, ' '), *plus = NULL;
+		for (const char *c = top; c < (sp ? sp : top + strlen(top)); c++)
+			if (*c == '+')
+				plus = c;
+		if (plus && plus - top < (long)sizeof(mod)) {
+			snprintf(mod, sizeof(mod), "%.*s", (int)(plus - top), top);
+			snprintf(off, sizeof(off), "%.*s", (int)((sp ? sp : plus + strlen(plus)) - plus - 1),
+				 plus + 1);
+		}
+		const char *src = mod[0] ? source_cached(mod, off, false) : "";
+		if (src[0])
+			printf("    %s (%s+%s)\n", src, mod, off);
+		else
+			printf("    %s\n", top);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1742,8 +1785,9 @@ int main(int argc, char **argv)
 
 	record();
 	plan();
-	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu runs (%s mode",
-		opt.argv[0], (unsigned long long)eligible, nsites, nruns, opt.mode);
+	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu run%s (%s mode",
+		opt.argv[0], (unsigned long long)eligible, nsites, nruns, nruns == 1 ? "" : "s",
+		opt.mode);
 	if (opt.shard_n > 1)
 		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);
 	fprintf(stdout, ", -j %d)\n", opt.jobs);
@@ -1775,7 +1819,7 @@ int main(int argc, char **argv)
 	for (int o = 0; o < O_COUNT; o++)
 		if (counts[o])
 			printf(" %s %zu", outcome_name[o], counts[o]);
-	printf("\n");
+	printf("%s\n", nruns ? "" : " none");
 	for (size_t g = 0; g < ngroups; g++) {
 		const struct run *r = &runs[groups[g].first];
 		printf("\n[%zu] %s", g + 1, outcome_name[r->outcome]);
@@ -1796,6 +1840,7 @@ int main(int argc, char **argv)
 	}
 	if (!ngroups)
 		printf("no crash, hang or silent data loss behind any failure point\n");
+	crash_sites_digest(groups, ngroups);
 	if (opt.json)
 		write_json(opt.json, groups, ngroups, counts);
 	if (opt.junit)

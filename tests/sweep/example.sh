@@ -66,6 +66,19 @@ program_frames <"$TMP/sites.txt" >"$TMP/sweep.frames"
 [ -s "$TMP/sweep.frames" ] && cmp -s "$TMP/sweep.frames" "$TMP/report.frames" ||
 	fail "gfp-sweep and gfp-report name the program's frames differently: $(diff "$TMP/sweep.frames" "$TMP/report.frames")"
 
+# BUG 2 crashes at one place from two failure points: the digest says so,
+# in gfp-sweep's text and gfp-report's alike, and group headers name the hit.
+for f in sweep report; do
+	[ $f = sweep ] && cp "$TMP/sites.txt" "$TMP/digest.txt" ||
+		"$BUILD/tools/gfp-report" "$TMP/sites.json" >"$TMP/digest.txt" 2>/dev/null
+	expect_contains "$f: the crash-site digest" "$TMP/digest.txt" \
+		"^crash sites that several groups share \(one bug, many failure points\):$"
+	expect_contains "$f: the shared crash site" "$TMP/digest.txt" \
+		"^    row_free inventory\.c:[0-9]+ < .* \(inventory\+0x[0-9a-f]+\)$"
+	expect_contains "$f: group headers with the hit" "$TMP/digest.txt" \
+		"^\[1\] .* allocation failure at site [0-9a-f]{16}, hit [0-9]+$"
+done
+
 # A printed reproducer reproduces: run the first crash group's command.
 line=$(grep -m1 -A40 '\] crash' "$TMP/sites.txt" | grep -m1 'reproduce (confirmed): ') || fail "no confirmed crash reproducer printed"
 cmd=${line#*reproduce (confirmed): }
