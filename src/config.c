@@ -503,8 +503,9 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 		break;
 	case GFP_T_PROB: {
 		/* Up to 18 decimals, the trailing zeros dropped, so that what
-		 * gfp-ctl get prints sets the same probability again; one too
-		 * small for them prints as the smallest, not as 0 (off). */
+		 * gfp-ctl get prints sets the probability again (to those
+		 * decimals: the parser's sum may differ in the last bits); one
+		 * too small for them prints as the smallest, not as 0 (off). */
 		double p = *(const double *)v;
 		uint64_t scaled = (uint64_t)(p * 1e18 + 0.5);
 		if (!scaled && p > 0)

@@ -82,7 +82,7 @@ static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
 	if (gfp_armed_fast && !gfp_tls.exiting) {
 		if (inject_countdown(req))
 			return errno = ENOMEM, NULL;
-	} else if (!gfp_tls.exit_counted) { /* else every call comes to raw_alloc */
+	} else if (!gfp_exit_watched()) { /* else every call comes to raw_alloc */
 		gfp_tls.countdown = INT64_MAX;
 	}
 	return raw_alloc(req);

@@ -388,6 +388,14 @@ struct gfp_site_counts {
 	uint64_t calls, bytes, failures, injections, retries, max_stall_ns;
 };
 extern bool gfp_profile_on;
+
+/* A thread past its exit whose every call must still reach raw_alloc and
+ * free_other: the budget counted what it held (exit_counted), or stats=sites
+ * must clear the map for its reallocs and frees. */
+static inline bool gfp_exit_watched(void)
+{
+	return gfp_tls.exit_counted || (gfp_tls.exiting && gfp_profile_on);
+}
 void profile_init(void);
 void profile_before_realloc(struct gfp_req *req);
 void profile_after_realloc(const struct gfp_req *req, void *p);

@@ -41,11 +41,11 @@ static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *fro
 /* An idle thread's calls are jemalloc's alone, but for what must still be
  * seen: injection's countdown (armed), every free under stats=sites (the map
  * keeps no entry of a freed block), and every call of a thread past its exit
- * whose blocks the budget counted (budget_exited_delta). */
+ * whose blocks the budget or stats=sites counted (gfp_exit_watched). */
 static void become_idle(void)
 {
 	gfp_tls.mode = GFP_TLS_IDLE;
-	gfp_tls.countdown = gfp_tls.exit_counted                 ? 0
+	gfp_tls.countdown = gfp_exit_watched()                   ? 0
 	                    : gfp_armed_fast && !gfp_tls.exiting ? 1
 	                                                         : INT64_MAX;
 	gfp_tls.free_direct = !gfp_profile_on && !gfp_tls.exit_counted;

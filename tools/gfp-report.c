@@ -603,8 +603,14 @@ static void print_frames_json(const struct jval *frames, bool top_is_pc)
 	}
 }
 
-/* Frames as gfp-sweep's groups hold them: lines "    sym+off (module+off)". */
-static void print_frames_text(const char *frames, bool top_is_pc)
+/* Frames as gfp-sweep's groups hold them, lines "    sym+off (module+off)",
+ * taken apart for fn: mod is NULL for a line that is no frame (sym is the
+ * line then); first says whether it is the first frame. fn returns false to
+ * stop. */
+typedef bool frame_text_fn(void *ctx, const char *sym, const char *mod, const char *off,
+			   bool first);
+
+static void each_frame_text(const char *frames, frame_text_fn *fn, void *ctx)
 {
 	bool first = true;
 	for (const char *line = frames; line && *line;) {
@@ -619,8 +625,8 @@ static void print_frames_text(const char *frames, bool top_is_pc)
 		/* The last '+' splits, for modules such as libstdc++.so.6. */
 		char *plus = open ? strrchr(open, '+') : NULL;
 		if (!sl || s[sl - 1] != ')' || !plus) {
-			if (*s)
-				printf("    %s\n", s);
+			if (*s && !fn(ctx, s, NULL, NULL, first))
+				return;
 			continue;
 		}
 		s[sl - 1] = '\0';
@@ -629,9 +635,26 @@ static void print_frames_text(const char *frames, bool top_is_pc)
 		char *sym_end = open;
 		while (sym_end > s && sym_end[-1] == ' ')
 			*--sym_end = '\0';
-		print_frame(open + 1, plus + 1, s, !(top_is_pc && first));
+		if (!fn(ctx, s, open + 1, plus + 1, first))
+			return;
 		first = false;
 	}
+}
+
+static bool print_frame_text(void *ctx, const char *sym, const char *mod, const char *off,
+			     bool first)
+{
+	bool top_is_pc = *(const bool *)ctx;
+	if (mod)
+		print_frame(mod, off, sym, !(top_is_pc && first));
+	else
+		printf("    %s\n", sym);
+	return true;
+}
+
+static void print_frames_text(const char *frames, bool top_is_pc)
+{
+	each_frame_text(frames, print_frame_text, &top_is_pc);
 }
 
 /* ------------------------------------------------------------------------
@@ -784,17 +807,48 @@ static void print_record(const struct jval *r)
  * gfp-sweep results
  * ---------------------------------------------------------------------- */
 
+struct site_match {
+	const char *site; /* "module+offset symbol" */
+	bool printed;
+};
+
+static bool print_if_site(void *ctx, const char *sym, const char *mod, const char *off,
+			  bool first)
+{
+	struct site_match *m = ctx;
+	size_t ml = mod ? strlen(mod) : 0, ol = off ? strlen(off) : 0;
+	if (!mod || strncmp(m->site, mod, ml) || m->site[ml] != '+' ||
+	    strncmp(m->site + ml + 1, off, ol) || (m->site[ml + 1 + ol] && m->site[ml + 1 + ol] != ' '))
+		return true;
+	print_frame(mod, off, sym, !first);
+	m->printed = true;
+	return false;
+}
+
+/* A crash group's crash site as its backtrace prints it: the faulting pc
+ * when it is the top frame, else a return address. */
+static void print_crash_site(const char *site, const char *frames)
+{
+	struct site_match m = {site, false};
+	each_frame_text(frames, print_if_site, &m);
+	if (!m.printed)
+		printf("    %s\n", site);
+}
+
 /* One bug is often reached from many failure points: the crash sites that
- * several groups share, each once, with their groups and runs. */
+ * several crash groups share, each once, with their groups and runs. */
 static void crash_sites_digest(const struct jval *groups, size_t ng)
 {
 	bool header = false;
 	for (size_t g = 0; g < ng; g++) {
 		const char *top = jstr(&groups->v[g], "crash_site");
+		const char *oc0 = jstr(&groups->v[g], "outcome");
+		if (!top || !*top || !oc0 || strcmp(oc0, "crash") != 0)
+			continue;
 		size_t n = 0;
 		double runs = 0, count;
 		bool seen = false;
-		for (size_t h = 0; top && *top && h < ng && !seen; h++) {
+		for (size_t h = 0; h < ng && !seen; h++) {
 			const struct jval *o = &groups->v[h];
 			const char *oc = jstr(o, "outcome"), *t = jstr(o, "crash_site");
 			if (!oc || strcmp(oc, "crash") != 0 || !t || strcmp(t, top) != 0)
@@ -810,17 +864,7 @@ static void crash_sites_digest(const struct jval *groups, size_t ng)
 			       "points):\n");
 		header = true;
 		printf("  %zu groups, %.0f runs:\n", n, runs);
-		char frame[300];
-		snprintf(frame, sizeof(frame), "    %s", top);
-		/* "module+offset symbol" -> the frames' own layout */
-		char *sp = strchr(frame + 4, ' ');
-		char *plus = sp ? memrchr(frame + 4, '+', (size_t)(sp - frame - 4)) : NULL;
-		if (sp && plus) {
-			*sp = *plus = '\0';
-			print_frame(frame + 4, plus + 1, sp + 1, false);
-		} else {
-			printf("%s\n", frame);
-		}
+		print_crash_site(top, jstr(&groups->v[g], "crash_frames"));
 	}
 }
 

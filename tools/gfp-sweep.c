@@ -126,6 +126,30 @@ static void on_stop(int sig)
 		}
 }
 
+/* Held while a run is forked and tracked, or reaped and forgotten: on_stop
+ * must neither miss a run nor kill a pid that is no longer ours. */
+static void stop_signals(int how, sigset_t *old)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(how, how == SIG_SETMASK ? old : &set, how == SIG_SETMASK ? NULL : old);
+}
+
+/* waitpid, and the run forgotten once reaped. */
+static pid_t reap(pid_t pid, int *st, int flags)
+{
+	sigset_t old;
+	stop_signals(SIG_BLOCK, &old);
+	pid_t r = waitpid(pid, st, flags);
+	if (r == pid)
+		track(0, pid);
+	stop_signals(SIG_SETMASK, &old);
+	return r;
+}
+
 static void stop_on_signals(void)
 {
 	struct sigaction sa = {0};
@@ -182,14 +206,20 @@ static pid_t spawn(int idx, const char *policy, bool recording)
 	run_paths(idx, "err", err, sizeof(err));
 	run_paths(idx, "rec", rec, sizeof(rec));
 	run_paths(idx, "report", rep, sizeof(rep));
+	sigset_t old;
+	stop_signals(SIG_BLOCK, &old);
 	pid_t pid = fork();
 	if (pid < 0)
 		die(EXIT_USAGE, "fork: %s", strerror(errno));
 	if (pid > 0) {
 		setpgid(pid, pid); /* before on_stop may need it, as the child does */
 		track(pid, 0);
+		if (stop_signal) /* stopped while it was being started */
+			kill(-pid, SIGKILL), kill(pid, SIGKILL);
+		stop_signals(SIG_SETMASK, &old);
 		return pid;
 	}
+	stop_signals(SIG_SETMASK, &old);
 	setpgid(0, 0);
 	int in = open(opt.input[0] ? opt.input : "/dev/null", O_RDONLY);
 	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -256,19 +286,18 @@ static int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 	*timed_out = false;
 	for (;;) {
 		check_stop();
-		pid_t r = waitpid(pid, &st, WNOHANG);
+		pid_t r = reap(pid, &st, WNOHANG);
 		if (r == pid)
 			break;
 		if (timeout > 0 && now() - started > timeout) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
+			reap(pid, &st, 0);
 			*timed_out = true;
 			break;
 		}
 		usleep(2000);
 	}
-	track(0, pid);
 	return st;
 }
 
@@ -384,6 +413,35 @@ static void print_frame(void *ctx, const char *line, size_t len, const struct fr
 		fprintf(f, "%.*s\n", (int)len, line);
 }
 
+struct top_ctx {
+	const char *top; /* "module+offset symbol" */
+	bool done;
+};
+
+static void top_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
+{
+	struct top_ctx *t = ctx;
+	if (!fr || t->done)
+		return;
+	size_t ml = strlen(fr->mod), ol = strlen(fr->off);
+	if (!strncmp(t->top, fr->mod, ml) && t->top[ml] == '+' &&
+	    !strncmp(t->top + ml + 1, fr->off, ol) &&
+	    (t->top[ml + 1 + ol] == ' ' || !t->top[ml + 1 + ol])) {
+		print_frame(stdout, line, len, fr);
+		t->done = true;
+	}
+}
+
+/* A crash group's crash site, as its backtrace prints it (the faulting pc
+ * when it is the top frame, else a return address looked up one byte back). */
+static void print_crash_top(const struct run *r)
+{
+	struct top_ctx t = {r->crash_top, false};
+	each_frame(r->crash_frames, true, top_frame, &t);
+	if (!t.done)
+		printf("    %s\n", r->crash_top);
+}
+
 /* The frames as printed, with source lines where the program has them. */
 static void print_frames(const char *frames, bool crash)
 {
@@ -485,10 +543,12 @@ static void classify(struct run *r, int idx, int st, bool timed_out, const struc
 		r->outcome = O_CRASH;
 	else if (r->status != opt.rec_status && r->status != 0)
 		r->outcome = O_HANDLED; /* it said so */
+	else if (opt.unstable)
+		r->outcome = O_OK; /* silent losses are not looked for */
 	else if (r->status != opt.rec_status)
 		r->outcome = O_SILENT; /* success where the plain run failed */
 	else
-		r->outcome = same_output(idx, rec_out) || opt.unstable ? O_OK : O_SILENT;
+		r->outcome = same_output(idx, rec_out) ? O_OK : O_SILENT;
 	free(rec);
 }
 
@@ -506,16 +566,19 @@ static struct site *sites;
 static size_t nsites;
 static uint64_t eligible;
 
-/* Adds the sites of one recording report (a site seen by several processes
- * adds their hits up); 0 when there is no report. */
+/* Takes in the sites of one recording report; 0 when there is no report.
+ * Every process counts its own calls and hits, and fail.nth and fail.site.hit
+ * count within one process: a site seen by several processes keeps the most
+ * hits one of them made, and the calls are the most one process made. */
 static size_t read_sites(const char *path)
 {
 	char *rep = text_slurp(path, NULL);
 	if (!rep)
 		return 0;
 	const char *e = strstr(rep, "\"eligible_calls\":");
-	if (e)
-		eligible += strtoull(e + 17, NULL, 10);
+	unsigned long long calls = e ? strtoull(e + 17, NULL, 10) : 0;
+	if (calls > eligible)
+		eligible = calls;
 	static size_t cap;
 	/* The sites array ends at its ']' (its objects hold no arrays): what
 	 * follows it, such as allocinfo, is not read as sites. */
@@ -540,7 +603,8 @@ static size_t read_sites(const char *path)
 			}
 			sites[nsites++] = one;
 		}
-		sites[i].hits += hits;
+		if (hits > sites[i].hits)
+			sites[i].hits = hits;
 		if (got == 3 && first && (!sites[i].first || first < sites[i].first))
 			sites[i].first = first;
 	}
@@ -827,18 +891,17 @@ static void execute(size_t from)
 				continue;
 			struct run *r = &runs[slot_run[s] - 1];
 			int st;
-			pid_t w = waitpid(r->pid, &st, WNOHANG);
+			pid_t w = reap(r->pid, &st, WNOHANG);
 			bool to = false;
 			if (w == 0 && now() - r->started > run_timeout()) {
 				kill(-r->pid, SIGKILL);
 				kill(r->pid, SIGKILL);
-				waitpid(r->pid, &st, 0);
+				reap(r->pid, &st, 0);
 				to = true;
 				w = r->pid;
 			}
 			if (w != r->pid)
 				continue;
-			track(0, r->pid);
 			r->seconds = now() - r->started;
 			classify(r, slot_run[s], st, to, &rec_out);
 			slot_run[s] = 0;
@@ -1653,12 +1716,15 @@ static void usage(FILE *f)
 }
 
 /* One bug is often reached from many failure points: the crash sites that
- * several groups share, each once, with their groups and runs. */
+ * several crash groups share, each once, with their groups and runs. */
 static void crash_sites_digest(const struct group *groups, size_t ngroups)
 {
 	bool header = false;
 	for (size_t g = 0; g < ngroups; g++) {
-		const char *top = runs[groups[g].first].crash_top;
+		const struct run *rg = &runs[groups[g].first];
+		const char *top = rg->crash_top;
+		if (rg->outcome != O_CRASH || !top[0])
+			continue;
 		size_t ng = 0, nr = 0;
 		bool seen = false;
 		for (size_t h = 0; h < ngroups && !seen; h++) {
@@ -1669,29 +1735,14 @@ static void crash_sites_digest(const struct group *groups, size_t ngroups)
 			ng++;
 			nr += groups[h].count;
 		}
-		if (seen || ng < 2 || !top[0])
+		if (seen || ng < 2)
 			continue;
 		if (!header)
 			printf("\ncrash sites that several groups share (one bug, many failure "
 			       "points):\n");
 		header = true;
 		printf("  %zu groups, %zu runs:\n", ng, nr);
-		/* "module+offset symbol": the crash's top frame, the faulting pc. */
-		char mod[128] = "", off[32] = "";
-		const char *sp = strchr(top, ' '), *plus = NULL;
-		for (const char *c = top; c < (sp ? sp : top + strlen(top)); c++)
-			if (*c == '+')
-				plus = c;
-		if (plus && plus - top < (long)sizeof(mod)) {
-			snprintf(mod, sizeof(mod), "%.*s", (int)(plus - top), top);
-			snprintf(off, sizeof(off), "%.*s", (int)((sp ? sp : plus + strlen(plus)) - plus - 1),
-				 plus + 1);
-		}
-		const char *src = mod[0] ? source_cached(mod, off, false) : "";
-		if (src[0])
-			printf("    %s (%s+%s)\n", src, mod, off);
-		else
-			printf("    %s\n", top);
+		print_crash_top(rg);
 	}
 }
 

@@ -21,7 +21,7 @@ line() { grep -n "SITE:$1" "$SRC/tests/report/allocprog.c" | cut -d: -f1; }
 L_KEEP=$(line keep) L_TEMP=$(line temp) L_HAND=$(line handoff) L_DUP=$(line strdup)
 L_LABEL=$(line label)
 [ -n "$L_KEEP" ] && [ -n "$L_TEMP" ] && [ -n "$L_HAND" ] && [ -n "$L_DUP" ] && [ -n "$L_LABEL" ] &&
-	[ "$(grep -c 'SITE:\(grow\|big\|tiny\|aligned\|unknown_error\)' "$SRC/tests/report/allocprog.c")" = 5 ] ||
+	[ "$(grep -c 'SITE:\(grow\|big\|tiny\|aligned\|unknown_error\|late_block\)' "$SRC/tests/report/allocprog.c")" = 6 ] ||
 	fail "no SITE: markers in allocprog.c"
 
 # check.py REPORT.json MODE: the rows of our sites, exact; MODE sites or paths.
@@ -60,6 +60,8 @@ want = {
     "tiny": (one("tiny", lambda r: r.get("symbol", "").startswith("tiny+")), 10, 50, 5, 40),
     "aligned": (one("aligned", lambda r: r.get("symbol", "").startswith("aligned+")),
                 10, 1000, 5, 5 * 128),
+    "late_block": (one("late_block", lambda r: r.get("symbol", "").startswith("late_block+")),
+                   4, 16000, 0, 0),
 }
 # glibc's own calls for strerror's text: their number is glibc's affair.
 r = one("unknown_error", lambda r: r.get("symbol", "").startswith("unknown_error+"))

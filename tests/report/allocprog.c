@@ -21,6 +21,9 @@
  *   unknown_error  strerror(12345) in each thread: glibc keeps the text in
  *            the thread and frees it after the shim has let the thread go
  *            (__libc_thread_freeres), so none stays live
+ *   late_block  malloc(4000) in each thread, reallocated and freed by a key
+ *            destructor's third round, after the shim let the thread go:
+ *            none stays live
  *
  * Prints the usable sizes it got, so that a failing check shows them.
  */
@@ -107,10 +110,32 @@ EXPORT const char *unknown_error(void)
 	return strerror(12345); /* SITE:unknown_error */
 }
 
+EXPORT void *late_block(void)
+{
+	return malloc(4000); /* SITE:late_block */
+}
+
+static pthread_key_t late_key;
+
+/* Runs in three rounds of key destructors; the last is past the shim's. */
+static void late_free(void *block)
+{
+	static __thread int rounds;
+	if (++rounds < 3) {
+		pthread_setspecific(late_key, block);
+		return;
+	}
+	free(realloc(block, 100));
+}
+
 static void *worker(void *arg)
 {
 	if (temp() != NTEMP || !unknown_error())
 		return arg;
+	void *late = late_block();
+	if (!late)
+		return arg;
+	pthread_setspecific(late_key, late);
 	handoff(arg);
 	return NULL;
 }
@@ -118,6 +143,7 @@ static void *worker(void *arg)
 int main(void)
 {
 	keep();
+	pthread_key_create(&late_key, late_free);
 	int ok = temp() == NTEMP;
 	title = strdup("allocinfo test"); /* SITE:strdup */
 	name = label();

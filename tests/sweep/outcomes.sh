@@ -79,8 +79,10 @@ for args in "-j foo" "--timeout 0.5" "--max-runs abc" "--policy fail.nth=3" \
 done
 [ -z "$(ls -A "$TMPDIR")" ] || fail "files left in TMPDIR: $(ls "$TMPDIR")"
 
-# SIGINT: the hung runs of the example go too, and the sweep's files.
-"$SWEEP" --timeout 60 -j 2 -- "$BUILD/tests/example/inventory" "$SRC/tests/example/inventory.txt" \
+# SIGINT: the hung runs of the example go too, and the sweep's files. (A
+# copy of it, so that other tests' runs of the example are not counted.)
+cp "$BUILD/tests/example/inventory" "$TMP/inventory-sigint"
+"$SWEEP" --timeout 60 -j 2 -- "$TMP/inventory-sigint" "$SRC/tests/example/inventory.txt" \
 	>/dev/null 2>&1 &
 pid=$!
 sleep 4
@@ -88,6 +90,6 @@ kill -INT $pid
 wait $pid
 expect_eq "SIGINT: exit status" 130 "$?"
 sleep 0.5
-left=$(pgrep -f "$BUILD/tests/example/inventory" || true)
-[ -z "$left" ] || { pkill -9 -f "$BUILD/tests/example/inventory"; fail "runs left after SIGINT: $left"; }
+left=$(pgrep -f "$TMP/inventory-sigint" || true)
+[ -z "$left" ] || { pkill -9 -f "$TMP/inventory-sigint"; fail "runs left after SIGINT: $left"; }
 [ -z "$(ls -A "$TMPDIR")" ] || fail "files left in TMPDIR after SIGINT: $(ls "$TMPDIR")"
