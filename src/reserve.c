@@ -130,8 +130,12 @@ int reserve_take(size_t bytes, gfp_t flags)
 	/* No policy, or nothing to reserve against: as without the shim. */
 	if (!t || bytes == 0 || (!gfp_budget_on && !gfp_policy.reserve_prefault))
 		return 0;
-	if (bytes > (size_t)INT64_MAX || (gfp_budget_on && (int64_t)bytes > budget_capacity())) {
-		/* It could never be granted: waiting would only end in the OOM step. */
+	/* Nesting adds: what the thread holds already counts against it. */
+	if (bytes > (size_t)INT64_MAX ||
+	    (gfp_budget_on &&
+	     (int64_t)bytes > budget_capacity() - t->resv_left - t->thread_left)) {
+		/* It could never be granted: waiting would only end in the OOM step
+		 * (or, for NOFS, loop for ever on the thread's own reservation). */
 		__atomic_add_fetch(&rs.failed, 1, __ATOMIC_RELAXED);
 		errno = ENOMEM;
 		return -1;

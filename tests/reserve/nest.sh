@@ -1,5 +1,7 @@
 #!/bin/bash
-# Nesting adds: 1M then 2M (NORETRY) hold back 3M from the other threads;
+# Nesting adds: 1M then 2M (NORETRY) hold back 3M from the other threads,
+# and 10M then 10M more of 16M fails the second at once (it could never be
+# granted, even NOFS);
 # one gfp_unreserve gives back all, a second one nothing more. A thread that
 # reserves 2M, uses and frees half of it and exits without gfp_unreserve
 # gives it back too. Both modes, and watermark with GFP_REPORT; the fills
@@ -22,7 +24,11 @@ for m in watermark tokens watermark_r; do
 			"${!v} - base <= 1 && base - ${!v} <= 1"
 	done
 	want $m "the exiting thread's reservation failed" "${m}_thread_rc == 0"
-	[ $m = watermark_r ] && want $m "report: taken 3, reserved_now 0" \
-		"$(rs_report $m taken) == 3 && $(rs_report $m reserved_now) == 0"
+	want $m "10M then 10M more of 16M: the second fails (ENOMEM), the first holds" \
+		"${m}_half_rc == 0 && ${m}_over_rc == -1 && ${m}_over_errno == 12"
+	declare -n over_ms=${m}_over_ms
+	want_lt $m "ms the nested 10M took to fail" "$over_ms" 100
+	[ $m = watermark_r ] && want $m "report: taken 4, reserved_now 0" \
+		"$(rs_report $m taken) == 4 && $(rs_report $m reserved_now) == 0"
 	note "$m: fill $base blocks; nested 1M+2M: $nested; after unreserve: $un; after a thread exited holding 2M: $exited"
 done

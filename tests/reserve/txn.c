@@ -470,6 +470,10 @@ static int cmd_nest(void)
 	out("unreserved=%ld\n", probe_fill());
 	gfp_unreserve(); /* a second one has nothing to give back */
 	out("unreserved_twice=%ld\n", probe_fill());
+	/* Each fits alone, not both: the nested one fails at once. */
+	reserve_timed("half", 10 * MIB, GFP_KERNEL);
+	reserve_timed("over", 10 * MIB, GFP_NOFS);
+	gfp_unreserve();
 
 	pthread_t th;
 	void *rc;
