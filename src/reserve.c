@@ -132,8 +132,7 @@ int reserve_take(size_t bytes, gfp_t flags)
 		return 0;
 	/* Nesting adds: what the thread holds already counts against it. */
 	if (bytes > (size_t)INT64_MAX ||
-	    (gfp_budget_on &&
-	     (int64_t)bytes > budget_capacity() - t->resv_left - t->thread_left)) {
+	    (gfp_budget_on && (int64_t)bytes > budget_capacity() - t->resv_left - t->thread_left)) {
 		/* It could never be granted: waiting would only end in the OOM step
 		 * (or, for NOFS, loop for ever on the thread's own reservation). */
 		__atomic_add_fetch(&rs.failed, 1, __ATOMIC_RELAXED);
