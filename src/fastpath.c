@@ -15,29 +15,25 @@
 
 /* Calls made while the shim itself is working (logging, init, libc on our
  * behalf), before the configuration is readable, or from a thread without a
- * policy: jemalloc's answer, with libc's errno. */
-/* A thread past its exit still allocates and frees, in later key
+ * policy: jemalloc's answer, with libc's errno.
+ *
+ * A thread past its exit still allocates and frees, in later key
  * destructors: the budget counted what it held then (exit_counted), and
- * hears of the rest here, as jemalloc's counters of the thread are no longer
- * read. */
-static inline bool exited_counted(void)
-{
-	return unlikely(gfp_tls.exit_counted) && gfp_budget_on;
-}
-
+ * hears of the rest here and in free_other, as jemalloc's counters of the
+ * thread are no longer read; a counted block it reallocates leaves its site
+ * like a freed one. */
 static void *raw_alloc(struct gfp_req *req)
 {
-	/* A counted block reallocated raw (by a thread past its exit) leaves
-	 * its site like a freed one. */
 	bool profiled = gfp_profile_on && req->old;
+	bool exited = unlikely(gfp_tls.exit_counted);
 	if (unlikely(profiled))
 		profile_before_realloc(req);
-	int64_t before = exited_counted() && req->old ? (int64_t)sallocx(req->old, 0) : 0;
+	int64_t before = exited && req->old ? (int64_t)sallocx(req->old, 0) : 0;
 	void *p = req->old ? rallocx(req->old, req->size, req->mallocx_flags)
 	                   : mallocx(req->size, req->mallocx_flags);
 	if (unlikely(profiled))
 		profile_after_realloc(req, p);
-	if (exited_counted() && p)
+	if (exited && p)
 		budget_exited_delta((int64_t)sallocx(p, 0) - before);
 	if (unlikely(!p))
 		errno = ENOMEM;
@@ -291,7 +287,7 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 	if (p != NULL) {
 		if (unlikely(gfp_profile_on))
 			profile_free(p); /* the map keeps no entry of a freed block */
-		if (exited_counted())
+		if (unlikely(gfp_tls.exit_counted))
 			budget_exited_delta(-(int64_t)sallocx(p, 0));
 		gfp_je_release(p, size, flags);
 	}

@@ -221,13 +221,21 @@ static __attribute__((noinline)) unsigned usable_learn(uint16_t *g, size_t size)
 	return n;
 }
 
-/* The usable size of a block malloc or calloc just returned for `size`
- * bytes; `flags` its mallocx flags. */
-static inline size_t usable_of(const void *p, size_t size, int flags)
+/* The table's entry for malloc or calloc of `size` bytes (`flags` their
+ * mallocx flags), NULL when the table does not cover the request. */
+static inline uint16_t *usable_entry(size_t size, int flags)
 {
 	if (unlikely((flags & ~MALLOCX_ZERO) || size > USABLE_TABLE_MAX))
+		return NULL;
+	return &usable_granules[(size + (1u << GRANULE) - 1) >> GRANULE];
+}
+
+/* The usable size of a block malloc or calloc just returned. */
+static inline size_t usable_of(const void *p, size_t size, int flags)
+{
+	uint16_t *g = usable_entry(size, flags);
+	if (!g)
 		return sallocx(p, 0);
-	uint16_t *g = &usable_granules[(size + (1u << GRANULE) - 1) >> GRANULE];
 	unsigned n = __atomic_load_n(g, __ATOMIC_RELAXED);
 	if (unlikely(!n))
 		n = usable_learn(g, size);
@@ -399,12 +407,10 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
 	uint16_t *leaf = leaf_cached(a);
 	if (unlikely(!leaf || !s->caller || s->caller != last.caller || !t || !t->sites))
 		return false;
-	/* Only a usable size from the table: calling jemalloc here would cost
+	/* Only a usable size the table knows: calling jemalloc here would cost
 	 * every call a stack frame. */
-	if (unlikely((s->mallocx_flags & ~MALLOCX_ZERO) || s->size > USABLE_TABLE_MAX))
-		return false;
-	unsigned granules = __atomic_load_n(
-	    &usable_granules[(s->size + (1u << GRANULE) - 1) >> GRANULE], __ATOMIC_RELAXED);
+	uint16_t *g = usable_entry(s->size, s->mallocx_flags);
+	unsigned granules = g ? __atomic_load_n(g, __ATOMIC_RELAXED) : 0;
 	if (unlikely(!granules))
 		return false;
 	size_t usable = (size_t)granules << GRANULE;

@@ -104,12 +104,14 @@ static unsigned long long count_site_hits(char **argv, const char *policy, const
 	int st = 0;
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	/* The report's sites: {"site":"%016llx","hits":N,...}, as inject.c writes them. */
-	char key[64];
-	snprintf(key, sizeof(key), "{\"site\":\"%016llx\",\"hits\":", strtoull(site, NULL, 16));
 	char *text = pid > 0 ? text_slurp(report, NULL) : NULL;
-	const char *at = text ? strstr(text, key) : NULL;
-	unsigned long long hits = at ? strtoull(at + strlen(key), NULL, 10) : 0;
+	unsigned long long want = strtoull(site, NULL, 16), hits = 0;
+	struct tool_sites it;
+	struct tool_site one;
+	tool_sites_begin(&it, text ? text : "");
+	while (!hits && tool_sites_next(&it, &one))
+		if (strtoull(one.id, NULL, 16) == want)
+			hits = one.hits;
 	if (!hits)
 		fprintf(
 		    stderr,

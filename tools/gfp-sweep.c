@@ -506,12 +506,9 @@ static bool crash_is_memory(const char *crash)
 /* Run idx wrote what the recording run wrote: byte for byte, NULs too. */
 static bool same_output(int idx, const struct output *rec_out)
 {
-	char path[PATH_MAX + 16];
-	run_paths(idx, "out", path, sizeof(path));
-	size_t len = 0;
-	char *out = text_slurp(path, &len);
-	bool same = out && len == rec_out->len && memcmp(out, rec_out->text, len) == 0;
-	free(out);
+	struct output out = read_output(idx);
+	bool same = out.len == rec_out->len && memcmp(out.text, rec_out->text, out.len) == 0;
+	free(out.text);
 	return same;
 }
 
@@ -556,13 +553,9 @@ static void classify(struct run *r, int idx, int st, bool timed_out, const struc
  * The recording run and the plan
  * ---------------------------------------------------------------------- */
 
-struct site {
-	char id[17];
-	uint64_t hits;
-	uint64_t first; /* the eligible-call number of its first hit, 0 if unknown */
-};
-
-static struct site *sites;
+/* The recording run's sites (first: the eligible-call number of a site's
+ * first hit, 0 if unknown). */
+static struct tool_site *sites;
 static size_t nsites;
 static uint64_t eligible;
 
@@ -580,17 +573,10 @@ static size_t read_sites(const char *path)
 	if (calls > eligible)
 		eligible = calls;
 	static size_t cap;
-	/* The sites array ends at its ']' (its objects hold no arrays): what
-	 * follows it, such as allocinfo, is not read as sites. */
-	const char *list = strstr(rep, "\"sites\":[");
-	const char *end = list ? strchr(list, ']') : NULL;
-	for (const char *p = list; p && (p = strstr(p, "{\"site\":\"")) && p < end; p++) {
-		struct site one = {0};
-		unsigned long long hits = 0, first = 0;
-		int got = sscanf(p, "{\"site\":\"%16[0-9a-f]\",\"hits\":%llu,\"first\":%llu",
-		                 one.id, &hits, &first);
-		if (got < 2)
-			continue;
+	struct tool_sites it;
+	struct tool_site one;
+	tool_sites_begin(&it, rep);
+	while (tool_sites_next(&it, &one)) {
 		size_t i = 0;
 		while (i < nsites && strcmp(sites[i].id, one.id) != 0)
 			i++;
@@ -601,12 +587,13 @@ static size_t read_sites(const char *path)
 				if (!sites)
 					die(EXIT_USAGE, "out of memory");
 			}
-			sites[nsites++] = one;
+			sites[nsites++] = (struct tool_site){.hits = 0, .first = 0};
+			memcpy(sites[i].id, one.id, sizeof(one.id));
 		}
-		if (hits > sites[i].hits)
-			sites[i].hits = hits;
-		if (got == 3 && first && (!sites[i].first || first < sites[i].first))
-			sites[i].first = first;
+		if (one.hits > sites[i].hits)
+			sites[i].hits = one.hits;
+		if (one.first && (!sites[i].first || one.first < sites[i].first))
+			sites[i].first = one.first;
 	}
 	free(rep);
 	return 1;
@@ -661,15 +648,13 @@ static void record(void)
 	pid = spawn(-1, "", false);
 	t0 = now();
 	int st2 = wait_run(pid, t0, 600, &to);
-	struct output rec = read_output(0), again = read_output(-1);
-	opt.unstable = to || st2 != st || rec.len != again.len ||
-	               memcmp(rec.text, again.text, rec.len) != 0;
+	struct output rec = read_output(0);
+	opt.unstable = to || st2 != st || !same_output(-1, &rec);
 	if (opt.unstable)
 		fprintf(stderr, "gfp-sweep: note: two runs of %s without injection wrote different "
 		                "output or exited differently: silent data losses are not looked for\n",
 		        opt.argv[0]);
 	free(rec.text);
-	free(again.text);
 }
 
 static struct run *runs;
