@@ -131,11 +131,8 @@ EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 {
 	if (likely(gfp_countdown_fast())) {
 		/* jemalloc's own checks are glibc's (EINVAL, ENOMEM, *memptr left
-		 * alone); errno is put back in case a failing mmap touched it. */
-		int *errnop = gfp_tls.errnop, saved = *errnop;
-		int r = gfp_je_posix_memalign(memptr, align, n);
-		*errnop = saved;
-		return r;
+		 * alone), and a failing mmap inside it keeps errno (oscalls.c). */
+		return gfp_je_posix_memalign(memptr, align, n);
 	}
 	return posix_memalign_policy(memptr, align, n, (uintptr_t)__builtin_return_address(0));
 }

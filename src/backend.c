@@ -8,10 +8,13 @@
  * posix_memalign, realloc and free, looked up inside libjemalloc's object
  * itself - never by their global names, which are ours. Requests under a
  * policy and anything with other flags use the x-API.
+ *
+ * It also records where jemalloc's code lies, for preload/oscalls.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <jemalloc/jemalloc.h>
+#include <link.h>
 
 #include "internal.h"
 
@@ -77,6 +80,35 @@ static fn_t lookup(void *handle, const Dl_info *je, const char *name)
 	return f;
 }
 
+uintptr_t gfp_je_text_lo, gfp_je_text_hi;
+
+/* dl_iterate_phdr's callback: the executable segments of the object that
+ * holds `data` (mallocx). */
+static int find_text(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	uintptr_t target = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
+	bool holds = false;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+		holds |= target >= start && target < end;
+		if (ph->p_flags & PF_X) {
+			lo = start < lo ? start : lo;
+			hi = end > hi ? end : hi;
+		}
+	}
+	if (!holds)
+		return 0;
+	if (hi) {
+		gfp_je_text_lo = lo;
+		gfp_je_text_hi = hi;
+	}
+	return 1;
+}
+
 void backend_init(void)
 {
 	Dl_info je;
@@ -85,6 +117,7 @@ void backend_init(void)
 	__builtin_memcpy(&xaddr, &x, sizeof(xaddr));
 	if (!dladdr(xaddr, &je) || !je.dli_fname)
 		return;
+	dl_iterate_phdr(find_text, xaddr);
 	void *handle = dlopen(je.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 	if (!handle)
 		return;

@@ -107,16 +107,17 @@ static inline __attribute__((always_inline)) void gfp_je_release(void *p, size_t
 
 /* `size` is the caller's size for sized deletes, 0 when unknown; `flags` the
  * alignment the block was allocated with (jemalloc's sdallocx needs both).
- * free() keeps errno: jemalloc may purge (madvise) inside dallocx. */
+ * A tail call: free() keeps errno because the system calls that could
+ * change it inside jemalloc keep it themselves (preload/oscalls.c). */
 static inline __attribute__((always_inline)) void gfp_fastpath_free(enum gfp_entry entry, void *p,
                                                                     size_t size, int flags)
 {
 	if (likely(gfp_tls.free_direct)) {
-		if (p != NULL) {
-			int *errnop = gfp_tls.errnop;
-			int saved = *errnop;
-			gfp_je_release(p, size, flags);
-			*errnop = saved;
+		if (size || flags) {
+			if (p != NULL)
+				gfp_je_release(p, size, flags);
+		} else {
+			gfp_je_free(p); /* jemalloc's free takes NULL */
 		}
 		return;
 	}

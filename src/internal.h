@@ -214,6 +214,8 @@ extern void *(*gfp_je_realloc)(void *, size_t);
 extern void *(*gfp_je_calloc)(size_t, size_t);
 extern int (*gfp_je_posix_memalign)(void **, size_t, size_t);
 extern void *(*gfp_je_aligned_alloc)(size_t, size_t); /* power-of-two align >= 8 */
+/* Where jemalloc's code lies: [lo, hi), 0 and 0 until backend_init. */
+extern uintptr_t gfp_je_text_lo, gfp_je_text_hi;
 void backend_init(void);
 
 /* ------------------------------------------------------------------------

@@ -8,9 +8,12 @@
  * sets errno; posix_memalign of 512 MiB fails in mmap. Prints one line:
  *
  *   free=kept|changed huge=kept|changed thread=kept|changed posix_memalign=kept|changed
+ *   own=set|lost
  *
  * (free of 4 MiB blocks, of 16 MiB ones - jemalloc's huge arena - and of
- * 4 MiB blocks in a second thread, bound to an arena made for it).
+ * 4 MiB blocks in a second thread, bound to an arena made for it; own: the
+ * program's own failing madvise and mmap still set errno, EPERM and ENOMEM,
+ * though the shim wraps them for jemalloc's sake).
  *
  * tests/preload/errno_syscalls.sh runs it under plain jemalloc (which
  * changes errno: the test can fail) and under the shim (which must not).
@@ -25,6 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
@@ -114,8 +118,17 @@ int main(void)
 		printf("posix_memalign wrote *memptr on failure\n");
 		return 1;
 	}
-	printf("free=%s huge=%s thread=%s posix_memalign=%s\n", free_changed ? "changed" : "kept",
-	       huge_changed ? "changed" : "kept", thread_changed ? "changed" : "kept",
-	       memalign_changed ? "changed" : "kept");
+
+	errno = SENTINEL;
+	static char page[4096] __attribute__((aligned(4096)));
+	int own_madvise = madvise(page, sizeof(page), MADV_DONTNEED) == -1 && errno == EPERM;
+	errno = SENTINEL;
+	int own_mmap = mmap(NULL, BIG_MMAP, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+	                    0) == MAP_FAILED &&
+	               errno == ENOMEM;
+	printf("free=%s huge=%s thread=%s posix_memalign=%s own=%s\n",
+	       free_changed ? "changed" : "kept", huge_changed ? "changed" : "kept",
+	       thread_changed ? "changed" : "kept", memalign_changed ? "changed" : "kept",
+	       own_madvise && own_mmap ? "set" : "lost");
 	return 0;
 }

@@ -1,0 +1,80 @@
+/*
+ * oscalls.c - the system calls that can fail inside jemalloc's free, made to
+ * leave errno alone there.
+ *
+ * glibc's free keeps errno (POSIX 2024 requires it); jemalloc 5.3's does not:
+ * a purge whose madvise fails, or a metadata mmap that fails, sets errno
+ * inside free. Saving and restoring errno around every free costs a stack
+ * frame on the hottest call there is, so the shim does it where the failure
+ * happens instead: jemalloc calls madvise and mmap through its PLT, they bind
+ * to these, and a failing call made from jemalloc's own code puts errno back
+ * as it found it. jemalloc reads only their return values. Calls from anyone
+ * else pass through as if the shim were not there.
+ *
+ * munmap is left alone: jemalloc prints errno when it fails, and on Linux it
+ * is not called from free unless retain:false.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int (*madvise_fn)(void *, size_t, int);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+
+/* The next definitions (libc's, or those of a wrapper preloaded after us),
+ * found by the constructor. Before it, the system call itself: glibc's
+ * wrappers of these two add nothing to it on x86-64 and aarch64. */
+static madvise_fn next_madvise;
+static mmap_fn next_mmap;
+
+static bool from_jemalloc(const void *pc)
+{
+	return (uintptr_t)pc - gfp_je_text_lo < gfp_je_text_hi - gfp_je_text_lo;
+}
+
+EXPORT int madvise(void *addr, size_t len, int advice)
+{
+	int saved = errno;
+	madvise_fn next = __atomic_load_n(&next_madvise, __ATOMIC_RELAXED);
+	int r = next ? next(addr, len, advice) : (int)syscall(SYS_madvise, addr, len, advice);
+	if (r != 0 && from_jemalloc(__builtin_return_address(0)))
+		errno = saved;
+	return r;
+}
+
+static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	int saved = errno;
+	mmap_fn next = __atomic_load_n(&next_mmap, __ATOMIC_RELAXED);
+	void *r = next ? next(addr, len, prot, flags, fd, off)
+	               : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	if (r == MAP_FAILED && from_jemalloc(__builtin_return_address(0)))
+		errno = saved;
+	return r;
+}
+
+/* glibc's two names for one function (off_t is 64 bits here); by asm name,
+ * since <sys/mman.h> may redirect `mmap` to mmap64. */
+EXPORT void *export_mmap(void *, size_t, int, int, int, off_t) __asm__("mmap")
+    __attribute__((alias("wrap_mmap")));
+EXPORT void *export_mmap64(void *, size_t, int, int, int, off_t) __asm__("mmap64")
+    __attribute__((alias("wrap_mmap")));
+
+__attribute__((constructor(101))) static void oscalls_init(void)
+{
+	gfp_tls.guard++; /* dlsym may allocate its error state */
+	void *m = dlsym(RTLD_NEXT, "madvise"), *p = dlsym(RTLD_NEXT, "mmap");
+	gfp_tls.guard--;
+	madvise_fn mf;
+	mmap_fn pf;
+	__builtin_memcpy(&mf, &m, sizeof(m));
+	__builtin_memcpy(&pf, &p, sizeof(p));
+	__atomic_store_n(&next_madvise, mf, __ATOMIC_RELAXED);
+	__atomic_store_n(&next_mmap, pf, __ATOMIC_RELAXED);
+}
