@@ -22,17 +22,17 @@ static inline size_t page_size(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-EXPORT void *malloc(size_t n)
+static void *shim_malloc(size_t n)
 {
 	return gfp_fastpath_alloc(GFP_E_malloc, n, 0, 0);
 }
 
-EXPORT void free(void *p)
+static void shim_free(void *p)
 {
 	gfp_fastpath_free(GFP_E_free, p, 0, 0);
 }
 
-EXPORT void *calloc(size_t nmemb, size_t size)
+static void *shim_calloc(size_t nmemb, size_t size)
 {
 	size_t n;
 	if (__builtin_mul_overflow(nmemb, size, &n)) {
@@ -53,7 +53,8 @@ static inline void *do_realloc(enum gfp_entry entry, void *old, size_t n)
 	return gfp_fastpath_realloc(entry, old, n);
 }
 
-EXPORT void *realloc(void *old, size_t n)
+/* noinline: also the fallback of direct_realloc, which must stay frameless. */
+static __attribute__((noinline)) void *shim_realloc(void *old, size_t n)
 {
 	return do_realloc(GFP_E_realloc, old, n);
 }
@@ -83,13 +84,15 @@ static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
 	return gfp_fastpath_aligned(entry, align, n);
 }
 
-EXPORT void *memalign(size_t align, size_t n)
+/* noinline: also the fallback of direct_memalign, which must stay frameless. */
+static __attribute__((noinline)) void *shim_memalign(size_t align, size_t n)
 {
 	return do_memalign(GFP_E_memalign, align, n);
 }
 
-/* glibc before 2.38 treats aligned_alloc exactly like memalign. */
-EXPORT void *aligned_alloc(size_t align, size_t n)
+/* glibc before 2.38 treats aligned_alloc exactly like memalign. noinline:
+ * also the fallback of direct_aligned_alloc. */
+static __attribute__((noinline)) void *shim_aligned_alloc(size_t align, size_t n)
 {
 	return do_memalign(GFP_E_aligned_alloc, align, n);
 }
@@ -127,7 +130,7 @@ static __attribute__((noinline)) int posix_memalign_policy(void **memptr, size_t
 	return 0;
 }
 
-EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
+static int shim_posix_memalign(void **memptr, size_t align, size_t n)
 {
 	if (likely(gfp_countdown_fast())) {
 		/* jemalloc's own checks are glibc's (EINVAL, ENOMEM, *memptr left
@@ -135,6 +138,115 @@ EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
 		return gfp_je_posix_memalign(memptr, align, n);
 	}
 	return posix_memalign_policy(memptr, align, n, (uintptr_t)__builtin_return_address(0));
+}
+
+/* ------------------------------------------------------------------------
+ * Routes: which function serves each hot entry point in this process.
+ *
+ * Every entry point above is right in every process. Each export is one
+ * indirect jump through its route. Once the constructor knows the policy,
+ * the routes that no policy can ever need are pointed past the shim: in a
+ * process with no policy (and no control socket, through which one could
+ * come later) all of them go straight to jemalloc's own functions; with
+ * fail.probability alone, which injects on allocations only, free does.
+ * Until then, and in every other process, they are the shim's. A route is
+ * one pointer, written once before main: a call racing the write takes the
+ * old one, which is right too.
+ *
+ * memalign and aligned_alloc differ from jemalloc's for an alignment that is
+ * not a power of two (glibc 2.36 rounds it up), and realloc in errno: their
+ * direct routes take the common case and hand the rest to the shim's, which
+ * does as jemalloc does in a process with no policy.
+ */
+
+static void *direct_memalign(size_t align, size_t n)
+{
+	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+		return gfp_je_memalign(align, n);
+	return shim_memalign(align, n);
+}
+
+static void *direct_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+		return gfp_je_aligned_alloc(align, n);
+	return shim_aligned_alloc(align, n);
+}
+
+static void *direct_realloc(void *old, size_t n)
+{
+	if (likely(old != NULL && n != 0)) {
+		void *p = gfp_je_realloc(old, n);
+		if (unlikely(p == NULL))
+			errno = ENOMEM;
+		return p;
+	}
+	return shim_realloc(old, n);
+}
+
+static struct {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+} route = {shim_malloc,         shim_free,     shim_calloc,       shim_realloc,
+           shim_posix_memalign, shim_memalign, shim_aligned_alloc};
+
+EXPORT void *malloc(size_t n)
+{
+	return route.malloc(n);
+}
+
+EXPORT void free(void *p)
+{
+	route.free(p);
+}
+
+EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	return route.calloc(nmemb, size);
+}
+
+EXPORT void *realloc(void *old, size_t n)
+{
+	return route.realloc(old, n);
+}
+
+EXPORT int posix_memalign(void **memptr, size_t align, size_t n)
+{
+	return route.posix_memalign(memptr, align, n);
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+	return route.memalign(align, n);
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	return route.aligned_alloc(align, n);
+}
+
+/* Called once gfp_init has read the policy. */
+static void choose_routes(void)
+{
+	if (gfp_route_direct_alloc()) {
+		__atomic_store_n(&route.malloc, gfp_je_malloc, __ATOMIC_RELAXED);
+		__atomic_store_n(&route.calloc, gfp_je_calloc, __ATOMIC_RELAXED);
+		__atomic_store_n(&route.realloc, direct_realloc, __ATOMIC_RELAXED);
+		__atomic_store_n(&route.posix_memalign, gfp_je_posix_memalign, __ATOMIC_RELAXED);
+		__atomic_store_n(&route.memalign, direct_memalign, __ATOMIC_RELAXED);
+		__atomic_store_n(&route.aligned_alloc, direct_aligned_alloc, __ATOMIC_RELAXED);
+	}
+	if (gfp_route_direct_free())
+		__atomic_store_n(&route.free, gfp_je_free, __ATOMIC_RELAXED);
+	if (gfp_policy.confirm)
+		gfp_log(GFP_LOG_INFO, "routes: malloc to %s, free to %s",
+		        route.malloc == shim_malloc ? "the shim" : "jemalloc",
+		        route.free == shim_free ? "the shim" : "jemalloc");
 }
 
 EXPORT size_t malloc_usable_size(void *p)
@@ -244,7 +356,8 @@ EXPORT int gfpshim_active(void)
  * configuration checked before main. */
 __attribute__((constructor(101))) static void gfpshim_ctor(void)
 {
-	gfp_init();
+	if (gfp_init())
+		choose_routes();
 }
 
 __attribute__((destructor(101))) static void gfpshim_dtor(void)

@@ -314,6 +314,23 @@ bool gfp_init(void)
 	return true;
 }
 
+/* Whether the hot entry points may skip the shim for good (preload/malloc.c
+ * routes them): allocations when no policy can ever apply, frees when none
+ * ever needs to see them (fail.probability alone injects on allocations
+ * only). Never under ctl=1, through which a policy may come later. Asked
+ * only once gfp_init has returned true. */
+bool gfp_route_direct_alloc(void)
+{
+	return gfp_je_own && !gfp_policy.ctl &&
+	       !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE);
+}
+
+bool gfp_route_direct_free(void)
+{
+	return gfp_route_direct_alloc() ||
+	       (gfp_je_own && !gfp_policy.ctl && gfp_armed_fast && !gfp_profile_on);
+}
+
 void gfp_fini(void)
 {
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)

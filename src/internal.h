@@ -214,8 +214,13 @@ extern void *(*gfp_je_realloc)(void *, size_t);
 extern void *(*gfp_je_calloc)(size_t, size_t);
 extern int (*gfp_je_posix_memalign)(void **, size_t, size_t);
 extern void *(*gfp_je_aligned_alloc)(size_t, size_t); /* power-of-two align >= 8 */
+extern void *(*gfp_je_memalign)(size_t, size_t);      /* the same */
 /* Where jemalloc's code lies: [lo, hi), 0 and 0 until backend_init. */
 extern uintptr_t gfp_je_text_lo, gfp_je_text_hi;
+/* The gfp_je_* are jemalloc's own malloc, free...: they answer as glibc
+ * does but for the cases preload/malloc.c's routes check. Else the x-API
+ * wrappers above serve (a jemalloc built with a prefix). */
+extern bool gfp_je_own;
 void backend_init(void);
 
 /* ------------------------------------------------------------------------
@@ -233,6 +238,9 @@ extern bool gfp_secure;
  * through untouched (ld.so, libstdc++'s emergency pool). */
 bool gfp_init(void);
 void gfp_fini(void);
+/* The hot entry points may go straight to jemalloc for good. */
+bool gfp_route_direct_alloc(void);
+bool gfp_route_direct_free(void);
 
 /* ------------------------------------------------------------------------
  * thread.c - the per-thread state.

@@ -55,7 +55,7 @@ try 125 "GFP_POLICY_FILE $TMP/bad:2: bad value 'sometimes' for key 'stats'" GFP_
 env GFP_LOG="$TMP/log" GFP_POLICY='confirm=1' LD_PRELOAD="$SHIM" "$HELLO" >/dev/null 2>"$TMP/err" || fail "GFP_LOG=path run failed"
 env GFP_LOG="$TMP/log" GFP_POLICY='confirm=1' LD_PRELOAD="$SHIM" "$HELLO" >/dev/null 2>>"$TMP/err" || fail "GFP_LOG=path run failed"
 [ ! -s "$TMP/err" ] || fail "messages went to stderr despite GFP_LOG: $(cat "$TMP/err")"
-expect_eq "log lines appended" 2 "$(grep -c 'gfpshim: info:' "$TMP/log")"
+expect_eq "log lines appended (policy and routes, twice)" 4 "$(grep -c 'gfpshim: info:' "$TMP/log")"
 env GFP_LOG=fd:7 GFP_POLICY='confirm=1' LD_PRELOAD="$SHIM" "$HELLO" 7>"$TMP/fd7" >/dev/null 2>&1 || fail "fd:7 run failed"
 expect_contains "GFP_LOG=fd:7" "$TMP/fd7" "gfpshim: info: gfpshim"
 

@@ -25,6 +25,7 @@ while read -r what policy rules; do
 	note "$what: $out"
 done <<'MODES'
 idle - -
+armed fail.probability=0.000000001 -
 budget limit=16G -
 stats stats=totals -
 sites stats=sites -

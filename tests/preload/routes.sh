@@ -1,0 +1,33 @@
+#!/bin/bash
+# Which entry points meet the shim (preload/malloc.c's routes), as the
+# constructor reports them once it has set them (confirm=1): with no policy at all the
+# program's malloc and free are jemalloc's own; with fail.probability alone
+# (and its stack filters) only frees are; anything else, or ctl=1 (through which a policy may come
+# later), keeps both on the shim. libc_semantics runs under each kind of route.
+source "$TESTS/lib.sh"
+HELLO=$BUILD/tests/preload/hello
+
+route() {
+	GFP_POLICY="confirm=1;$1" LD_PRELOAD="$SHIM" "$HELLO" >/dev/null 2>"$TMP/err" ||
+		fail "$1: exit $?: $(head -3 "$TMP/err")"
+	sed -n 's/^gfpshim: info: routes: //p' "$TMP/err"
+}
+
+expect_eq "no policy" "malloc to jemalloc, free to jemalloc" "$(route "")"
+expect_eq "messages only" "malloc to jemalloc, free to jemalloc" "$(route "glibc_warn=0")"
+expect_eq "ctl=1" "malloc to the shim, free to the shim" "$(route "ctl=1")"
+expect_eq "fail.probability alone" "malloc to the shim, free to jemalloc" \
+	"$(route "fail.probability=0.000000001")"
+expect_eq "fail.probability with a stack filter" "malloc to the shim, free to jemalloc" \
+	"$(route "fail.probability=0.000000001;fail.sym=nothing_here")"
+expect_eq "fail.probability with fail.times" "malloc to the shim, free to the shim" \
+	"$(route "fail.probability=0.000000001;fail.times=3")"
+expect_eq "a budget" "malloc to the shim, free to the shim" "$(route "limit=1G")"
+expect_eq "statistics" "malloc to the shim, free to the shim" "$(route "stats=totals")"
+expect_eq "default=" "malloc to the shim, free to the shim" "$(route "default=NOFAIL")"
+
+for policy in "" "fail.probability=0.000000001" "ctl=1"; do
+	GFP_POLICY=$policy LD_PRELOAD="$SHIM" MALLOC_PERTURB_=0 "$BUILD/tests/preload/libc_semantics" \
+		shim >"$TMP/out" 2>&1 || fail "libc_semantics under '$policy': $(tail -5 "$TMP/out")"
+done
+note "libc semantics hold on every kind of route"
