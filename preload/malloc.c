@@ -53,7 +53,8 @@ static inline void *do_realloc(enum gfp_entry entry, void *old, size_t n)
 	return gfp_fastpath_realloc(entry, old, n);
 }
 
-/* noinline: also the fallback of direct_realloc, which must stay frameless. */
+/* noinline: also the fallback of direct_realloc, whose common case should
+ * not pay for this one's frame. */
 static __attribute__((noinline)) void *shim_realloc(void *old, size_t n)
 {
 	return do_realloc(GFP_E_realloc, old, n);
@@ -84,7 +85,7 @@ static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
 	return gfp_fastpath_aligned(entry, align, n);
 }
 
-/* noinline: also the fallback of direct_memalign, which must stay frameless. */
+/* noinline: also the fallback of direct_memalign, which stays frameless. */
 static __attribute__((noinline)) void *shim_memalign(size_t align, size_t n)
 {
 	return do_memalign(GFP_E_memalign, align, n);
@@ -162,7 +163,7 @@ static int shim_posix_memalign(void **memptr, size_t align, size_t n)
 static void *direct_memalign(size_t align, size_t n)
 {
 	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
-		return gfp_je_memalign(align, n);
+		return gfp_je_aligned_alloc(align, n);
 	return shim_memalign(align, n);
 }
 

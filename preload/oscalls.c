@@ -12,7 +12,10 @@
  * else pass through as if the shim were not there.
  *
  * munmap is left alone: jemalloc prints errno when it fails, and on Linux it
- * is not called from free unless retain:false.
+ * is not called from free unless retain:false. Another library preloaded
+ * before the shim that wraps mmap or madvise itself comes between jemalloc
+ * and these, and unless it tail-calls them the caller seen here is not
+ * jemalloc: errno is then left as the failing call set it.
  */
 #include <dlfcn.h>
 #include <errno.h>

@@ -63,7 +63,6 @@ void *(*gfp_je_realloc)(void *, size_t) = via_rallocx;
 void *(*gfp_je_calloc)(size_t, size_t) = via_mallocx_zero;
 int (*gfp_je_posix_memalign)(void **, size_t, size_t) = via_mallocx_align;
 void *(*gfp_je_aligned_alloc)(size_t, size_t) = via_mallocx_aligned;
-void *(*gfp_je_memalign)(size_t, size_t) = via_mallocx_aligned;
 
 /* `name` from the object that defines mallocx, or NULL when that object does
  * not define it (a jemalloc built with a prefix: the x-API then serves). */
@@ -125,11 +124,8 @@ void backend_init(void)
 		return;
 	fn_t m = lookup(handle, &je, "malloc"), f = lookup(handle, &je, "free"),
 	     r = lookup(handle, &je, "realloc"), c = lookup(handle, &je, "calloc"),
-	     a = lookup(handle, &je, "posix_memalign"), aa = lookup(handle, &je, "aligned_alloc"),
-	     ma = lookup(handle, &je, "memalign");
+	     a = lookup(handle, &je, "posix_memalign"), aa = lookup(handle, &je, "aligned_alloc");
 	if (m && f && r && c && a && aa) {
-		/* jemalloc's memalign is its aligned_alloc with 3 fewer instructions. */
-		gfp_je_memalign = (void *(*)(size_t, size_t))(ma ? ma : aa);
 		gfp_je_malloc = (void *(*)(size_t))m;
 		gfp_je_free = (void (*)(void *))f;
 		gfp_je_realloc = (void *(*)(void *, size_t))r;

@@ -213,8 +213,8 @@ extern void (*gfp_je_free)(void *);
 extern void *(*gfp_je_realloc)(void *, size_t);
 extern void *(*gfp_je_calloc)(size_t, size_t);
 extern int (*gfp_je_posix_memalign)(void **, size_t, size_t);
+/* For memalign too: jemalloc 5.3's own memalign sets no errno. */
 extern void *(*gfp_je_aligned_alloc)(size_t, size_t); /* power-of-two align >= 8 */
-extern void *(*gfp_je_memalign)(size_t, size_t);      /* the same */
 /* Where jemalloc's code lies: [lo, hi), 0 and 0 until backend_init. */
 extern uintptr_t gfp_je_text_lo, gfp_je_text_hi;
 /* The gfp_je_* are jemalloc's own malloc, free...: they answer as glibc

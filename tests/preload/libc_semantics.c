@@ -28,6 +28,8 @@ static int failures;
 /* Calls through volatile pointers, so the compiler cannot fold them away. */
 static void *(*volatile p_malloc)(size_t) = malloc;
 static void *(*volatile p_realloc)(void *, size_t) = realloc;
+static void *(*volatile p_memalign)(size_t, size_t) = memalign;
+static void *(*volatile p_aligned_alloc)(size_t, size_t) = aligned_alloc;
 static void *(*volatile p_calloc)(size_t, size_t) = calloc;
 static void *(*volatile p_reallocarray)(void *, size_t, size_t) = reallocarray;
 /* GCC assumes free leaves errno alone and would not read it again. */
@@ -121,6 +123,13 @@ int main(int argc, char **argv)
 	free(ma);
 	errno = 0;
 	EXPECT(memalign(SIZE_MAX / 2 + 2, 10) == NULL && errno == EINVAL);
+	/* ENOMEM set on failure (jemalloc 5.3's own memalign sets none). */
+	errno = 0;
+	EXPECT(p_memalign(64, HUGE) == NULL && errno == ENOMEM);
+	errno = 0;
+	EXPECT(p_memalign(64, SIZE_MAX) == NULL && errno == ENOMEM);
+	errno = 0;
+	EXPECT(p_aligned_alloc(64, SIZE_MAX) == NULL && errno == ENOMEM);
 
 	/* valloc / pvalloc */
 	void *v = valloc(100);
