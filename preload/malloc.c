@@ -150,9 +150,12 @@ static int shim_posix_memalign(void **memptr, size_t align, size_t n)
  * process with no policy (and no control socket, through which one could
  * come later) all of them go straight to jemalloc's own functions; with
  * fail.probability alone, which injects on allocations only, free does.
- * Until then, and in every other process, they are the shim's. A route is
- * one pointer, written once before main: a call racing the write takes the
- * old one, which is right too.
+ * Under a policy that only shapes what a failing request does (GFP_RULES,
+ * default=, oom=...), allocations are watched: jemalloc's own function
+ * first, the shim's policy path only when it fails. Until then, and in
+ * every other process, they are the shim's. A route is one pointer, written
+ * once before main: a call racing the write takes the old one, which is
+ * right too.
  *
  * memalign and aligned_alloc differ from jemalloc's for an alignment that is
  * not a power of two (glibc 2.36 rounds it up), and realloc in errno: their
@@ -185,7 +188,71 @@ static void *direct_realloc(void *old, size_t n)
 	return shim_realloc(old, n);
 }
 
-static struct {
+/* The watched routes (gfp_route_watch_alloc): jemalloc's own function first,
+ * the shim's policy path only when it fails, for the request as the program
+ * made it. */
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
+static void *watched_malloc(size_t n)
+{
+	void *p = gfp_je_malloc(n);
+	if (likely(p != NULL))
+		return p;
+	return gfp_alloc_policy(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
+}
+
+static void *watched_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n))
+		return shim_calloc(nmemb, size);
+	void *p = gfp_je_calloc(nmemb, size);
+	if (likely(p != NULL))
+		return p;
+	return gfp_alloc_policy(GFP_E_calloc, n ? n : 1, MALLOCX_ZERO, 0, CALLER);
+}
+
+static void *watched_realloc(void *old, size_t n)
+{
+	if (unlikely(old == NULL || n == 0))
+		return shim_realloc(old, n);
+	void *p = gfp_je_realloc(old, n);
+	if (likely(p != NULL))
+		return p;
+	return gfp_realloc_policy(GFP_E_realloc, old, n, CALLER);
+}
+
+static int watched_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	int r = gfp_je_posix_memalign(memptr, align, n);
+	if (likely(r != ENOMEM))
+		return r;
+	return posix_memalign_policy(memptr, align, n, CALLER);
+}
+
+static inline void *watched_aligned(enum gfp_entry entry, size_t align, size_t n, uintptr_t caller)
+{
+	void *p = gfp_je_aligned_alloc(align, n);
+	if (likely(p != NULL))
+		return p;
+	return gfp_alloc_policy(entry, n ? n : 1, MALLOCX_ALIGN(align), align, caller);
+}
+
+static void *watched_memalign(size_t align, size_t n)
+{
+	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+		return watched_aligned(GFP_E_memalign, align, n, CALLER);
+	return shim_memalign(align, n);
+}
+
+static void *watched_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+		return watched_aligned(GFP_E_aligned_alloc, align, n, CALLER);
+	return shim_aligned_alloc(align, n);
+}
+
+struct routes {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
 	void *(*calloc)(size_t, size_t);
@@ -193,8 +260,10 @@ static struct {
 	int (*posix_memalign)(void **, size_t, size_t);
 	void *(*memalign)(size_t, size_t);
 	void *(*aligned_alloc)(size_t, size_t);
-} route = {shim_malloc,         shim_free,     shim_calloc,       shim_realloc,
-           shim_posix_memalign, shim_memalign, shim_aligned_alloc};
+};
+
+static struct routes route = {shim_malloc,         shim_free,     shim_calloc,       shim_realloc,
+                              shim_posix_memalign, shim_memalign, shim_aligned_alloc};
 
 EXPORT void *malloc(size_t n)
 {
@@ -231,22 +300,41 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 	return route.aligned_alloc(align, n);
 }
 
+/* Every route but free's. */
+static void set_alloc_routes(const struct routes *r)
+{
+	__atomic_store_n(&route.malloc, r->malloc, __ATOMIC_RELAXED);
+	__atomic_store_n(&route.calloc, r->calloc, __ATOMIC_RELAXED);
+	__atomic_store_n(&route.realloc, r->realloc, __ATOMIC_RELAXED);
+	__atomic_store_n(&route.posix_memalign, r->posix_memalign, __ATOMIC_RELAXED);
+	__atomic_store_n(&route.memalign, r->memalign, __ATOMIC_RELAXED);
+	__atomic_store_n(&route.aligned_alloc, r->aligned_alloc, __ATOMIC_RELAXED);
+}
+
 /* Called once gfp_init has read the policy. */
 static void choose_routes(void)
 {
-	if (gfp_route_direct_alloc()) {
-		__atomic_store_n(&route.malloc, gfp_je_malloc, __ATOMIC_RELAXED);
-		__atomic_store_n(&route.calloc, gfp_je_calloc, __ATOMIC_RELAXED);
-		__atomic_store_n(&route.realloc, direct_realloc, __ATOMIC_RELAXED);
-		__atomic_store_n(&route.posix_memalign, gfp_je_posix_memalign, __ATOMIC_RELAXED);
-		__atomic_store_n(&route.memalign, direct_memalign, __ATOMIC_RELAXED);
-		__atomic_store_n(&route.aligned_alloc, direct_aligned_alloc, __ATOMIC_RELAXED);
-	}
+	if (gfp_route_direct_alloc())
+		set_alloc_routes(&(struct routes){.malloc = gfp_je_malloc,
+		                                  .calloc = gfp_je_calloc,
+		                                  .realloc = direct_realloc,
+		                                  .posix_memalign = gfp_je_posix_memalign,
+		                                  .memalign = direct_memalign,
+		                                  .aligned_alloc = direct_aligned_alloc});
+	else if (gfp_route_watch_alloc())
+		set_alloc_routes(&(struct routes){.malloc = watched_malloc,
+		                                  .calloc = watched_calloc,
+		                                  .realloc = watched_realloc,
+		                                  .posix_memalign = watched_posix_memalign,
+		                                  .memalign = watched_memalign,
+		                                  .aligned_alloc = watched_aligned_alloc});
 	if (gfp_route_direct_free())
 		__atomic_store_n(&route.free, gfp_je_free, __ATOMIC_RELAXED);
 	if (gfp_policy.confirm)
 		gfp_log(GFP_LOG_INFO, "routes: malloc to %s, free to %s",
-		        route.malloc == shim_malloc ? "the shim" : "jemalloc",
+		        route.malloc == shim_malloc      ? "the shim"
+		        : route.malloc == watched_malloc ? "jemalloc, then the shim if it fails"
+		                                         : "jemalloc",
 		        route.free == shim_free ? "the shim" : "jemalloc");
 }
 

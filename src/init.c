@@ -325,6 +325,16 @@ bool gfp_route_direct_alloc(void)
 	       !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE);
 }
 
+/* Whether allocations may try jemalloc's own functions first and come to
+ * the shim only when they fail: a policy that only shapes what a failing
+ * request does (GFP_RULES, default=, oom=, ...), with nothing to count,
+ * inject, record or budget on a request that succeeds. */
+bool gfp_route_watch_alloc(void)
+{
+	return gfp_je_own && !gfp_policy.ctl && gfp_slowpath_on && !gfp_inject_on &&
+	       !gfp_budget_on && !gfp_policy.stats && !records_on();
+}
+
 bool gfp_route_direct_free(void)
 {
 	return gfp_route_direct_alloc() ||

@@ -240,6 +240,7 @@ bool gfp_init(void);
 void gfp_fini(void);
 /* The hot entry points may go straight to jemalloc for good. */
 bool gfp_route_direct_alloc(void);
+bool gfp_route_watch_alloc(void);
 bool gfp_route_direct_free(void);
 
 /* ------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 #!/bin/bash
 # Which entry points meet the shim (preload/malloc.c's routes), as the
-# constructor reports them once it has set them (confirm=1): with no policy at all the
-# program's malloc and free are jemalloc's own; with fail.probability alone
-# (and its stack filters) only frees are; anything else, or ctl=1 (through which a policy may come
-# later), keeps both on the shim. libc_semantics runs under each kind of route.
+# constructor reports them once it has set them (confirm=1): with no policy
+# at all the program's malloc and free are jemalloc's own; with
+# fail.probability alone (and its stack filters) only frees are; a policy
+# that only shapes failing requests (rules, default=, oom=) tries jemalloc
+# first; anything else, or ctl=1 (through which a policy may come later),
+# keeps both on the shim. libc_semantics runs under each kind of route.
 source "$TESTS/lib.sh"
 HELLO=$BUILD/tests/preload/hello
 
@@ -24,9 +26,16 @@ expect_eq "fail.probability with fail.times" "malloc to the shim, free to the sh
 	"$(route "fail.probability=0.000000001;fail.times=3")"
 expect_eq "a budget" "malloc to the shim, free to the shim" "$(route "limit=1G")"
 expect_eq "statistics" "malloc to the shim, free to the shim" "$(route "stats=totals")"
-expect_eq "default=" "malloc to the shim, free to the shim" "$(route "default=NOFAIL")"
+expect_eq "default=" "malloc to jemalloc, then the shim if it fails, free to the shim" \
+	"$(route "default=NOFAIL")"
+expect_eq "oom=" "malloc to jemalloc, then the shim if it fails, free to the shim" \
+	"$(route "oom=fail")"
+expect_eq "default= with statistics" "malloc to the shim, free to the shim" \
+	"$(route "default=NOFAIL;stats=totals")"
+out=$(GFP_RULES='lib:libnothing.so*=>NORETRY' route "")
+expect_eq "GFP_RULES" "malloc to jemalloc, then the shim if it fails, free to the shim" "$out"
 
-for policy in "" "fail.probability=0.000000001" "ctl=1"; do
+for policy in "" "fail.probability=0.000000001" "default=KERNEL" "ctl=1"; do
 	GFP_POLICY=$policy LD_PRELOAD="$SHIM" MALLOC_PERTURB_=0 "$BUILD/tests/preload/libc_semantics" \
 		shim >"$TMP/out" 2>&1 || fail "libc_semantics under '$policy': $(tail -5 "$TMP/out")"
 done
