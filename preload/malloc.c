@@ -214,7 +214,8 @@ static void *watched_calloc(size_t nmemb, size_t size)
 
 static void *watched_realloc(void *old, size_t n)
 {
-	if (unlikely(old == NULL || n == 0))
+	/* With waiters, the policy path: a shrink or move frees, and wakes them. */
+	if (unlikely(old == NULL || n == 0 || __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
 		return shim_realloc(old, n);
 	void *p = gfp_je_realloc(old, n);
 	if (likely(p != NULL))

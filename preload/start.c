@@ -48,6 +48,7 @@ struct trampoline {
 	void *(*start)(void *);
 	void *arg;
 	uint64_t ordinal;
+	bool enter; /* decide the thread's mode now, not at its first failure */
 };
 
 static void *thread_start(void *p)
@@ -55,6 +56,8 @@ static void *thread_start(void *p)
 	struct trampoline t = *(struct trampoline *)p;
 	dallocx(p, 0);
 	gfp_tls.ordinal = t.ordinal;
+	if (t.enter && gfp_tls.mode == GFP_TLS_UNDECIDED)
+		thread_enter();
 	return t.start(t.arg);
 }
 
@@ -66,15 +69,20 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 		void *sym = next_symbol("pthread_create");
 		__builtin_memcpy(&real, &sym, sizeof(real));
 	}
-	if (!gfp_inject_on)
+	/* Watched allocations (preload/malloc.c) meet the engine only when they
+	 * fail, when registering the thread - its exit key, its reserve - may
+	 * itself fail: such a thread is registered as it starts. */
+	bool enter = gfp_route_watch_alloc();
+	if (!gfp_inject_on && !enter)
 		return real(thread, attr, start, arg);
-	/* The child's ordinal: its parent's and its place among the siblings. */
 	struct trampoline *t = mallocx(sizeof(*t), 0);
 	if (!t)
 		return real(thread, attr, start, arg);
 	t->start = start;
 	t->arg = arg;
-	t->ordinal = inject_child_ordinal();
+	/* The child's ordinal: its parent's and its place among the siblings. */
+	t->ordinal = gfp_inject_on ? inject_child_ordinal() : 0;
+	t->enter = enter;
 	int r = real(thread, attr, thread_start, t);
 	if (r != 0)
 		dallocx(t, 0);

@@ -328,11 +328,11 @@ bool gfp_route_direct_alloc(void)
 /* Whether allocations may try jemalloc's own functions first and come to
  * the shim only when they fail: a policy that only shapes what a failing
  * request does (GFP_RULES, default=, oom=, ...), with nothing to count,
- * inject, record or budget on a request that succeeds. */
+ * inject, record, budget or reserve per thread on a request that succeeds. */
 bool gfp_route_watch_alloc(void)
 {
 	return gfp_je_own && !gfp_policy.ctl && gfp_slowpath_on && !gfp_inject_on &&
-	       !gfp_budget_on && !gfp_policy.stats && !records_on();
+	       !gfp_budget_on && !gfp_policy.stats && !records_on() && !gfp_policy.reserve_thread;
 }
 
 bool gfp_route_direct_free(void)

@@ -178,8 +178,10 @@ enum gfp_tls_mode thread_enter(void)
 		} else {
 			gfp_tls.countdown = 0;
 			gfp_tls.mode = GFP_TLS_POLICY;
-			gfp_tls.free_direct =
-			    gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
+			/* Unregistered (its block could not be had), nobody could
+			 * clear the byte when waiters come: it stays 0. */
+			gfp_tls.free_direct = gfp_free_direct_ok && gfp_tls.thread &&
+			                      !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
 			mode = GFP_TLS_POLICY;
 		}
 		/* A set that landed during the decision: decide again. */

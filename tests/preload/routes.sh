@@ -32,6 +32,8 @@ expect_eq "oom=" "malloc to jemalloc, then the shim if it fails, free to the shi
 	"$(route "oom=fail")"
 expect_eq "default= with statistics" "malloc to the shim, free to the shim" \
 	"$(route "default=NOFAIL;stats=totals")"
+expect_eq "reserve.thread (its pool is set up as the thread registers)" \
+	"malloc to the shim, free to the shim" "$(route "reserve.thread=1M;reserve.prefault=1")"
 out=$(GFP_RULES='lib:libnothing.so*=>NORETRY' route "")
 expect_eq "GFP_RULES" "malloc to jemalloc, then the shim if it fails, free to the shim" "$out"
 

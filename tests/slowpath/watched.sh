@@ -1,0 +1,27 @@
+#!/bin/bash
+# Under a policy that only shapes failures, the program's allocations are
+# watched (they reach the shim only when jemalloc fails; preload/malloc.c).
+# A looping malloc must still be woken at once when another thread gives
+# memory back: by a shrinking realloc, and by the frees of a thread whose
+# first call into the shim was a failure at the last page of address space.
+# wait=3s: a waiter nobody wakes returns after about 3000 ms. ctl=1 keeps
+# the shim's own routes: the control.
+source "$TESTS/lib.sh"
+source "$TESTS/slowpath/sp.sh"
+PROG=$BUILD/tests/slowpath/sp_watched
+
+for mode in realloc first-failure; do
+	for routes in watched shim; do
+		pol='costly=2M;wait=3s;confirm=1'
+		[ $routes = shim ] && pol="$pol;ctl=1"
+		out=$(GFP_POLICY=$pol GFP_LOG=$TMP/log LD_PRELOAD=$SHIM timeout 60 "$PROG" $mode) ||
+			fail "$mode/$routes: exit $?: $out $(tail -3 "$TMP/log")"
+		want="jemalloc, then the shim if it fails"
+		[ $routes = shim ] && want="the shim"
+		expect_contains "$mode/$routes: routes" "$TMP/log" "routes: malloc to $want,"
+		ms=${out##*waited_ms=}
+		[ "${out%% *}" = result=ok ] || fail "$mode/$routes: $out"
+		[ "$ms" -lt 1000 ] || fail "$mode/$routes: woken after $ms ms, expected about 200 (wait=3s)"
+		note "$mode/$routes: $out"
+	done
+done
