@@ -2,7 +2,9 @@
  * malloc.c - the C allocation entry points libgfpshim.so exports.
  *
  * Each one checks the arguments the way glibc 2.36 does and hands the
- * request (entry, size, jemalloc flags, alignment) to the fast path. Programs were
+ * request (entry, size, jemalloc flags, alignment) to the fast path, or, for
+ * malloc and its kin, jumps through a route that may skip the shim (the
+ * Routes section below). Programs were
  * written against glibc, so its answers are the contract: errno ENOMEM,
  * posix_memalign leaves *memptr and errno alone on failure, realloc(p, 0)
  * frees and returns NULL, free keeps errno, memalign rounds a non-power-of-two
@@ -331,12 +333,16 @@ static void choose_routes(void)
 		                                  .aligned_alloc = watched_aligned_alloc});
 	if (gfp_route_direct_free())
 		__atomic_store_n(&route.free, gfp_je_free, __ATOMIC_RELAXED);
-	if (gfp_policy.confirm)
-		gfp_log(GFP_LOG_INFO, "routes: malloc to %s, free to %s",
-		        route.malloc == shim_malloc      ? "the shim"
-		        : route.malloc == watched_malloc ? "jemalloc, then the shim if it fails"
-		                                         : "jemalloc",
-		        route.free == shim_free ? "the shim" : "jemalloc");
+	if (gfp_policy.confirm) {
+#define KIND(f) (route.f == shim_##f ? "shim" : route.f == watched_##f ? "watched" : "jemalloc")
+		gfp_log(GFP_LOG_INFO,
+		        "routes: malloc=%s calloc=%s realloc=%s posix_memalign=%s memalign=%s "
+		        "aligned_alloc=%s free=%s",
+		        KIND(malloc), KIND(calloc), KIND(realloc), KIND(posix_memalign),
+		        KIND(memalign), KIND(aligned_alloc),
+		        route.free == shim_free ? "shim" : "jemalloc");
+#undef KIND
+	}
 }
 
 EXPORT size_t malloc_usable_size(void *p)
@@ -441,9 +447,9 @@ EXPORT int gfpshim_active(void)
 	return 1;
 }
 
-/* Initialisation is lazy (the first allocation does it); this only makes
- * sure a program that never allocates before main still gets its
- * configuration checked before main. */
+/* Initialisation is lazy (the first allocation does it); this makes sure a
+ * program that never allocates before main still gets its configuration
+ * checked before main, and chooses the routes once the policy is known. */
 __attribute__((constructor(101))) static void gfpshim_ctor(void)
 {
 	if (gfp_init())

@@ -4,10 +4,11 @@
  * The x-API (mallocx, dallocx, rallocx) carries every flag we need, but
  * jemalloc 5.3 gives it no fast path: mallocx and dallocx cost about three
  * times malloc and free (93 and 90 instructions against ~35, measured with
- * callgrind). So the idle requests go to jemalloc's own malloc, calloc,
- * posix_memalign, realloc and free, looked up inside libjemalloc's object
- * itself - never by their global names, which are ours. Requests under a
- * policy and anything with other flags use the x-API.
+ * callgrind). So wherever no flag is needed - the idle fast path, the routes
+ * of preload/malloc.c, the policy's plain attempts - requests go to
+ * jemalloc's own malloc, calloc, posix_memalign, aligned_alloc, realloc and
+ * free, looked up inside libjemalloc's object itself (never by their global
+ * names, which are ours). Anything with other flags uses the x-API.
  *
  * It also records where jemalloc's code lies, for preload/oscalls.c.
  */

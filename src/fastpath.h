@@ -1,10 +1,14 @@
 /*
  * fastpath.h - the fast path, inlined into every entry point of preload/.
  *
- * With no policy active an allocation costs one thread-local decrement and
- * the jemalloc call; a free, one thread-local read and the jemalloc call. Everything else - the
- * first call of a thread, a policy, a real ENOMEM - leaves through one tail call into the engine
- * (fastpath.c), so the inlined code saves no registers and takes no locks.
+ * It serves every call that meets the shim: C++ new and delete, valloc,
+ * pvalloc and reallocarray always, and malloc and its kin wherever their
+ * routes are the shim's (preload/malloc.c). With no policy active an
+ * allocation costs one thread-local decrement and the jemalloc call; a free,
+ * one thread-local read and the jemalloc call. Everything else - the first
+ * call of a thread, a policy, a real ENOMEM - leaves through one tail call
+ * into the engine (fastpath.c), so the inlined code saves no registers and
+ * takes no locks.
  */
 #ifndef GFP_FASTPATH_H
 #define GFP_FASTPATH_H

@@ -1,7 +1,8 @@
 /*
  * init.c - lazy initialisation: the first allocation of the process reads the
  * configuration, whoever makes it (ld.so and libstdc++ allocate before any
- * constructor of ours runs); the constructor only makes sure it happened.
+ * constructor of ours runs); the constructor makes sure it happened and
+ * then chooses preload/malloc.c's routes from the policy.
  *
  * Reading the configuration must not allocate through the policy: it runs
  * with the thread's guard raised, so anything libc allocates on its behalf

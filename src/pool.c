@@ -132,7 +132,12 @@ static bool hook_purge(extent_hooks_t *h, void *addr, size_t size, size_t off, s
 	gfp_unlock(&pool_lock);
 	if (keep)
 		return true;
-	return madvise((char *)addr + off, len, MADV_DONTNEED) != 0;
+	/* Runs inside jemalloc's free, which keeps errno: jemalloc's own
+	 * madvise keeps it there (preload/oscalls.c), this one is the shim's. */
+	int saved = errno;
+	bool failed = madvise((char *)addr + off, len, MADV_DONTNEED) != 0;
+	errno = saved;
+	return failed;
 }
 
 static bool hook_split(extent_hooks_t *h, void *addr, size_t size, size_t a, size_t b, bool c,

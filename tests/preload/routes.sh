@@ -15,27 +15,32 @@ route() {
 	sed -n 's/^gfpshim: info: routes: //p' "$TMP/err"
 }
 
-expect_eq "no policy" "malloc to jemalloc, free to jemalloc" "$(route "")"
-expect_eq "messages only" "malloc to jemalloc, free to jemalloc" "$(route "glibc_warn=0")"
-expect_eq "ctl=1" "malloc to the shim, free to the shim" "$(route "ctl=1")"
-expect_eq "fail.probability alone" "malloc to the shim, free to jemalloc" \
-	"$(route "fail.probability=0.000000001")"
-expect_eq "fail.probability with a stack filter" "malloc to the shim, free to jemalloc" \
+# all ALLOCS FREE: the expected line, ALLOCS for the six allocating routes.
+all() {
+	echo "malloc=$1 calloc=$1 realloc=$1 posix_memalign=$1 memalign=$1 aligned_alloc=$1 free=$2"
+}
+
+expect_eq "no policy" "$(all jemalloc jemalloc)" "$(route "")"
+expect_eq "messages only" "$(all jemalloc jemalloc)" "$(route "glibc_warn=0;site.depth=4")"
+expect_eq "ctl=1" "$(all shim shim)" "$(route "ctl=1")"
+expect_eq "fail.probability alone" "$(all shim jemalloc)" "$(route "fail.probability=0.000000001")"
+expect_eq "fail.probability with a stack filter" "$(all shim jemalloc)" \
 	"$(route "fail.probability=0.000000001;fail.sym=nothing_here")"
-expect_eq "fail.probability with fail.times" "malloc to the shim, free to the shim" \
+expect_eq "fail.probability with fail.times" "$(all shim shim)" \
 	"$(route "fail.probability=0.000000001;fail.times=3")"
-expect_eq "a budget" "malloc to the shim, free to the shim" "$(route "limit=1G")"
-expect_eq "statistics" "malloc to the shim, free to the shim" "$(route "stats=totals")"
-expect_eq "default=" "malloc to jemalloc, then the shim if it fails, free to the shim" \
-	"$(route "default=NOFAIL")"
-expect_eq "oom=" "malloc to jemalloc, then the shim if it fails, free to the shim" \
-	"$(route "oom=fail")"
-expect_eq "default= with statistics" "malloc to the shim, free to the shim" \
-	"$(route "default=NOFAIL;stats=totals")"
-expect_eq "reserve.thread (its pool is set up as the thread registers)" \
-	"malloc to the shim, free to the shim" "$(route "reserve.thread=1M;reserve.prefault=1")"
+expect_eq "a budget" "$(all shim shim)" "$(route "limit=1G")"
+expect_eq "statistics" "$(all shim shim)" "$(route "stats=totals")"
+expect_eq "default=" "$(all watched shim)" "$(route "default=NOFAIL")"
+expect_eq "oom=" "$(all watched shim)" "$(route "oom=fail")"
+expect_eq "default= with statistics" "$(all shim shim)" "$(route "default=NOFAIL;stats=totals")"
+expect_eq "reserve.thread (its pool is set up as the thread registers)" "$(all shim shim)" \
+	"$(route "reserve.thread=1M;reserve.prefault=1")"
 out=$(GFP_RULES='lib:libnothing.so*=>NORETRY' route "")
-expect_eq "GFP_RULES" "malloc to jemalloc, then the shim if it fails, free to the shim" "$out"
+expect_eq "GFP_RULES" "$(all watched shim)" "$out"
+out=$(GFP_RECORD=$TMP/rec route "")
+expect_eq "GFP_RECORD alone" "$(all shim shim)" "$out"
+out=$(GFP_REPORT=$TMP/rep.json route "")
+expect_eq "GFP_REPORT alone" "$(all shim shim)" "$out"
 
 for policy in "" "fail.probability=0.000000001" "default=KERNEL" "ctl=1"; do
 	GFP_POLICY=$policy LD_PRELOAD="$SHIM" MALLOC_PERTURB_=0 "$BUILD/tests/preload/libc_semantics" \

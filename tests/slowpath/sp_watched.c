@@ -5,9 +5,11 @@
  *
  *   sp_watched realloc        the other thread shrinks a 6 MiB block with
  *                             realloc (no free at all)
- *   sp_watched first-failure  the other thread's first call that reaches the
- *                             shim is a failing malloc, after the address
- *                             space is spent to the last page; later it frees
+ *   sp_watched first-failure  none of the other thread's calls reaches the
+ *                             shim (a watched malloc that jemalloc serves)
+ *                             until a failing one, after the address space is
+ *                             spent to the last page; later it frees. The
+ *                             shim must have registered it as it started.
  *
  * Under RLIMIT_AS, with the address space filled, main mallocs 1 MiB (KERNEL,
  * below costly=2M: it loops) and the other thread gives memory back 200 ms
@@ -46,7 +48,7 @@ static void *other(void *arg)
 	if (first_failure) {
 		wait_stage(2);
 		unsigned c = gfp_scope_push(GFP_NORETRY);
-		void *p = sp_malloc_fn(1 << 20); /* fails: the thread's first engine call */
+		void *p = sp_malloc_fn(1 << 20); /* fails, at the last page */
 		gfp_scope_pop(c);
 		if (p)
 			sp_die("the failing malloc succeeded\n");

@@ -2,8 +2,10 @@
 # Under a policy that only shapes failures, the program's allocations are
 # watched (they reach the shim only when jemalloc fails; preload/malloc.c).
 # A looping malloc must still be woken at once when another thread gives
-# memory back: by a shrinking realloc, and by the frees of a thread whose
-# first call into the shim was a failure at the last page of address space.
+# memory back: by a shrinking realloc, and by the frees of a thread none of
+# whose calls met the shim before the address space ran out (so the shim
+# must have registered it as it started: registering it at its first
+# failure, at the last page, could fail, and its frees then woke nobody).
 # wait=3s: a waiter nobody wakes returns after about 3000 ms. ctl=1 keeps
 # the shim's own routes: the control.
 source "$TESTS/lib.sh"
@@ -16,12 +18,13 @@ for mode in realloc first-failure; do
 		[ $routes = shim ] && pol="$pol;ctl=1"
 		out=$(GFP_POLICY=$pol GFP_LOG=$TMP/log LD_PRELOAD=$SHIM timeout 60 "$PROG" $mode) ||
 			fail "$mode/$routes: exit $?: $out $(tail -3 "$TMP/log")"
-		want="jemalloc, then the shim if it fails"
-		[ $routes = shim ] && want="the shim"
-		expect_contains "$mode/$routes: routes" "$TMP/log" "routes: malloc to $want,"
+		want=watched
+		[ $routes = shim ] && want=shim
+		expect_contains "$mode/$routes: routes" "$TMP/log" "routes: malloc=$want calloc=$want realloc=$want "
 		ms=${out##*waited_ms=}
 		[ "${out%% *}" = result=ok ] || fail "$mode/$routes: $out"
 		[ "$ms" -lt 1000 ] || fail "$mode/$routes: woken after $ms ms, expected about 200 (wait=3s)"
+		[ "$ms" -ge 150 ] || fail "$mode/$routes: returned after $ms ms: it never waited for the other thread"
 		note "$mode/$routes: $out"
 	done
 done
