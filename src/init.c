@@ -167,6 +167,12 @@ static void check_contradictions(void)
 }
 
 /* What the policy's keys make of the process; again after gfp-ctl set. */
+/* reserve.mode=tokens with prefaulted pools and no budget: see below. */
+static bool tokens_pool_first(void)
+{
+	return gfp_policy.reserve_mode == 1 && gfp_policy.reserve_prefault && !gfp_budget_on;
+}
+
 void policy_derive(void)
 {
 	/* Any key that shapes allocation puts the process under the policy;
@@ -193,7 +199,11 @@ void policy_derive(void)
 	profile_init();
 	/* (stats=paths turns gfp_inject_on on only to count: it injects nothing) */
 	gfp_slowpath_on = slow || (injects && gfp_inject_on);
-	gfp_policy_plain = !gfp_inject_on; /* statistics count on the common path too */
+	/* statistics count on the common path too. With reserve.mode=tokens a
+	 * prefaulted reservation serves its thread first (attempt_jemalloc):
+	 * with a budget its thread draws under the lock anyway, without one
+	 * only the general path knows to try the pool first. */
+	gfp_policy_plain = !gfp_inject_on && !tokens_pool_first();
 	/* A free needs the engine only to be counted, to top a thread's reserve
 	 * up, or to wake a waiter (thread_update_free_direct). */
 	gfp_free_direct_ok = !gfp_policy.stats && !gfp_policy.reserve_thread;
@@ -333,7 +343,8 @@ bool gfp_route_direct_alloc(void)
 bool gfp_route_watch_alloc(void)
 {
 	return gfp_je_own && !gfp_policy.ctl && gfp_slowpath_on && !gfp_inject_on &&
-	       !gfp_budget_on && !gfp_policy.stats && !records_on() && !gfp_policy.reserve_thread;
+	       !gfp_budget_on && !gfp_policy.stats && !records_on() && !gfp_policy.reserve_thread &&
+	       !tokens_pool_first();
 }
 
 bool gfp_route_direct_free(void)

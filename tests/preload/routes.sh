@@ -35,6 +35,8 @@ expect_eq "oom=" "$(all watched shim)" "$(route "oom=fail")"
 expect_eq "default= with statistics" "$(all shim shim)" "$(route "default=NOFAIL;stats=totals")"
 expect_eq "reserve.thread (its pool is set up as the thread registers)" "$(all shim shim)" \
 	"$(route "reserve.thread=1M;reserve.prefault=1")"
+expect_eq "tokens with prefaulted pools (they serve first)" "$(all shim shim)" \
+	"$(route "reserve.mode=tokens;reserve.prefault=1")"
 out=$(GFP_RULES='lib:libnothing.so*=>NORETRY' route "")
 expect_eq "GFP_RULES" "$(all watched shim)" "$out"
 out=$(GFP_RECORD=$TMP/rec route "")
