@@ -255,6 +255,102 @@ static void *watched_aligned_alloc(size_t align, size_t n)
 	return shim_aligned_alloc(align, n);
 }
 
+/* The counted routes (gfp_route_count: stats=totals alone): jemalloc's own
+ * function, then the thread's counters, as the policy path counts them (the
+ * size it saw, a failure by the policy path itself). A thread the policy
+ * does not count as plain (new, inside the shim, past its exit) takes the
+ * shim's route. */
+static inline struct gfp_thread *counting_thread(void)
+{
+	struct gfp_thread *t = gfp_tls.thread;
+	return t && gfp_plain_policy_thread() ? t : NULL;
+}
+
+static inline void *counted(struct gfp_thread *t, enum gfp_entry e, void *p, size_t size, int flags,
+                            size_t align, uintptr_t caller)
+{
+	if (unlikely(p == NULL))
+		return gfp_alloc_policy(e, size, flags, align, caller);
+	gfp_count(&t->stats[e].calls, 1);
+	gfp_count(&t->stats[e].bytes, size);
+	return p;
+}
+
+static void *counted_malloc(size_t n)
+{
+	struct gfp_thread *t = counting_thread();
+	if (unlikely(!t))
+		return shim_malloc(n);
+	return counted(t, GFP_E_malloc, gfp_je_malloc(n), n ? n : 1, 0, 0, CALLER);
+}
+
+static void *counted_calloc(size_t nmemb, size_t size)
+{
+	struct gfp_thread *t = counting_thread();
+	size_t n;
+	if (unlikely(!t || __builtin_mul_overflow(nmemb, size, &n)))
+		return shim_calloc(nmemb, size);
+	return counted(t, GFP_E_calloc, gfp_je_calloc(nmemb, size), n ? n : 1, MALLOCX_ZERO, 0,
+	               CALLER);
+}
+
+static void *counted_realloc(void *old, size_t n)
+{
+	struct gfp_thread *t = counting_thread();
+	if (unlikely(!t || old == NULL || n == 0))
+		return shim_realloc(old, n);
+	void *p = gfp_je_realloc(old, n);
+	if (unlikely(p == NULL))
+		return gfp_realloc_policy(GFP_E_realloc, old, n, CALLER);
+	gfp_count(&t->stats[GFP_E_realloc].calls, 1);
+	gfp_count(&t->stats[GFP_E_realloc].bytes, n);
+	return p;
+}
+
+static int counted_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	struct gfp_thread *t = counting_thread();
+	if (unlikely(!t))
+		return shim_posix_memalign(memptr, align, n);
+	int r = gfp_je_posix_memalign(memptr, align, n);
+	if (likely(r == 0)) {
+		gfp_count(&t->stats[GFP_E_posix_memalign].calls, 1);
+		gfp_count(&t->stats[GFP_E_posix_memalign].bytes, n ? n : 1);
+	} else if (r == ENOMEM) {
+		r = posix_memalign_policy(memptr, align, n, CALLER);
+	}
+	return r; /* EINVAL: not a request the policy path counts either */
+}
+
+static void *counted_memalign(size_t align, size_t n)
+{
+	struct gfp_thread *t = counting_thread();
+	if (unlikely(!t || align < sizeof(void *) || (align & (align - 1))))
+		return shim_memalign(align, n);
+	return counted(t, GFP_E_memalign, gfp_je_aligned_alloc(align, n), n ? n : 1,
+	               MALLOCX_ALIGN(align), align, CALLER);
+}
+
+static void *counted_aligned_alloc(size_t align, size_t n)
+{
+	struct gfp_thread *t = counting_thread();
+	if (unlikely(!t || align < sizeof(void *) || (align & (align - 1))))
+		return shim_aligned_alloc(align, n);
+	return counted(t, GFP_E_aligned_alloc, gfp_je_aligned_alloc(align, n), n ? n : 1,
+	               MALLOCX_ALIGN(align), align, CALLER);
+}
+
+static void counted_free(void *p)
+{
+	struct gfp_thread *t = counting_thread();
+	if (unlikely(!t)) {
+		shim_free(p);
+		return;
+	}
+	gfp_count(&t->stats[GFP_E_free].calls, 1);
+	gfp_je_free(p);
+}
+
 struct routes {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
@@ -331,16 +427,31 @@ static void choose_routes(void)
 		                                  .posix_memalign = watched_posix_memalign,
 		                                  .memalign = watched_memalign,
 		                                  .aligned_alloc = watched_aligned_alloc});
+	else if (gfp_route_count())
+		set_alloc_routes(&(struct routes){.malloc = counted_malloc,
+		                                  .calloc = counted_calloc,
+		                                  .realloc = counted_realloc,
+		                                  .posix_memalign = counted_posix_memalign,
+		                                  .memalign = counted_memalign,
+		                                  .aligned_alloc = counted_aligned_alloc});
 	if (gfp_route_direct_free())
 		__atomic_store_n(&route.free, gfp_je_free, __ATOMIC_RELAXED);
+	else if (gfp_route_count())
+		__atomic_store_n(&route.free, counted_free, __ATOMIC_RELAXED);
 	if (gfp_policy.confirm) {
-#define KIND(f) (route.f == shim_##f ? "shim" : route.f == watched_##f ? "watched" : "jemalloc")
+#define KIND(f)                                                                                    \
+	(route.f == shim_##f      ? "shim"                                                         \
+	 : route.f == watched_##f ? "watched"                                                      \
+	 : route.f == counted_##f ? "counted"                                                      \
+	                          : "jemalloc")
 		gfp_log(GFP_LOG_INFO,
 		        "routes: malloc=%s calloc=%s realloc=%s posix_memalign=%s memalign=%s "
 		        "aligned_alloc=%s free=%s",
 		        KIND(malloc), KIND(calloc), KIND(realloc), KIND(posix_memalign),
 		        KIND(memalign), KIND(aligned_alloc),
-		        route.free == shim_free ? "shim" : "jemalloc");
+		        route.free == shim_free      ? "shim"
+		        : route.free == counted_free ? "counted"
+		                                     : "jemalloc");
 #undef KIND
 	}
 }

@@ -136,12 +136,6 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 static char injected_marker;
 #define GFP_INJECTED ((void *)&injected_marker)
 
-static inline bool plain_policy_thread(void)
-{
-	/* mode and guard are adjacent bytes: one compare for both. */
-	return gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard && !gfp_tls.in_reclaim;
-}
-
 /* The rare ends of the fast branch below, with the request spelled out. */
 static __attribute__((noinline)) void *alloc_fast_tail(enum gfp_entry entry, size_t size,
                                                        int mallocx_flags, size_t align,
@@ -185,7 +179,7 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 		return idle_expired(&req);
 	/* Certainly fits (or no budget), fail.probability may inject: the
 	 * draw first, then jemalloc's attempt alone. */
-	if (plain_policy_thread() && gfp_inject_simple &&
+	if (gfp_plain_policy_thread() && gfp_inject_simple &&
 	    (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, budget_charge(size, align)) ||
 	     budget_fast_ok(gfp_tls.thread, budget_charge(size, align)))) {
 		if (inject_simple_candidate(caller)) {
@@ -227,7 +221,7 @@ static __attribute__((noinline)) void *alloc_stashed(void *p)
 void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
                        uintptr_t caller)
 {
-	if (likely(plain_policy_thread() && gfp_policy_plain &&
+	if (likely(gfp_plain_policy_thread() && gfp_policy_plain &&
 	           (!gfp_budget_on ||
 	            budget_allowance_take(gfp_tls.thread, budget_charge(size, align))))) {
 		/* The guard first: a signal handler that allocates meanwhile goes

@@ -50,6 +50,13 @@ engine:
 #endif
 }
 
+/* A thread under the policy, not inside the shim nor a shrinker. */
+static inline bool gfp_plain_policy_thread(void)
+{
+	/* mode and guard are adjacent bytes: one compare for both. */
+	return gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard && !gfp_tls.in_reclaim;
+}
+
 /* `align` is 0 for the natural alignment, else what MALLOCX_ALIGN() encodes. */
 static inline __attribute__((always_inline)) void *
 gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)

@@ -347,6 +347,15 @@ bool gfp_route_watch_alloc(void)
 	       !tokens_pool_first();
 }
 
+/* Whether allocations and frees may be counted by the routes themselves:
+ * stats=totals and nothing else that looks at a request. */
+bool gfp_route_count(void)
+{
+	return gfp_je_own && !gfp_policy.ctl && gfp_policy.stats == GFP_STATS_TOTALS &&
+	       !gfp_profile_on && !gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on &&
+	       !records_on() && !gfp_policy.reserve_thread && !tokens_pool_first();
+}
+
 bool gfp_route_direct_free(void)
 {
 	return gfp_route_direct_alloc() ||

@@ -241,6 +241,7 @@ void gfp_fini(void);
 /* The hot entry points may go straight to jemalloc for good. */
 bool gfp_route_direct_alloc(void);
 bool gfp_route_watch_alloc(void);
+bool gfp_route_count(void);
 bool gfp_route_direct_free(void);
 
 /* ------------------------------------------------------------------------

@@ -29,7 +29,8 @@ expect_eq "fail.probability with a stack filter" "$(all shim jemalloc)" \
 expect_eq "fail.probability with fail.times" "$(all shim shim)" \
 	"$(route "fail.probability=0.000000001;fail.times=3")"
 expect_eq "a budget" "$(all shim shim)" "$(route "limit=1G")"
-expect_eq "statistics" "$(all shim shim)" "$(route "stats=totals")"
+expect_eq "statistics" "$(all counted counted)" "$(route "stats=totals")"
+expect_eq "per-site statistics" "$(all shim shim)" "$(route "stats=sites")"
 expect_eq "default=" "$(all watched shim)" "$(route "default=NOFAIL")"
 expect_eq "oom=" "$(all watched shim)" "$(route "oom=fail")"
 expect_eq "default= with statistics" "$(all shim shim)" "$(route "default=NOFAIL;stats=totals")"
@@ -42,9 +43,33 @@ expect_eq "GFP_RULES" "$(all watched shim)" "$out"
 out=$(GFP_RECORD=$TMP/rec route "")
 expect_eq "GFP_RECORD alone" "$(all shim shim)" "$out"
 out=$(GFP_REPORT=$TMP/rep.json route "")
-expect_eq "GFP_REPORT alone" "$(all shim shim)" "$out"
+expect_eq "GFP_REPORT alone (stats=totals)" "$(all counted counted)" "$out"
 
-for policy in "" "fail.probability=0.000000001" "default=KERNEL" "ctl=1"; do
+# The counted routes count what the shim's own would: the same totals per
+# entry point for a program that calls every one (walk_entries), ctl=1
+# keeping the shim's routes.
+for routes in counted shim; do
+	extra=
+	[ $routes = shim ] && extra=";ctl=1"
+	GFP_POLICY="stats=totals$extra" GFP_REPORT="$TMP/$routes.json" LD_PRELOAD="$SHIM" \
+		"$BUILD/tests/preload/walk_entries" >/dev/null 2>"$TMP/err" ||
+		fail "walk_entries under $routes routes: $(head -3 "$TMP/err")"
+done
+/usr/bin/python3 - "$TMP/counted.json" "$TMP/shim.json" <<'PY' || fail "the counted routes count otherwise"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+bad = [k for k in set(a["entries"]) | set(b["entries"]) if a["entries"].get(k) != b["entries"].get(k)]
+for k in sorted(bad):
+    print(f"{k}: counted {a['entries'].get(k)}, shim {b['entries'].get(k)}")
+calls = a["totals"]["calls"]
+if calls < 30:
+    print(f"only {calls} calls counted")
+    bad.append("calls")
+sys.exit(1 if bad else 0)
+PY
+note "counted and shim routes give the same totals for every entry point"
+
+for policy in "" "fail.probability=0.000000001" "default=KERNEL" "stats=totals" "ctl=1"; do
 	GFP_POLICY=$policy LD_PRELOAD="$SHIM" MALLOC_PERTURB_=0 "$BUILD/tests/preload/libc_semantics" \
 		shim >"$TMP/out" 2>&1 || fail "libc_semantics under '$policy': $(tail -5 "$TMP/out")"
 done
