@@ -25,7 +25,7 @@ struct ratelimit {
 	unsigned missed;       /* atomic: suppressed since the last one printed */
 };
 
-static struct ratelimit canary_rl, warn_rl;
+static struct ratelimit canary_rl, warn_rl, oom_rl;
 
 uint64_t gfp_now_ns(void)
 {
@@ -59,7 +59,7 @@ static void mode_str(gfp_t f, char *buf, size_t n)
 
 unsigned gfp_order(size_t size)
 {
-	size_t pages = (size + 4095) / 4096;
+	size_t pages = size / 4096 + (size % 4096 != 0); /* no wrap near SIZE_MAX */
 	unsigned order = 0;
 	while (((size_t)1 << order) < pages)
 		order++;
@@ -110,6 +110,15 @@ void canary_tick(struct gfp_slow *s)
 		return;
 	canary_warn(s);
 	s->next_canary_ms = (gfp_now_ns() - s->start_ns) / 1000000 + gfp_policy.canary_ms;
+}
+
+/* The OOM report of a request that goes on (oom=fail; a NOFAIL or an
+ * oom_score_adj -1000 request that keeps looping) prints at most warn.burst
+ * times a window, as the kernel rate-limits its OOM header; *missed gets
+ * the reports suppressed since the last one printed. */
+bool canary_oom_report_ok(unsigned *missed)
+{
+	return ratelimit_ok(&oom_rl, gfp_policy.warn_burst, missed);
 }
 
 void canary_warn_alloc(const struct gfp_slow *s, const char *reason)

@@ -592,6 +592,7 @@ unsigned gfp_order(size_t size);
 void canary_tick(struct gfp_slow *s);
 void canary_warn(const struct gfp_slow *s);
 void canary_warn_alloc(const struct gfp_slow *s, const char *reason);
+bool canary_oom_report_ok(unsigned *missed);
 void canary_misuse(const struct gfp_slow *s);
 
 /* ------------------------------------------------------------------------

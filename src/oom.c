@@ -39,12 +39,21 @@ static int oom_score_adj(void)
 	return sign * v;
 }
 
-static void report(const struct gfp_slow *s, int adj, const char *outcome)
+/* The kernel-style OOM report, and its record. `last` for the report before
+ * the process dies, which always prints; the others are rate-limited (a
+ * program that keeps failing under oom=fail would print one per request). */
+static void report(const struct gfp_slow *s, int adj, const char *outcome, bool last)
 {
+	unsigned missed = 0;
+	bool print = last || canary_oom_report_ok(&missed);
+	if (!print && !records_on())
+		return;
 	struct gfp_frame frames[24];
 	int n = unwind_capture(frames, 24);
 	char msg[8192], names[128], thread[32] = "";
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
+	if (missed)
+		gfp_buf_printf(&b, "gfpshim: error: oom-killer: %u reports suppressed\n", missed);
 	gfp_flags_name(s->req->gfp, names, sizeof(names));
 	pthread_getname_np(pthread_self(), thread, sizeof(thread));
 	gfp_buf_printf(&b,
@@ -70,7 +79,8 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome)
 		             outcome);
 		record_event("oom", s->req, frames, n, extra);
 	}
-	gfp_log_raw(msg, b.len);
+	if (print)
+		gfp_log_raw(msg, b.len);
 }
 
 enum oom_result oom_step(struct gfp_slow *s)
@@ -87,10 +97,11 @@ enum oom_result oom_step(struct gfp_slow *s)
 	if (action == OOM_FAIL) {
 		/* A NOFAIL request cannot be failed: report once, keep looping. */
 		if (!(s->req->gfp & GFP_NOFAIL))
-			report(s, adj, "oom=fail: the request fails");
+			report(s, adj, "oom=fail: the request fails", false);
 		else if (!s->oom_exempt_logged)
 			report(s, adj,
-			       "oom=fail, but a NOFAIL request cannot fail: it keeps looping");
+			       "oom=fail, but a NOFAIL request cannot fail: it keeps looping",
+			       false);
 		s->oom_exempt_logged = true;
 		return OOM_GIVE_UP;
 	}
@@ -99,18 +110,19 @@ enum oom_result oom_step(struct gfp_slow *s)
 		 * once per request, not every round. */
 		if (!s->oom_exempt_logged) {
 			report(s, adj,
-			       "oom_score_adj is -1000: not killed, the request keeps looping");
+			       "oom_score_adj is -1000: not killed, the request keeps looping",
+			       false);
 			s->oom_exempt_logged = true;
 		}
 		return OOM_RETRY;
 	}
 	if (action == OOM_ABORT) {
-		report(s, adj, "Out of memory: aborting (oom=abort)");
+		report(s, adj, "Out of memory: aborting (oom=abort)", true);
 		abort();
 	}
 	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)",
 	             (int)getpid(), program_invocation_short_name);
-	report(s, adj, outcome);
+	report(s, adj, outcome, true);
 	kill(getpid(), SIGKILL);
 	for (;;)
 		pause();

@@ -28,6 +28,21 @@ sp_run abort "$POL;oom=abort" --flags KERNEL --size 4096 --source budget --free-
 expect_contains "oom=abort report" "$TMP/abort.log" \
 	"^gfpshim: error: sp_case\\($SP_PID\\) invoked oom-killer: size=4096 order=0 mode:KERNEL 0xcc0 "
 
+# fail: each request fails after its OOM step; the report is rate-limited
+# like the failure report (warn.burst, per 10 s), the record of each is not.
+for burst in 1 10; do
+	GFP_RECORD=$TMP/fail$burst.rec sp_run fail$burst "$POL;oom=fail;warn.burst=$burst" \
+		--flags KERNEL --size 4096 --source budget --repeat 5
+	[ "$SP_RC" = 0 ] || { sp_show fail$burst; fail "oom=fail: status $SP_RC"; }
+	for i in 0 1 2 3 4; do sp_expect_result fail$burst $i null 0; done
+	want=$((burst < 5 ? burst : 5))
+	expect_eq "oom=fail warn.burst=$burst: reports printed" "$want" \
+		"$(grep -c 'invoked oom-killer' "$TMP/fail$burst.log")"
+	expect_eq "oom=fail warn.burst=$burst: oom records" 5 \
+		"$(grep -c '"event":"oom"' "$TMP/fail$burst.rec")"
+done
+note "oom=fail: 5 failed requests, reports printed 1 (warn.burst=1) and 5 (10), 5 records each"
+
 # wait: no OOM step, the request keeps looping until the free.
 sp_run wait "$POL;oom=wait" --flags KERNEL --size 4096 --source budget --free-ms 300
 sp_expect_result wait 0 ok 1
