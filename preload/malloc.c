@@ -297,7 +297,8 @@ static void *counted_calloc(size_t nmemb, size_t size)
 static void *counted_realloc(void *old, size_t n)
 {
 	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t || old == NULL || n == 0))
+	if (unlikely(!t || old == NULL || n == 0 ||
+	             __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
 		return shim_realloc(old, n);
 	void *p = gfp_je_realloc(old, n);
 	if (unlikely(p == NULL))
@@ -343,7 +344,9 @@ static void *counted_aligned_alloc(size_t align, size_t n)
 static void counted_free(void *p)
 {
 	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t)) {
+	/* With waiters (a gfp_malloc with flags in the slow path), the shim's
+	 * free, which wakes them. */
+	if (unlikely(!t || __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED))) {
 		shim_free(p);
 		return;
 	}
