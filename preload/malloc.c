@@ -154,8 +154,10 @@ static int shim_posix_memalign(void **memptr, size_t align, size_t n)
  * fail.probability alone, which injects on allocations only, free does.
  * Under a policy that only shapes what a failing request does (GFP_RULES,
  * default=, oom=...), allocations are watched: jemalloc's own function
- * first, the shim's policy path only when it fails. Until then, and in
- * every other process, they are the shim's. A route is one pointer, written
+ * first, the shim's policy path only when it fails. Under stats=totals
+ * alone, allocations and frees are counted: jemalloc's own function, then
+ * the thread's counters. Until then, and in every other process, they are
+ * the shim's. A route is one pointer, written
  * once before main: a call racing the write takes the old one, which is
  * right too.
  *
