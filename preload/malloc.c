@@ -167,16 +167,23 @@ static int shim_posix_memalign(void **memptr, size_t align, size_t n)
  * does as jemalloc does in a process with no policy.
  */
 
+/* An alignment for which glibc's memalign and aligned_alloc answer as
+ * jemalloc's aligned_alloc does: a power of two, at least a pointer's. */
+static inline bool glibc_aligns_as_jemalloc(size_t align)
+{
+	return align >= sizeof(void *) && !(align & (align - 1));
+}
+
 static void *direct_memalign(size_t align, size_t n)
 {
-	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+	if (likely(glibc_aligns_as_jemalloc(align)))
 		return gfp_je_aligned_alloc(align, n);
 	return shim_memalign(align, n);
 }
 
 static void *direct_aligned_alloc(size_t align, size_t n)
 {
-	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+	if (likely(glibc_aligns_as_jemalloc(align)))
 		return gfp_je_aligned_alloc(align, n);
 	return shim_aligned_alloc(align, n);
 }
@@ -245,14 +252,14 @@ static inline void *watched_aligned(enum gfp_entry entry, size_t align, size_t n
 
 static void *watched_memalign(size_t align, size_t n)
 {
-	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+	if (likely(glibc_aligns_as_jemalloc(align)))
 		return watched_aligned(GFP_E_memalign, align, n, CALLER);
 	return shim_memalign(align, n);
 }
 
 static void *watched_aligned_alloc(size_t align, size_t n)
 {
-	if (likely(align >= sizeof(void *) && !(align & (align - 1))))
+	if (likely(glibc_aligns_as_jemalloc(align)))
 		return watched_aligned(GFP_E_aligned_alloc, align, n, CALLER);
 	return shim_aligned_alloc(align, n);
 }
@@ -328,7 +335,7 @@ static int counted_posix_memalign(void **memptr, size_t align, size_t n)
 static void *counted_memalign(size_t align, size_t n)
 {
 	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t || align < sizeof(void *) || (align & (align - 1))))
+	if (unlikely(!t || !glibc_aligns_as_jemalloc(align)))
 		return shim_memalign(align, n);
 	return counted(t, GFP_E_memalign, gfp_je_aligned_alloc(align, n), n ? n : 1,
 	               MALLOCX_ALIGN(align), align, CALLER);
@@ -337,7 +344,7 @@ static void *counted_memalign(size_t align, size_t n)
 static void *counted_aligned_alloc(size_t align, size_t n)
 {
 	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t || align < sizeof(void *) || (align & (align - 1))))
+	if (unlikely(!t || !glibc_aligns_as_jemalloc(align)))
 		return shim_aligned_alloc(align, n);
 	return counted(t, GFP_E_aligned_alloc, gfp_je_aligned_alloc(align, n), n ? n : 1,
 	               MALLOCX_ALIGN(align), align, CALLER);

@@ -38,7 +38,7 @@ static mmap_fn next_mmap;
 
 static bool from_jemalloc(const void *pc)
 {
-	return (uintptr_t)pc - gfp_je_text_lo < gfp_je_text_hi - gfp_je_text_lo;
+	return (uintptr_t)pc - gfp_je_text.start < gfp_je_text.end - gfp_je_text.start;
 }
 
 EXPORT int madvise(void *addr, size_t len, int advice)

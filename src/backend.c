@@ -81,33 +81,16 @@ static fn_t lookup(void *handle, const Dl_info *je, const char *name)
 	return f;
 }
 
-uintptr_t gfp_je_text_lo, gfp_je_text_hi;
+struct gfp_range gfp_je_text;
 bool gfp_je_own;
 
-/* dl_iterate_phdr's callback: the executable segments of the object that
- * holds `data` (mallocx). */
-static int find_text(struct dl_phdr_info *info, size_t size, void *data)
+/* dl_iterate_phdr's callback: the text of the object loaded at `base`. */
+static int find_text(struct dl_phdr_info *info, size_t size, void *base)
 {
 	(void)size;
-	uintptr_t target = (uintptr_t)data, lo = UINTPTR_MAX, hi = 0;
-	bool holds = false;
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
-		holds |= target >= start && target < end;
-		if (ph->p_flags & PF_X) {
-			lo = start < lo ? start : lo;
-			hi = end > hi ? end : hi;
-		}
-	}
-	if (!holds)
+	if (info->dlpi_addr != (uintptr_t)base)
 		return 0;
-	if (hi) {
-		gfp_je_text_lo = lo;
-		gfp_je_text_hi = hi;
-	}
+	gfp_je_text = site_text_of(info);
 	return 1;
 }
 
@@ -119,7 +102,7 @@ void backend_init(void)
 	__builtin_memcpy(&xaddr, &x, sizeof(xaddr));
 	if (!dladdr(xaddr, &je) || !je.dli_fname)
 		return;
-	dl_iterate_phdr(find_text, xaddr);
+	dl_iterate_phdr(find_text, je.dli_fbase);
 	void *handle = dlopen(je.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
 	if (!handle)
 		return;

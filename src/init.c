@@ -330,10 +330,16 @@ bool gfp_init(void)
  * ever needs to see them (fail.probability alone injects on allocations
  * only). Never under ctl=1, through which a policy may come later. Asked
  * only once gfp_init has returned true. */
+/* Routes can point at jemalloc's own functions only if they were found,
+ * and only a policy that cannot change later may choose them. */
+static bool routable(void)
+{
+	return gfp_je_own && !gfp_policy.ctl;
+}
+
 bool gfp_route_direct_alloc(void)
 {
-	return gfp_je_own && !gfp_policy.ctl &&
-	       !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE);
+	return routable() && !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE);
 }
 
 /* Whether allocations may try jemalloc's own functions first and come to
@@ -342,8 +348,8 @@ bool gfp_route_direct_alloc(void)
  * inject, record, budget or reserve per thread on a request that succeeds. */
 bool gfp_route_watch_alloc(void)
 {
-	return gfp_je_own && !gfp_policy.ctl && gfp_slowpath_on && !gfp_inject_on &&
-	       !gfp_budget_on && !gfp_policy.stats && !records_on() && !gfp_policy.reserve_thread &&
+	return routable() && gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on &&
+	       !gfp_policy.stats && !records_on() && !gfp_policy.reserve_thread &&
 	       !tokens_pool_first();
 }
 
@@ -351,15 +357,14 @@ bool gfp_route_watch_alloc(void)
  * stats=totals and nothing else that looks at a request. */
 bool gfp_route_count(void)
 {
-	return gfp_je_own && !gfp_policy.ctl && gfp_policy.stats == GFP_STATS_TOTALS &&
-	       !gfp_profile_on && !gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on &&
-	       !records_on() && !gfp_policy.reserve_thread && !tokens_pool_first();
+	return routable() && gfp_policy.stats == GFP_STATS_TOTALS && !gfp_profile_on &&
+	       !gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on && !records_on() &&
+	       !gfp_policy.reserve_thread && !tokens_pool_first();
 }
 
 bool gfp_route_direct_free(void)
 {
-	return gfp_route_direct_alloc() ||
-	       (gfp_je_own && !gfp_policy.ctl && gfp_armed_fast && !gfp_profile_on);
+	return gfp_route_direct_alloc() || (routable() && gfp_armed_fast && !gfp_profile_on);
 }
 
 void gfp_fini(void)

@@ -205,6 +205,11 @@ int gfp_dest_set(struct gfp_dest *d, const char *var, const char *expected, cons
                  const char *dest, bool secure, char *err, size_t errlen);
 void gfp_dest_write(const struct gfp_dest *d, const char *p, size_t n);
 
+/* [start, end) of addresses. */
+struct gfp_range {
+	uintptr_t start, end;
+};
+
 /* ------------------------------------------------------------------------
  * backend.c - jemalloc's fastest entry for each kind of request.
  * ---------------------------------------------------------------------- */
@@ -215,8 +220,8 @@ extern void *(*gfp_je_calloc)(size_t, size_t);
 extern int (*gfp_je_posix_memalign)(void **, size_t, size_t);
 /* For memalign too: jemalloc 5.3's own memalign sets no errno. */
 extern void *(*gfp_je_aligned_alloc)(size_t, size_t); /* power-of-two align >= 8 */
-/* Where jemalloc's code lies: [lo, hi), 0 and 0 until backend_init. */
-extern uintptr_t gfp_je_text_lo, gfp_je_text_hi;
+/* Where jemalloc's code lies: 0, 0 until backend_init. */
+extern struct gfp_range gfp_je_text;
 /* The gfp_je_* are jemalloc's own malloc, free...: they answer as glibc
  * does but for the cases preload/malloc.c's routes check. Else the x-API
  * wrappers above serve (a jemalloc built with a prefix). */
@@ -672,6 +677,9 @@ static inline bool inject_simple_candidate(uintptr_t caller)
  * site.c - call-site ids.
  * ---------------------------------------------------------------------- */
 void site_init(void);
+/* An object's executable segments, as one range; 0, 0 if it has none. */
+struct dl_phdr_info;
+struct gfp_range site_text_of(const struct dl_phdr_info *info);
 bool site_in_shim(uintptr_t ip);
 bool site_in_ldso(uintptr_t ip);
 bool site_in_libc(uintptr_t ip);

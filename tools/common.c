@@ -70,12 +70,13 @@ bool tool_is_static_elf(const char *path)
 		return false;
 	Elf64_Ehdr eh;
 	bool stat_elf = false;
-	if (read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+	if (read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh) &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64) {
 		stat_elf = true;
 		for (unsigned i = 0; i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (off_t)i * eh.e_phentsize)) !=
+			if (pread(fd, &ph, sizeof(ph),
+			          (off_t)(eh.e_phoff + (off_t)i * eh.e_phentsize)) !=
 			    (ssize_t)sizeof(ph))
 				break;
 			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
@@ -115,4 +116,32 @@ bool tool_sites_next(struct tool_sites *it, struct tool_site *out)
 			return true;
 	}
 	return false;
+}
+
+void tool_crash_sites_digest(size_t n, const char *const *top, const double *runs,
+                             void (*print_site)(size_t g, void *ctx), void *ctx)
+{
+	bool header = false;
+	for (size_t g = 0; g < n; g++) {
+		if (!top[g] || !*top[g])
+			continue;
+		size_t groups = 0;
+		double total = 0;
+		bool seen = false;
+		for (size_t h = 0; h < n && !seen; h++) {
+			if (!top[h] || strcmp(top[h], top[g]) != 0)
+				continue;
+			seen = h < g; /* printed at its first group */
+			groups++;
+			total += runs[h];
+		}
+		if (seen || groups < 2)
+			continue;
+		if (!header)
+			printf("\ncrash sites that several groups share (one bug, many failure "
+			       "points):\n");
+		header = true;
+		printf("  %zu groups, %.0f runs:\n", groups, total);
+		print_site(g, ctx);
+	}
 }

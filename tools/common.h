@@ -31,4 +31,11 @@ void tool_sites_begin(struct tool_sites *it, const char *report);
 /* The next site; false after the last. */
 bool tool_sites_next(struct tool_sites *it, struct tool_site *out);
 
+/* One bug is often reached from many failure points: prints the crash sites
+ * that several crash groups share, each once, with their groups and runs.
+ * top[g] is group g's crash site (NULL or "" when it did not crash), runs[g]
+ * its runs; print_site(g, ctx) prints group g's crash site. */
+void tool_crash_sites_digest(size_t n, const char *const *top, const double *runs,
+                             void (*print_site)(size_t g, void *ctx), void *ctx);
+
 #endif

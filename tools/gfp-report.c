@@ -835,37 +835,26 @@ static void print_crash_site(const char *site, const char *frames)
 		printf("    %s\n", site);
 }
 
-/* One bug is often reached from many failure points: the crash sites that
- * several crash groups share, each once, with their groups and runs. */
+static void print_group_site(size_t g, void *groups)
+{
+	const struct jval *o = &((const struct jval *)groups)->v[g];
+	print_crash_site(jstr(o, "crash_site"), jstr(o, "crash_frames"));
+}
+
 static void crash_sites_digest(const struct jval *groups, size_t ng)
 {
-	bool header = false;
+	const char **top = xrealloc(NULL, (ng ? ng : 1) * sizeof(*top));
+	double *runs = xrealloc(NULL, (ng ? ng : 1) * sizeof(*runs));
 	for (size_t g = 0; g < ng; g++) {
-		const char *top = jstr(&groups->v[g], "crash_site");
-		const char *oc0 = jstr(&groups->v[g], "outcome");
-		if (!top || !*top || !oc0 || strcmp(oc0, "crash") != 0)
-			continue;
-		size_t n = 0;
-		double runs = 0, count;
-		bool seen = false;
-		for (size_t h = 0; h < ng && !seen; h++) {
-			const struct jval *o = &groups->v[h];
-			const char *oc = jstr(o, "outcome"), *t = jstr(o, "crash_site");
-			if (!oc || strcmp(oc, "crash") != 0 || !t || strcmp(t, top) != 0)
-				continue;
-			seen = h < g;
-			n++;
-			runs += jnum(o, "count", &count) ? count : 0;
-		}
-		if (seen || n < 2)
-			continue;
-		if (!header)
-			printf("\ncrash sites that several groups share (one bug, many failure "
-			       "points):\n");
-		header = true;
-		printf("  %zu groups, %.0f runs:\n", n, runs);
-		print_crash_site(top, jstr(&groups->v[g], "crash_frames"));
+		const struct jval *o = &groups->v[g];
+		const char *oc = jstr(o, "outcome");
+		double count;
+		top[g] = oc && strcmp(oc, "crash") == 0 ? jstr(o, "crash_site") : NULL;
+		runs[g] = jnum(o, "count", &count) ? count : 0;
 	}
+	tool_crash_sites_digest(ng, top, runs, print_group_site, (void *)groups);
+	free(top);
+	free(runs);
 }
 
 static void print_sweep(const char *path, const struct jval *sw)

@@ -1700,35 +1700,26 @@ static void usage(FILE *f)
 		"--policy.\n");
 }
 
-/* One bug is often reached from many failure points: the crash sites that
- * several crash groups share, each once, with their groups and runs. */
+static void print_group_top(size_t g, void *groups)
+{
+	print_crash_top(&runs[((const struct group *)groups)[g].first]);
+}
+
 static void crash_sites_digest(const struct group *groups, size_t ngroups)
 {
-	bool header = false;
+	const char **top = calloc(ngroups ? ngroups : 1, sizeof(*top));
+	double *count = calloc(ngroups ? ngroups : 1, sizeof(*count));
+	if (!top || !count)
+		die(EXIT_USAGE, "out of memory");
 	for (size_t g = 0; g < ngroups; g++) {
-		const struct run *rg = &runs[groups[g].first];
-		const char *top = rg->crash_top;
-		if (rg->outcome != O_CRASH || !top[0])
-			continue;
-		size_t ng = 0, nr = 0;
-		bool seen = false;
-		for (size_t h = 0; h < ngroups && !seen; h++) {
-			const struct run *r = &runs[groups[h].first];
-			if (r->outcome != O_CRASH || strcmp(r->crash_top, top) != 0)
-				continue;
-			seen = h < g; /* counted at its first group */
-			ng++;
-			nr += groups[h].count;
-		}
-		if (seen || ng < 2)
-			continue;
-		if (!header)
-			printf("\ncrash sites that several groups share (one bug, many failure "
-			       "points):\n");
-		header = true;
-		printf("  %zu groups, %zu runs:\n", ng, nr);
-		print_crash_top(rg);
+		const struct run *r = &runs[groups[g].first];
+		if (r->outcome == O_CRASH)
+			top[g] = r->crash_top;
+		count[g] = (double)groups[g].count;
 	}
+	tool_crash_sites_digest(ngroups, top, count, print_group_top, (void *)groups);
+	free(top);
+	free(count);
 }
 
 int main(int argc, char **argv)
