@@ -376,6 +376,63 @@ struct routes {
 static struct routes route = {shim_malloc,         shim_free,     shim_calloc,       shim_realloc,
                               shim_posix_memalign, shim_memalign, shim_aligned_alloc};
 
+/* The budget routes (gfp_route_budget): the request's charge from the
+ * thread's allowance, then on to budget_inner; the shim's policy path when
+ * the allowance runs out. The charge is budget_charge's formula without its
+ * saturation: a size that wraps it cannot be served (gfp_allowance_take).
+ *
+ * budget_inner is jemalloc's own functions (the direct routes) where
+ * jemalloc cannot fail a request that an allowance covers (a batch, 256 KiB
+ * at most): then nothing needs its answer, and the route is a jump. Where it
+ * can (gfp_route_budget_watched: a limit on the address space or the data
+ * segment, strict overcommit), and for good after a setrlimit that sets such
+ * a limit or a failed mmap inside jemalloc (oscalls.c), it is the watched
+ * routes, so that a real failure meets the slow path. */
+static struct routes budget_inner;
+
+static void *budget_malloc(size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n))))
+		return budget_inner.malloc(n);
+	return gfp_alloc_policy(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
+}
+
+static void *budget_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (likely(!__builtin_mul_overflow(nmemb, size, &n) && gfp_allowance_take(GFP_CHARGE(n))))
+		return budget_inner.calloc(nmemb, size);
+	return shim_calloc(nmemb, size);
+}
+
+static void *budget_realloc(void *old, size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n))))
+		return budget_inner.realloc(old, n);
+	return shim_realloc(old, n);
+}
+
+static int budget_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n + align))))
+		return budget_inner.posix_memalign(memptr, align, n);
+	return shim_posix_memalign(memptr, align, n);
+}
+
+static void *budget_memalign(size_t align, size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n + align))))
+		return budget_inner.memalign(align, n);
+	return shim_memalign(align, n);
+}
+
+static void *budget_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n + align))))
+		return budget_inner.aligned_alloc(align, n);
+	return shim_aligned_alloc(align, n);
+}
+
 EXPORT void *malloc(size_t n)
 {
 	return route.malloc(n);
@@ -411,51 +468,130 @@ EXPORT void *aligned_alloc(size_t align, size_t n)
 	return route.aligned_alloc(align, n);
 }
 
-/* Every route but free's. */
-static void set_alloc_routes(const struct routes *r)
+/* The tables of allocation routes (free's is set on its own). Functions,
+ * as gfp_je_* are known only once backend_init has run. */
+static struct routes shim_routes(void)
 {
-	__atomic_store_n(&route.malloc, r->malloc, __ATOMIC_RELAXED);
-	__atomic_store_n(&route.calloc, r->calloc, __ATOMIC_RELAXED);
-	__atomic_store_n(&route.realloc, r->realloc, __ATOMIC_RELAXED);
-	__atomic_store_n(&route.posix_memalign, r->posix_memalign, __ATOMIC_RELAXED);
-	__atomic_store_n(&route.memalign, r->memalign, __ATOMIC_RELAXED);
-	__atomic_store_n(&route.aligned_alloc, r->aligned_alloc, __ATOMIC_RELAXED);
+	return (struct routes){.malloc = shim_malloc,
+	                       .calloc = shim_calloc,
+	                       .realloc = shim_realloc,
+	                       .posix_memalign = shim_posix_memalign,
+	                       .memalign = shim_memalign,
+	                       .aligned_alloc = shim_aligned_alloc};
+}
+
+static struct routes direct_routes(void)
+{
+	return (struct routes){.malloc = gfp_je_malloc,
+	                       .calloc = gfp_je_calloc,
+	                       .realloc = direct_realloc,
+	                       .posix_memalign = gfp_je_posix_memalign,
+	                       .memalign = direct_memalign,
+	                       .aligned_alloc = direct_aligned_alloc};
+}
+
+static struct routes watched_routes(void)
+{
+	return (struct routes){.malloc = watched_malloc,
+	                       .calloc = watched_calloc,
+	                       .realloc = watched_realloc,
+	                       .posix_memalign = watched_posix_memalign,
+	                       .memalign = watched_memalign,
+	                       .aligned_alloc = watched_aligned_alloc};
+}
+
+static struct routes counted_routes(void)
+{
+	return (struct routes){.malloc = counted_malloc,
+	                       .calloc = counted_calloc,
+	                       .realloc = counted_realloc,
+	                       .posix_memalign = counted_posix_memalign,
+	                       .memalign = counted_memalign,
+	                       .aligned_alloc = counted_aligned_alloc};
+}
+
+static struct routes budget_routes(void)
+{
+	return (struct routes){.malloc = budget_malloc,
+	                       .calloc = budget_calloc,
+	                       .realloc = budget_realloc,
+	                       .posix_memalign = budget_posix_memalign,
+	                       .memalign = budget_memalign,
+	                       .aligned_alloc = budget_aligned_alloc};
+}
+
+/* Every route of `into` but free's. */
+static void set_alloc_routes(struct routes *into, const struct routes *r)
+{
+	__atomic_store_n(&into->malloc, r->malloc, __ATOMIC_RELAXED);
+	__atomic_store_n(&into->calloc, r->calloc, __ATOMIC_RELAXED);
+	__atomic_store_n(&into->realloc, r->realloc, __ATOMIC_RELAXED);
+	__atomic_store_n(&into->posix_memalign, r->posix_memalign, __ATOMIC_RELAXED);
+	__atomic_store_n(&into->memalign, r->memalign, __ATOMIC_RELAXED);
+	__atomic_store_n(&into->aligned_alloc, r->aligned_alloc, __ATOMIC_RELAXED);
+}
+
+static bool jemalloc_may_fail; /* gfp_routes_watch_jemalloc was called */
+
+/* jemalloc may fail a small request from now on: the budget routes watch
+ * its answers. A call racing this goes unwatched, as it would have before. */
+void gfp_routes_watch_jemalloc(void)
+{
+	__atomic_store_n(&jemalloc_may_fail, true, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&budget_inner.malloc, __ATOMIC_RELAXED)) {
+		struct routes w = watched_routes();
+		set_alloc_routes(&budget_inner, &w);
+	}
+}
+
+/* Near the budget's watermark the shim's routes, which see revocations;
+ * else the budget routes (budget.c: budget_revoke). */
+static void set_budget_routes(bool fast)
+{
+	struct routes r = fast ? budget_routes() : shim_routes();
+	set_alloc_routes(&route, &r);
+}
+
+/* Under a budget free is jemalloc's own but while a free must be seen
+ * (thread.c: free_route_update). */
+static void set_free_route(bool shim)
+{
+	__atomic_store_n(&route.free, shim ? shim_free : gfp_je_free, __ATOMIC_RELAXED);
 }
 
 /* Called once gfp_init has read the policy. */
 static void choose_routes(void)
 {
+	struct routes r = {0};
 	if (gfp_route_direct_alloc())
-		set_alloc_routes(&(struct routes){.malloc = gfp_je_malloc,
-		                                  .calloc = gfp_je_calloc,
-		                                  .realloc = direct_realloc,
-		                                  .posix_memalign = gfp_je_posix_memalign,
-		                                  .memalign = direct_memalign,
-		                                  .aligned_alloc = direct_aligned_alloc});
+		r = direct_routes();
 	else if (gfp_route_watch_alloc())
-		set_alloc_routes(&(struct routes){.malloc = watched_malloc,
-		                                  .calloc = watched_calloc,
-		                                  .realloc = watched_realloc,
-		                                  .posix_memalign = watched_posix_memalign,
-		                                  .memalign = watched_memalign,
-		                                  .aligned_alloc = watched_aligned_alloc});
+		r = watched_routes();
 	else if (gfp_route_count())
-		set_alloc_routes(&(struct routes){.malloc = counted_malloc,
-		                                  .calloc = counted_calloc,
-		                                  .realloc = counted_realloc,
-		                                  .posix_memalign = counted_posix_memalign,
-		                                  .memalign = counted_memalign,
-		                                  .aligned_alloc = counted_aligned_alloc});
+		r = counted_routes();
+	else if (gfp_route_budget()) {
+		bool watch = gfp_route_budget_watched() ||
+		             __atomic_load_n(&jemalloc_may_fail, __ATOMIC_RELAXED);
+		struct routes inner = watch ? watched_routes() : direct_routes();
+		set_alloc_routes(&budget_inner, &inner);
+		budget_route_hook(set_budget_routes);
+		gfp_free_route_set = set_free_route;
+		thread_update_free_direct(); /* sets free's route */
+	}
+	if (r.malloc)
+		set_alloc_routes(&route, &r);
 	if (gfp_route_direct_free())
 		__atomic_store_n(&route.free, gfp_je_free, __ATOMIC_RELAXED);
 	else if (gfp_route_count())
 		__atomic_store_n(&route.free, counted_free, __ATOMIC_RELAXED);
 	if (gfp_policy.confirm) {
 #define KIND(f)                                                                                    \
-	(route.f == shim_##f      ? "shim"                                                         \
-	 : route.f == watched_##f ? "watched"                                                      \
-	 : route.f == counted_##f ? "counted"                                                      \
-	                          : "jemalloc")
+	(route.f == shim_##f             ? "shim"                                                  \
+	 : route.f == watched_##f        ? "watched"                                               \
+	 : route.f == counted_##f        ? "counted"                                               \
+	 : route.f != budget_##f         ? "jemalloc"                                              \
+	 : budget_inner.f == watched_##f ? "budget+watched"                                        \
+	                                 : "budget")
 		gfp_log(GFP_LOG_INFO,
 		        "routes: malloc=%s calloc=%s realloc=%s posix_memalign=%s memalign=%s "
 		        "aligned_alloc=%s free=%s",

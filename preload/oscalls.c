@@ -16,10 +16,15 @@
  * before the shim that wraps mmap or madvise itself comes between jemalloc
  * and these, and unless it tail-calls them the caller seen here is not
  * jemalloc: errno is then left as the failing call set it.
+ *
+ * A failing mmap inside jemalloc also tells the budget routes that jemalloc
+ * can fail small requests here (preload/malloc.c: budget_inner), and so does
+ * a setrlimit or prlimit that limits the process's address space or data.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,8 +62,10 @@ static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	mmap_fn next = __atomic_load_n(&next_mmap, __ATOMIC_RELAXED);
 	void *r = next ? next(addr, len, prot, flags, fd, off)
 	               : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
-	if (r == MAP_FAILED && from_jemalloc(__builtin_return_address(0)))
+	if (r == MAP_FAILED && from_jemalloc(__builtin_return_address(0))) {
 		errno = saved;
+		gfp_routes_watch_jemalloc();
+	}
 	return r;
 }
 
@@ -68,6 +75,39 @@ EXPORT void *export_mmap(void *, size_t, int, int, int, off_t) __asm__("mmap")
     __attribute__((alias("wrap_mmap")));
 EXPORT void *export_mmap64(void *, size_t, int, int, int, off_t) __asm__("mmap64")
     __attribute__((alias("wrap_mmap")));
+
+/* A limit jemalloc's mappings count against, set on this process. */
+static void limits_changed(int resource, const struct rlimit *r)
+{
+	if (r && (resource == RLIMIT_AS || resource == RLIMIT_DATA) && r->rlim_cur != RLIM_INFINITY)
+		gfp_routes_watch_jemalloc();
+}
+
+typedef int (*prlimit_fn)(pid_t, int, const struct rlimit *, struct rlimit *);
+
+/* glibc's setrlimit and prlimit, and their 64 names (one function each
+ * here, rlim_t being 64 bits), are all prlimit64 system calls. */
+static int wrap_prlimit(pid_t pid, int resource, const struct rlimit *new, struct rlimit *old)
+{
+	int r = (int)syscall(SYS_prlimit64, pid, resource, new, old);
+	if (r == 0 && (pid == 0 || pid == getpid()))
+		limits_changed(resource, new);
+	return r;
+}
+
+static int wrap_setrlimit(int resource, const struct rlimit *r)
+{
+	return wrap_prlimit(0, resource, r, NULL);
+}
+
+EXPORT int export_prlimit(pid_t, int, const struct rlimit *, struct rlimit *) __asm__("prlimit")
+    __attribute__((alias("wrap_prlimit")));
+EXPORT int export_prlimit64(pid_t, int, const struct rlimit *, struct rlimit *) __asm__("prlimit64")
+    __attribute__((alias("wrap_prlimit")));
+EXPORT int export_setrlimit(int, const struct rlimit *) __asm__("setrlimit")
+    __attribute__((alias("wrap_setrlimit")));
+EXPORT int export_setrlimit64(int, const struct rlimit *) __asm__("setrlimit64")
+    __attribute__((alias("wrap_setrlimit")));
 
 __attribute__((constructor(101))) static void oscalls_init(void)
 {

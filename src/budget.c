@@ -54,6 +54,63 @@ static void init_cond(void)
 
 static void derive_watermarks(void);
 
+/* What preload/malloc.c's budget routes are pointed at: their own
+ * functions, which take from allowances without looking at revocations
+ * (fast), or the shim's, which do. Set by budget_route_hook; under
+ * exact_lock after that. */
+static void (*route_set)(bool fast);
+static bool routes_fast;
+
+void budget_route_hook(void (*set)(bool fast))
+{
+	gfp_lock(&exact_lock);
+	route_set = set;
+	routes_fast = true;
+	set(true);
+	gfp_unlock(&exact_lock);
+}
+
+/* Under exact_lock: takes back every allowance. The engine's takes compare
+ * the generation; the budget routes do not, as they take with one
+ * instruction on the thread's own word, so they are pointed at the shim's
+ * routes first: a thread that read the old route before the fence has one
+ * request in flight, as one past its generation check has. */
+static void budget_revoke(void)
+{
+	if (route_set && routes_fast) {
+		route_set(false);
+		routes_fast = false;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
+}
+
+/* The budget routes come back when the budget is far from its watermark
+ * again: whatever a thread still holds from before the revocation (a batch
+ * at most, spent without a look) then fits twice over. */
+static void routes_back(void)
+{
+	if (pthread_mutex_trylock(&exact_lock) != 0)
+		return; /* a decision under way: the next grant looks again */
+	gfp_tls.guard++;
+	if (route_set && !routes_fast &&
+	    budget_clearly_fits(2 * gfp_budget.batch * (int64_t)thread_count())) {
+		routes_fast = true;
+		route_set(true);
+	}
+	gfp_tls.guard--;
+	pthread_mutex_unlock(&exact_lock);
+}
+
+void budget_grant(int64_t amount, uint64_t gen)
+{
+	gfp_tls.allowance = amount;
+	gfp_tls.allowance_gen = gen;
+	if (unlikely(!__atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) && route_set)
+		routes_back();
+	thread_reap_late();
+}
+
 /* The fast path's watermark: what ordinary requests may hold
  * (budget_capacity) less what reservations hold back. */
 static void low_wm_set(int64_t reserved_now)
@@ -95,8 +152,7 @@ static void derive_watermarks(void)
 		batch = 256 * 1024;
 	low_wm_set(__atomic_load_n(&reserved, __ATOMIC_RELAXED));
 	gfp_budget.batch = batch;
-	/* Allowances granted under the old limit go back. */
-	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
+	budget_revoke(); /* allowances granted under the old limit go back */
 }
 
 /* Under exact_lock: the fast path sees the lowered watermark at its next
@@ -206,21 +262,35 @@ int64_t budget_thread_live(const struct gfp_thread *t)
 void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *))
 {
 	struct gfp_thread *t = gfp_tls.thread;
-	if (likely(budget_fast_ok(t, budget_charge(req->size, req->align))))
+	size_t charge = budget_charge(req->size, req->align);
+	if (likely(budget_allowance_take(charge) || budget_fast_ok(t, charge)))
 		return alloc(req);
 	if (!req->ctx_resolved) /* near the watermark the flags pick it (HIGH, ATOMIC, MEMALLOC) */
 		f = context_resolve(req);
 
-	/* Near the watermark: decide exactly, allocate under the same lock. */
+	/* Near the watermark, or larger than a batch: decide exactly, allocate
+	 * under the same lock. */
 	size_t want = nallocx(req->size, req->mallocx_flags & ~MALLOCX_ZERO);
 	size_t old = req->old ? sallocx(req->old, 0) : 0;
 	int64_t grow = (int64_t)want - (int64_t)old;
 	void *p = NULL;
 	gfp_lock(&exact_lock);
+	if (t && t->allocp)
+		fold(t, own_live(t));
+	/* Far from the watermark a large request needs no exact count: the
+	 * estimate's slack covers every other thread, and the lock the other
+	 * large ones. */
+	if (want && (!t || !t->exact_only) && budget_clearly_fits(grow)) {
+		p = alloc(req);
+		if (t && t->allocp)
+			fold(t, own_live(t));
+		gfp_unlock(&exact_lock);
+		return p;
+	}
 	/* Near the watermark no thread may spend a promise made far from it:
 	 * every allowance is taken back (they are granted again where there
 	 * is room). What a thread already has in flight is one request. */
-	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
+	budget_revoke();
 	int64_t room = budget_watermark(f) - budget_live();
 	int64_t draw = t ? reserve_plan_draw(t, req, grow, room) : 0;
 	if (grow <= 0 || grow <= room + draw) { /* a shrink needs no room */
@@ -245,7 +315,10 @@ int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
 {
 	int ok = -1;
 	gfp_lock(&exact_lock);
-	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL); /* see budget_attempt */
+	/* Far from the watermark the estimate's slack covers every allowance
+	 * still held; nearer, they are taken back (see budget_attempt). */
+	if (!budget_clearly_fits((int64_t)req->size))
+		budget_revoke();
 	if (budget_live() + (int64_t)req->size <= budget_watermark(f)) {
 		reserved_add((int64_t)req->size);
 		*left += (int64_t)req->size;

@@ -180,7 +180,7 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 	/* Certainly fits (or no budget), fail.probability may inject: the
 	 * draw first, then jemalloc's attempt alone. */
 	if (gfp_plain_policy_thread() && gfp_inject_simple &&
-	    (!gfp_budget_on || budget_allowance_take(gfp_tls.thread, budget_charge(size, align)) ||
+	    (!gfp_budget_on || budget_allowance_take(budget_charge(size, align)) ||
 	     budget_fast_ok(gfp_tls.thread, budget_charge(size, align)))) {
 		if (inject_simple_candidate(caller)) {
 			void *r =
@@ -222,8 +222,7 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
                        uintptr_t caller)
 {
 	if (likely(gfp_plain_policy_thread() && gfp_policy_plain &&
-	           (!gfp_budget_on ||
-	            budget_allowance_take(gfp_tls.thread, budget_charge(size, align))))) {
+	           (!gfp_budget_on || budget_allowance_take(budget_charge(size, align))))) {
 		/* The guard first: a signal handler that allocates meanwhile goes
 		 * raw and leaves the stash alone. */
 		gfp_tls.guard++;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "gfp_build.h"
@@ -360,6 +361,38 @@ bool gfp_route_count(void)
 	return routable() && gfp_policy.stats == GFP_STATS_TOTALS && !gfp_profile_on &&
 	       !gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on && !records_on() &&
 	       !gfp_policy.reserve_thread && !tokens_pool_first();
+}
+
+/* Whether allocations may take their charge from the thread's allowance
+ * and go to jemalloc's own functions, the shim's policy path only when the
+ * allowance runs out or jemalloc fails: a budget, with nothing else that
+ * looks at a request that fits (what only shapes or records a failing one
+ * may stay). */
+bool gfp_route_budget(void)
+{
+	return routable() && gfp_budget_on && !gfp_inject_on && !gfp_policy.stats &&
+	       !gfp_policy.reserve_thread && !tokens_pool_first();
+}
+
+/* Whether jemalloc can fail a request of a batch or less (a few pages from
+ * an extent it maps): only when the address space or the data segment is
+ * limited (ulimit -v, -d) or the kernel refuses to overcommit. Elsewhere
+ * mmap fails only for sizes beyond memory and swap, or past vm.max_map_count
+ * (oscalls.c then switches the routes). */
+bool gfp_route_budget_watched(void)
+{
+	struct rlimit as, data;
+	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY ||
+	    getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur != RLIM_INFINITY)
+		return true;
+	char c = 0;
+	int fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, &c, 1) != 1)
+			c = 0;
+		close(fd);
+	}
+	return c == '2';
 }
 
 bool gfp_route_direct_free(void)

@@ -247,6 +247,10 @@ void gfp_fini(void);
 bool gfp_route_direct_alloc(void);
 bool gfp_route_watch_alloc(void);
 bool gfp_route_count(void);
+bool gfp_route_budget(void);
+bool gfp_route_budget_watched(void);
+/* preload/malloc.c: jemalloc may fail small requests from now on. */
+void gfp_routes_watch_jemalloc(void);
 bool gfp_route_direct_free(void);
 
 /* ------------------------------------------------------------------------
@@ -270,8 +274,6 @@ struct gfp_thread {
 	 * when last folded into the shared estimate. */
 	const uint64_t *allocp, *deallocp;
 	int64_t folded_own;
-	int64_t allowance;             /* bytes it may allocate before budget_fast_ok looks again */
-	uint64_t allowance_gen;        /* valid while it equals gfp_budget.grant_gen */
 	struct gfp_site_counts *sites; /* profile.c: counts per call site; kept with the block */
 	int64_t *countdown;            /* &gfp_tls.countdown of the thread: ctl.c pokes it */
 	int exit_rounds;               /* thread.c: destructor rounds seen */
@@ -295,6 +297,10 @@ struct gfp_tls {
 	 * with fail.probability alone it counts down to the next injection
 	 * (inject.c: inject_countdown). 0 in a new thread: undecided. */
 	int64_t countdown;
+	/* budget.c: what the thread may still charge before the budget looks
+	 * again (gfp_allowance_take), granted at generation allowance_gen. */
+	int64_t allowance;
+	uint64_t allowance_gen;
 	int64_t gap;          /* inject.c: what countdown was last set to */
 	uint64_t decided_gen; /* gfp_policy_gen when the mode was decided */
 	int64_t inject_left;  /* inject.c: a policy thread's calls to its next injection */
@@ -394,8 +400,14 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop);
 void thread_poke_all(void);
 /* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
 extern bool gfp_free_direct_ok;
-/* Sets every registered policy thread's free_direct from gfp_waiters. */
+/* Sets every registered policy thread's free_direct from gfp_waiters, and
+ * the free route (gfp_free_route_set) too. */
 void thread_update_free_direct(void);
+/* Set by preload/malloc.c when free is jemalloc's own under a budget:
+ * points free at the shim (true) or back at jemalloc. */
+extern void (*gfp_free_route_set)(bool shim);
+/* Drops the threads past their exit that are gone from the late list. */
+void thread_reap_late(void);
 
 /* ------------------------------------------------------------------------
  * profile.c - stats=sites: per-call-site statistics, live bytes.
@@ -458,6 +470,9 @@ void budget_exited_delta(int64_t delta);
 /* Calls alloc(req) if the budget allows the request under flags f. */
 void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
 void budget_fold(struct gfp_thread *t, int64_t own);
+/* preload/malloc.c's budget routes: set(true) points them at their own
+ * functions, set(false) at the shim's (see budget_revoke). */
+void budget_route_hook(void (*set)(bool fast));
 int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left);
 int64_t budget_reserve_upto(int64_t *left, int64_t want);
 void budget_unreserve(int64_t *left);
@@ -480,28 +495,50 @@ static inline int64_t budget_own_live(const struct gfp_thread *t)
 }
 
 /*
- * The fast path's budget check is an allowance: bytes the thread may
- * allocate before it must look again. budget_fast_ok grants up to one batch
- * when the shared estimate, the request and every thread's possible drift
- * (two batches each) stay under the lowest watermark; frees do not give it
- * back (the next grant sees them in jemalloc's counters).
+ * The fast path's budget check is an allowance: charge the thread may take
+ * before it must look again. budget_fast_ok grants up to one batch when the
+ * shared estimate, the request and every thread's possible drift (two
+ * batches each) stay under the lowest watermark; frees do not give it back
+ * (the next grant sees them in jemalloc's counters).
+ *
+ * A request is charged 2n + 8 for n bytes (with its alignment added to n):
+ * no jemalloc size class is larger (8 bytes at least, at most 25 % more above
+ * 16 bytes, 32 for 17), so a spent allowance bounds the usable bytes the
+ * thread took, and the drift stays within a batch between two looks.
  */
-/* What a request may cost the budget at most, before jemalloc says: its
- * size, and for an alignment of its own the alignment too (aligned_alloc of
- * 64 KiB for 1 byte holds 64 KiB). */
+#define GFP_CHARGE(n) (2 * (n) + 8)
+/* Requests from here up cannot be served; their charge saturates. */
+#define GFP_CHARGE_MAX ((size_t)1 << 61)
+
 static inline size_t budget_charge(size_t size, size_t align)
 {
-	return align && size < SIZE_MAX - align ? size + align : align ? SIZE_MAX : size;
+	return size < GFP_CHARGE_MAX && align < GFP_CHARGE_MAX ? GFP_CHARGE(size + align)
+	                                                       : (size_t)INT64_MAX;
 }
 
-static inline bool budget_allowance_take(struct gfp_thread *t, size_t size)
+/* Takes `charge` from the thread's allowance; false, leaving it below zero
+ * (which no grant does), when the allowance does not cover it. One
+ * instruction on the thread's own word, which no other thread writes: it
+ * does not see a revocation (budget_allowance_take does; the budget routes
+ * that call this directly are pointed away first, budget.c). A charge of
+ * 2^63 or more reads as negative and passes: only preload/malloc.c's routes
+ * make one, by wrapping GFP_CHARGE for a request jemalloc cannot serve,
+ * whose NULL then sends it to the engine, where the next grant sets the
+ * allowance right again. */
+static inline __attribute__((always_inline)) bool gfp_allowance_take(size_t charge)
 {
-	/* Compared unsigned: a size of 2^63 or more is no negative amount. */
-	if (unlikely(!t || t->allowance < 0 || size > (uint64_t)t->allowance ||
-	             t->allowance_gen != __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE)))
-		return false;
-	t->allowance -= (int64_t)size;
+#if defined(__x86_64__)
+	asm goto("subq %0, %1\n\tjl %l[out]"
+	         :
+	         : "r"(charge), "m"(gfp_tls.allowance)
+	         : "cc", "memory"
+	         : out);
 	return true;
+out:
+	return false;
+#else
+	return __atomic_sub_fetch(&gfp_tls.allowance, (int64_t)charge, __ATOMIC_RELAXED) >= 0;
+#endif
 }
 
 /* True when `extra` bytes beyond the shared estimate certainly stay under
@@ -515,12 +552,24 @@ static inline bool budget_clearly_fits(int64_t extra)
 	       __atomic_load_n(&gfp_budget.low_wm, __ATOMIC_RELAXED);
 }
 
-/* True when a request of about `size` bytes certainly fits under every
- * watermark, whatever the other threads do meanwhile; grants the thread
- * the rest of a batch to allocate without looking. */
-static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
+/* The engine's take: only from an allowance no revocation has taken back. */
+static inline bool budget_allowance_take(size_t charge)
 {
-	if (unlikely(!t || !t->allocp || size > (uint64_t)gfp_budget.batch || t->exact_only))
+	if (unlikely(gfp_tls.allowance_gen !=
+	             __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE)))
+		return false;
+	return gfp_allowance_take(charge);
+}
+
+/* Sets the calling thread's allowance, valid while the generation is `gen`. */
+void budget_grant(int64_t amount, uint64_t gen);
+
+/* True when a request of `charge` certainly fits under every watermark,
+ * whatever the other threads do meanwhile; grants the thread the rest of a
+ * batch to take without looking. */
+static inline bool budget_fast_ok(struct gfp_thread *t, size_t charge)
+{
+	if (unlikely(!t || !t->allocp || charge > (uint64_t)gfp_budget.batch || t->exact_only))
 		return false;
 	/* The generation before the look: a revocation during it wins. */
 	uint64_t gen = __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE);
@@ -529,11 +578,10 @@ static inline bool budget_fast_ok(struct gfp_thread *t, size_t size)
 		budget_fold(t, own);
 		drift = 0;
 	}
-	if (!budget_clearly_fits(drift + (int64_t)size))
+	if (!budget_clearly_fits(drift + (int64_t)charge))
 		return false;
 	/* The drift stays within a batch until the next look. */
-	t->allowance = gfp_budget.batch - (drift > 0 ? drift : 0) - (int64_t)size;
-	t->allowance_gen = gen;
+	budget_grant(gfp_budget.batch - (drift > 0 ? drift : 0) - (int64_t)charge, gen);
 	return true;
 }
 

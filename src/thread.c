@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -25,6 +26,16 @@ static struct gfp_entry_stats dead[GFP_ENTRY_COUNT]; /* what exited threads coun
 static pthread_key_t exit_key;
 static bool exit_key_ok;
 unsigned gfp_nr_threads; /* atomic: threads in `live` */
+
+/* Threads past their exit whose frees the budget must still see
+ * (exit_counted), until they are gone: under registry_lock, nlate atomic.
+ * Past LATE_MAX they are not told apart any more (late_overflow). */
+#define LATE_MAX 64
+static int late_tid[LATE_MAX];
+static unsigned nlate;
+static bool late_overflow;
+static uint64_t late_next_look_ns; /* atomic */
+void (*gfp_free_route_set)(bool shim);
 
 static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *from)
 {
@@ -51,6 +62,35 @@ static void become_idle(void)
 	gfp_tls.free_direct = !gfp_profile_on && !gfp_tls.exit_counted;
 }
 
+/* Under registry_lock: where a budget process's free goes (preload/malloc.c
+ * sets gfp_free_route_set when its free is jemalloc's own): to the shim
+ * while a free must be seen, by a waiter or because its thread is past its
+ * exit; the late thread's own frees come after its own store. */
+static void free_route_update(void)
+{
+	if (gfp_free_route_set)
+		gfp_free_route_set(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST) || nlate ||
+		                   late_overflow);
+}
+
+/* Under registry_lock: the late threads that are gone leave the list. */
+static void late_reap(void)
+{
+	int saved = errno;
+	pid_t pid = getpid();
+	unsigned n = nlate;
+	for (unsigned i = 0; i < n;) {
+		/* ESRCH: no such thread in the process, so it frees no more
+		 * (a new thread with its number only keeps it listed longer). */
+		if (syscall(SYS_tgkill, pid, late_tid[i], 0) != 0 && errno == ESRCH)
+			late_tid[i] = late_tid[--n];
+		else
+			i++;
+	}
+	__atomic_store_n(&nlate, n, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
 static void thread_exit(void *arg)
 {
 	struct gfp_thread *t = arg;
@@ -68,6 +108,17 @@ static void thread_exit(void *arg)
 	gfp_lock(&registry_lock);
 	fold(dead, t->stats);
 	gfp_tls.exit_counted = budget_thread_exit(t);
+	if (gfp_tls.exit_counted) {
+		if (nlate == LATE_MAX)
+			late_reap();
+		if (nlate < LATE_MAX) {
+			late_tid[nlate] = t->tid;
+			__atomic_store_n(&nlate, nlate + 1, __ATOMIC_RELAXED);
+		} else {
+			late_overflow = true;
+		}
+		free_route_update();
+	}
 	__atomic_sub_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
 	if (t->prev)
 		t->prev->next = t->next;
@@ -80,6 +131,7 @@ static void thread_exit(void *arg)
 	gfp_unlock(&registry_lock);
 	gfp_tls.thread = NULL;
 	gfp_tls.exiting = 1;
+	gfp_tls.allowance = 0; /* every call to the engine */
 	become_idle();
 	gfp_tls.guard--;
 }
@@ -200,6 +252,23 @@ void thread_update_free_direct(void)
 	unsigned char v = gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
 	for (struct gfp_thread *t = live; t; t = t->next)
 		__atomic_store_n(t->free_direct, v, __ATOMIC_RELAXED);
+	free_route_update();
+	gfp_unlock(&registry_lock);
+}
+
+/* Looked at, at most once a millisecond, when a thread is granted an
+ * allowance: the free route returns to jemalloc once the list is empty. */
+void thread_reap_late(void)
+{
+	if (likely(!__atomic_load_n(&nlate, __ATOMIC_RELAXED)))
+		return;
+	uint64_t now = gfp_now_ns();
+	if (now < __atomic_load_n(&late_next_look_ns, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&late_next_look_ns, now + 1000000, __ATOMIC_RELAXED);
+	gfp_lock(&registry_lock);
+	late_reap();
+	free_route_update();
 	gfp_unlock(&registry_lock);
 }
 
@@ -301,6 +370,8 @@ void thread_atfork_child(void)
 		t = next;
 	}
 	memset(dead, 0, sizeof(dead));
+	nlate = 0; /* the parent's threads are not the child's */
+	late_overflow = false;
 	live = self;
 	gfp_nr_threads = self ? 1 : 0;
 	if (self) {

@@ -4,8 +4,11 @@
 # at all the program's malloc and free are jemalloc's own; with
 # fail.probability alone (and its stack filters) only frees are; a policy
 # that only shapes failing requests (rules, default=, oom=) tries jemalloc
-# first; anything else, or ctl=1 (through which a policy may come later),
-# keeps both on the shim. libc_semantics runs under each kind of route.
+# first; a budget takes each request's charge from the thread's allowance
+# and then goes to jemalloc (watching its answer where jemalloc can fail a
+# small request: ulimit -v or -d), and frees are jemalloc's; anything else,
+# or ctl=1 (through which a policy may come later), keeps both on the shim.
+# libc_semantics runs under each kind of route.
 source "$TESTS/lib.sh"
 HELLO=$BUILD/tests/preload/hello
 
@@ -28,7 +31,14 @@ expect_eq "fail.probability with a stack filter" "$(all shim jemalloc)" \
 	"$(route "fail.probability=0.000000001;fail.sym=nothing_here")"
 expect_eq "fail.probability with fail.times" "$(all shim shim)" \
 	"$(route "fail.probability=0.000000001;fail.times=3")"
-expect_eq "a budget" "$(all shim shim)" "$(route "limit=1G")"
+expect_eq "a budget" "$(all budget jemalloc)" "$(route "limit=1G")"
+expect_eq "a budget with rules" "$(all budget jemalloc)" "$(route "limit=1G;default=NOFS")"
+expect_eq "a budget with tokens" "$(all budget jemalloc)" "$(route "limit=1G;reserve.mode=tokens")"
+expect_eq "a budget with statistics" "$(all shim shim)" "$(route "limit=1G;stats=totals")"
+expect_eq "a budget with injection" "$(all shim shim)" "$(route "limit=1G;fail.probability=0.000000001")"
+expect_eq "a budget with reserve.thread" "$(all shim shim)" "$(route "limit=1G;reserve.thread=64K")"
+expect_eq "a budget under ulimit -v" "$(all budget+watched jemalloc)" "$(ulimit -v 8000000 && route "limit=1G")"
+expect_eq "a budget under ulimit -d" "$(all budget+watched jemalloc)" "$(ulimit -d 8000000 && route "limit=1G")"
 expect_eq "statistics" "$(all counted counted)" "$(route "stats=totals")"
 expect_eq "per-site statistics" "$(all shim shim)" "$(route "stats=sites")"
 expect_eq "default=" "$(all watched shim)" "$(route "default=NOFAIL")"
@@ -69,8 +79,13 @@ sys.exit(1 if bad else 0)
 PY
 note "counted and shim routes give the same totals for every entry point"
 
-for policy in "" "fail.probability=0.000000001" "default=KERNEL" "stats=totals" "ctl=1"; do
+for policy in "" "fail.probability=0.000000001" "default=KERNEL" "stats=totals" "ctl=1" "limit=1G"; do
 	GFP_POLICY=$policy LD_PRELOAD="$SHIM" MALLOC_PERTURB_=0 "$BUILD/tests/preload/libc_semantics" \
 		shim >"$TMP/out" 2>&1 || fail "libc_semantics under '$policy': $(tail -5 "$TMP/out")"
 done
+(
+	ulimit -v 8000000
+	GFP_POLICY="limit=1G" LD_PRELOAD="$SHIM" MALLOC_PERTURB_=0 "$BUILD/tests/preload/libc_semantics" \
+		shim >"$TMP/out" 2>&1
+) || fail "libc_semantics under a watched budget route: $(tail -5 "$TMP/out")"
 note "libc semantics hold on every kind of route"
