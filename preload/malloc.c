@@ -407,7 +407,9 @@ static void *budget_calloc(size_t nmemb, size_t size)
 
 static void *budget_realloc(void *old, size_t n)
 {
-	if (likely(gfp_allowance_take(GFP_CHARGE(n))))
+	/* With waiters, the shim's: a shrink or a move frees, and wakes them. */
+	if (likely(!__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED) &&
+	           gfp_allowance_take(GFP_CHARGE(n))))
 		return budget_inner.realloc(old, n);
 	return shim_realloc(old, n);
 }

@@ -65,7 +65,7 @@ void budget_route_hook(void (*set)(bool fast))
 {
 	gfp_lock(&exact_lock);
 	route_set = set;
-	routes_fast = true;
+	__atomic_store_n(&routes_fast, true, __ATOMIC_RELAXED);
 	set(true);
 	gfp_unlock(&exact_lock);
 }
@@ -77,9 +77,9 @@ void budget_route_hook(void (*set)(bool fast))
  * request in flight, as one past its generation check has. */
 static void budget_revoke(void)
 {
-	if (route_set && routes_fast) {
+	if (route_set && __atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) {
 		route_set(false);
-		routes_fast = false;
+		__atomic_store_n(&routes_fast, false, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	}
 	__atomic_add_fetch(&gfp_budget.grant_gen, 1, __ATOMIC_ACQ_REL);
@@ -427,4 +427,5 @@ void budget_atfork_child(void)
 	pthread_mutex_init(&wait_lock, NULL);
 	init_cond();
 	__atomic_store_n(&gfp_waiters, 0, __ATOMIC_RELAXED);
+	thread_update_free_direct(); /* nobody waits, no thread is late: free's route */
 }

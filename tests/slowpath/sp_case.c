@@ -3,12 +3,13 @@
  *
  *   sp_case --flags KERNEL|NOFAIL --size 4096 --source budget|enomem|none
  *           [--free-ms N] [--free-count N] [--repeat N] [--headroom MB]
- *           [--plain] [--notifier] [--sites 1|2]
+ *           [--plain] [--notifier] [--shrink] [--sites 1|2]
  *
  * budget: fills the budget (GFP_POLICY limit=) with 4096-byte blocks taking
  *         the reserve too; enomem: lowers RLIMIT_AS a few MB above the
  *         address space and fills it with blocks of the request's size.
  * The freer thread frees blocks --free-ms after the request started (0: never);
+ * --shrink gives them back by realloc to 1 byte instead of free;
  * --notifier registers an OOM notifier that frees them instead; with
  * --sites 2 odd iterations call from a second call site.
  * Prints one line per request:
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
 	size_t size = 4096;
 	const char *source = "budget";
 	int free_ms = 0, free_count = -1, repeat = 1, headroom_mb = 16, plain = 0, notify = 0;
-	int sites = 1;
+	int sites = 1, shrink = 0;
 	struct sp_freer freer;
 	struct rlimit as_before;
 	void *big = NULL;
@@ -99,6 +100,10 @@ int main(int argc, char **argv)
 		}
 		if (!strcmp(a, "--notifier")) {
 			notify = 1;
+			continue;
+		}
+		if (!strcmp(a, "--shrink")) {
+			shrink = 1;
 			continue;
 		}
 		if (v == NULL)
@@ -133,6 +138,7 @@ int main(int argc, char **argv)
 	if (!gfp_active())
 		sp_die("the shim is not loaded\n");
 	sp_freer_start(&freer);
+	freer.shrink = shrink;
 	if (notify && gfp_oom_notifier_register(notifier, NULL))
 		sp_die("gfp_oom_notifier_register failed\n");
 	if (enomem) {

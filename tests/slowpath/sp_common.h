@@ -123,6 +123,7 @@ struct sp_freer {
 	int delay_ms;
 	int first, count; /* sp_blocks[first .. first+count) */
 	void *extra;
+	int shrink; /* give the blocks back by realloc to 1 byte, not free */
 	atomic_int freed;
 	double t_free;
 	pthread_t thread;
@@ -165,8 +166,12 @@ static void *sp_freer_main(void *arg)
 			f->extra = NULL;
 		}
 		for (int i = f->first; i < f->first + f->count; i++) {
-			free(sp_blocks[i]);
-			sp_blocks[i] = NULL;
+			if (f->shrink) {
+				sp_blocks[i] = realloc(sp_blocks[i], 1);
+			} else {
+				free(sp_blocks[i]);
+				sp_blocks[i] = NULL;
+			}
 		}
 		pthread_mutex_lock(&f->lock);
 		f->done = gen;
