@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fastpath.h"
+#include "profile.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -363,6 +364,153 @@ static void counted_free(void *p)
 	gfp_je_free(p);
 }
 
+/* The profiled routes (gfp_route_profile: stats=sites alone): jemalloc's own
+ * function, then the block counted at the thread's last call site and its
+ * map entry written, in line (profile.h); profile.c through
+ * gfp_alloc_profiled for a block the line cannot count, the shim's policy
+ * path for a request jemalloc fails. A free takes its block out of the map
+ * in line, or goes the shim's way. */
+/* jemalloc's function of entry e (malloc, calloc, or an aligned one), as
+ * the route's arguments a and b ask it. */
+static inline __attribute__((always_inline)) void *je_alloc(enum gfp_entry e, size_t a, size_t b)
+{
+	return e == GFP_E_malloc   ? gfp_je_malloc(a)
+	       : e == GFP_E_calloc ? gfp_je_calloc(a, b)
+	                           : gfp_je_aligned_alloc(a, b);
+}
+
+/* jemalloc failed a request the route had counted: `packed` is its map
+ * word and, above it, its size. */
+static __attribute__((noinline)) void *profiled_failed(enum gfp_entry e, uint64_t packed, int flags,
+                                                       size_t align, uintptr_t caller)
+{
+	size_t size = (size_t)(packed >> 32);
+	profile_route_uncount(e, size, (uint32_t)packed);
+	return gfp_alloc_policy(e, size, flags, align, caller);
+}
+
+/* The route's request, counted, to jemalloc: the map word and the size (at
+ * most GFP_SITE_TABLE_MAX) in one register across its call. The caller is
+ * read from the frame again only if the request failed: inlined into the
+ * route itself, CALLER is the program's. */
+#define PROFILED_CALL(e, a, b, n, word, flags, align, caller)                                      \
+	do {                                                                                       \
+		uint64_t packed_ = (uint64_t)(n) << 32 | (word);                                   \
+		void *p_ = je_alloc(e, a, b);                                                      \
+		if (unlikely(p_ == NULL))                                                          \
+			return profiled_failed(e, packed_, flags, align, caller);                  \
+		profile_route_store(p_, (uint32_t)packed_);                                        \
+		return p_;                                                                         \
+	} while (0)
+
+/* A call that is not the thread's last site's, or of a size the route
+ * does not count in line: a site the thread used lately becomes its last,
+ * else profile.c counts the block. */
+static __attribute__((noinline)) void *profiled_miss(enum gfp_entry e, size_t a, size_t b, size_t n,
+                                                     size_t fit, int flags, size_t align,
+                                                     uintptr_t caller)
+{
+	uint32_t word;
+	if (caller != gfp_tls.site.caller && profile_route_switch(caller) &&
+	    profile_route_count(e, n, fit, caller, &word))
+		PROFILED_CALL(e, a, b, n, word, flags, align, caller);
+	void *p = je_alloc(e, a, b);
+	if (unlikely(p == NULL))
+		return gfp_alloc_policy(e, n ? n : 1, flags, align, caller);
+	return gfp_alloc_profiled(p, e, n, flags, align, caller);
+}
+
+static void *profiled_malloc(size_t n)
+{
+	uint32_t word;
+	if (unlikely(!profile_route_count(GFP_E_malloc, n, n, CALLER, &word)))
+		return profiled_miss(GFP_E_malloc, n, 0, n, n, 0, 0, CALLER);
+	PROFILED_CALL(GFP_E_malloc, n, 0, n, word, 0, 0, CALLER);
+}
+
+static void *profiled_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	uint32_t word;
+	if (unlikely(__builtin_mul_overflow(nmemb, size, &n)))
+		return shim_calloc(nmemb, size);
+	if (unlikely(!profile_route_count(GFP_E_calloc, n, n, CALLER, &word)))
+		return profiled_miss(GFP_E_calloc, nmemb, size, n, n, MALLOCX_ZERO, 0, CALLER);
+	PROFILED_CALL(GFP_E_calloc, nmemb, size, n, word, MALLOCX_ZERO, 0, CALLER);
+}
+
+/* An aligned block's usable size is malloc's of its size rounded up to the
+ * alignment, within a page (profile.h); else a size no table covers. */
+static inline size_t aligned_fit(size_t align, size_t n)
+{
+	return align <= 4096 ? (n + align - 1) & ~(align - 1) : SIZE_MAX;
+}
+
+static int profiled_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	uint32_t word;
+	/* jemalloc's own checks of the alignment first: EINVAL is counted
+	 * nowhere. */
+	size_t fit = aligned_fit(align, n);
+	if (unlikely(align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0 ||
+	             (!profile_route_count(GFP_E_posix_memalign, n, fit, CALLER, &word) &&
+	              (CALLER == gfp_tls.site.caller || !profile_route_switch(CALLER) ||
+	               !profile_route_count(GFP_E_posix_memalign, n, fit, CALLER, &word))))) {
+		int r = gfp_je_posix_memalign(memptr, align, n);
+		if (r == 0)
+			gfp_alloc_profiled(*memptr, GFP_E_posix_memalign, n, MALLOCX_ALIGN(align),
+			                   align, CALLER);
+		else if (r == ENOMEM)
+			r = posix_memalign_policy(memptr, align, n, CALLER);
+		return r;
+	}
+	int r = gfp_je_posix_memalign(memptr, align, n);
+	if (likely(r == 0)) {
+		profile_route_store(*memptr, word);
+		return 0;
+	}
+	profile_route_uncount(GFP_E_posix_memalign, n, word);
+	return posix_memalign_policy(memptr, align, n, CALLER);
+}
+
+/* Inlined into its two callers: CALLER is theirs. */
+static inline __attribute__((always_inline)) void *profiled_aligned(enum gfp_entry e, size_t align,
+                                                                    size_t n)
+{
+	uint32_t word;
+	size_t fit = aligned_fit(align, n);
+	if (unlikely(!profile_route_count(e, n, fit, CALLER, &word)))
+		return profiled_miss(e, align, n, n, fit, MALLOCX_ALIGN(align), align, CALLER);
+	PROFILED_CALL(e, align, n, n, word, MALLOCX_ALIGN(align), align, CALLER);
+}
+
+static void *profiled_memalign(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return profiled_aligned(GFP_E_memalign, align, n);
+	return shim_memalign(align, n);
+}
+
+static void *profiled_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return profiled_aligned(GFP_E_aligned_alloc, align, n);
+	return shim_aligned_alloc(align, n);
+}
+
+/* realloc stays the shim's: profile.c takes a moving block out of the map
+ * before jemalloc may hand its address to another thread. */
+#define profiled_realloc shim_realloc
+
+static void profiled_free(void *p)
+{
+	if (likely(profile_route_free(p)) || profile_route_free_other(p)) {
+		gfp_je_free(p);
+		return;
+	}
+	shim_free(p);
+}
+
 struct routes {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
@@ -512,6 +660,16 @@ static struct routes counted_routes(void)
 	                       .aligned_alloc = counted_aligned_alloc};
 }
 
+static struct routes profiled_routes(void)
+{
+	return (struct routes){.malloc = profiled_malloc,
+	                       .calloc = profiled_calloc,
+	                       .realloc = shim_realloc,
+	                       .posix_memalign = profiled_posix_memalign,
+	                       .memalign = profiled_memalign,
+	                       .aligned_alloc = profiled_aligned_alloc};
+}
+
 static struct routes budget_routes(void)
 {
 	return (struct routes){.malloc = budget_malloc,
@@ -561,6 +719,13 @@ static void set_free_route(bool shim)
 	__atomic_store_n(&route.free, shim ? shim_free : gfp_je_free, __ATOMIC_RELAXED);
 }
 
+/* Under stats=sites free is the profiled route but while anyone waits: the
+ * shim's free wakes them (thread.c: free_route_update). */
+static void set_profiled_free_route(bool shim)
+{
+	__atomic_store_n(&route.free, shim ? shim_free : profiled_free, __ATOMIC_RELAXED);
+}
+
 /* Called once gfp_init has read the policy. */
 static void choose_routes(void)
 {
@@ -571,6 +736,8 @@ static void choose_routes(void)
 		r = watched_routes();
 	else if (gfp_route_count())
 		r = counted_routes();
+	else if (gfp_route_profile())
+		r = profiled_routes();
 	else if (gfp_route_budget()) {
 		bool watch = gfp_route_budget_watched() ||
 		             __atomic_load_n(&jemalloc_may_fail, __ATOMIC_RELAXED);
@@ -586,11 +753,16 @@ static void choose_routes(void)
 		__atomic_store_n(&route.free, gfp_je_free, __ATOMIC_RELAXED);
 	else if (gfp_route_count())
 		__atomic_store_n(&route.free, counted_free, __ATOMIC_RELAXED);
+	else if (gfp_route_profile()) {
+		gfp_free_route_set = set_profiled_free_route;
+		thread_update_free_direct(); /* sets free's route */
+	}
 	if (gfp_policy.confirm) {
 #define KIND(f)                                                                                    \
 	(route.f == shim_##f             ? "shim"                                                  \
 	 : route.f == watched_##f        ? "watched"                                               \
 	 : route.f == counted_##f        ? "counted"                                               \
+	 : route.f == profiled_##f       ? "profiled"                                              \
 	 : route.f != budget_##f         ? "jemalloc"                                              \
 	 : budget_inner.f == watched_##f ? "budget+watched"                                        \
 	                                 : "budget")
@@ -599,9 +771,10 @@ static void choose_routes(void)
 		        "aligned_alloc=%s free=%s",
 		        KIND(malloc), KIND(calloc), KIND(realloc), KIND(posix_memalign),
 		        KIND(memalign), KIND(aligned_alloc),
-		        route.free == shim_free      ? "shim"
-		        : route.free == counted_free ? "counted"
-		                                     : "jemalloc");
+		        route.free == shim_free       ? "shim"
+		        : route.free == counted_free  ? "counted"
+		        : route.free == profiled_free ? "profiled"
+		                                      : "jemalloc");
 #undef KIND
 	}
 }

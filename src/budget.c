@@ -369,13 +369,15 @@ int64_t budget_reserved(void)
 
 void budget_waiter_enter(void)
 {
-	if (__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 1 && gfp_free_direct_ok)
+	if (__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 1 &&
+	    (gfp_free_direct_ok || gfp_free_route_set))
 		thread_update_free_direct(); /* frees must wake us now */
 }
 
 void budget_waiter_exit(void)
 {
-	if (__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 0 && gfp_free_direct_ok)
+	if (__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
+	    (gfp_free_direct_ok || gfp_free_route_set))
 		thread_update_free_direct();
 }
 

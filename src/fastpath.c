@@ -243,6 +243,28 @@ void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, siz
 	return alloc_general(entry, size, mallocx_flags, align, caller);
 }
 
+void *gfp_alloc_profiled(void *p, enum gfp_entry entry, size_t size, int mallocx_flags,
+                         size_t align, uintptr_t caller)
+{
+	/* policy_call's choice of who counts: not the shim itself, nor a
+	 * thread past its exit, and a new thread once it is decided. */
+	if (gfp_tls.guard || gfp_tls.exiting)
+		return p;
+	if (gfp_tls.mode == GFP_TLS_UNDECIDED)
+		thread_enter();
+	if (gfp_tls.mode != GFP_TLS_POLICY)
+		return p;
+	struct gfp_req req = {.entry = entry,
+	                      .mallocx_flags = mallocx_flags,
+	                      .size = size ? size : 1,
+	                      .align = align,
+	                      .caller = caller};
+	int saved = errno; /* a success leaves errno as jemalloc left it */
+	count(&req, p);
+	errno = saved;
+	return p;
+}
+
 void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
 {
 	struct gfp_req req = {.entry = entry, .size = size, .old = old, .caller = caller};

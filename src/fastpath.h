@@ -27,6 +27,10 @@ void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t
     __attribute__((noinline));
 void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
     __attribute__((noinline));
+/* A block a profiled route (stats=sites) got from jemalloc and could not
+ * count in line: counted as the shim's own route would have. Returns p. */
+void *gfp_alloc_profiled(void *p, enum gfp_entry entry, size_t size, int mallocx_flags,
+                         size_t align, uintptr_t caller) __attribute__((noinline));
 /* gfp_malloc and friends: always through the policy, with the caller's flags. */
 void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align, gfp_t flags);
 

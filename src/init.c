@@ -363,6 +363,16 @@ bool gfp_route_count(void)
 	       !gfp_policy.reserve_thread && !tokens_pool_first();
 }
 
+/* Whether allocations and frees may be counted per call site by the routes
+ * themselves (profile.h): stats=sites and nothing else that looks at a
+ * request. */
+bool gfp_route_profile(void)
+{
+	return routable() && gfp_policy.stats == GFP_STATS_SITES && gfp_profile_on &&
+	       !gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on && !records_on() &&
+	       !gfp_policy.reserve_thread && !tokens_pool_first();
+}
+
 /* Whether allocations may take their charge from the thread's allowance
  * and go to jemalloc's own functions, the shim's policy path only when the
  * allowance runs out or jemalloc fails: a budget, with nothing else that

@@ -249,6 +249,7 @@ bool gfp_route_watch_alloc(void);
 bool gfp_route_count(void);
 bool gfp_route_budget(void);
 bool gfp_route_budget_watched(void);
+bool gfp_route_profile(void);
 /* preload/malloc.c: jemalloc may fail small requests from now on. */
 void gfp_routes_watch_jemalloc(void);
 bool gfp_route_direct_free(void);
@@ -327,6 +328,27 @@ struct gfp_tls {
 		int mallocx_flags;
 		unsigned entry;
 	} stash; /* fastpath.c: the common request, across jemalloc's call */
+	/* profile.c, stats=sites: the thread's count array (NULL until it
+	 * counts, and past its exit) and the site it counted last, which the
+	 * profiled routes count into without looking the site up (caller 0:
+	 * none). */
+	struct gfp_site_cache {
+		struct gfp_site_counts *counts, *last; /* last = &counts[idx] */
+		uintptr_t caller;
+		uint32_t idx;
+		/* The routes' leaf of the shadow map: that of the chunk
+		 * number `chunk` (UINTPTR_MAX: none), while the thread counts. */
+		uintptr_t chunk;
+		uint16_t *leaf;
+		/* The shadow map's leaves of the chunks the thread used last,
+		 * by chunk number + 1 (0: empty): a live set of mixed sizes
+		 * spans several chunks (32 cover 64 MiB of heap; 8 missed on
+		 * allocbench's mixed). */
+		struct gfp_leaf_ref {
+			uintptr_t chunk;
+			uint16_t *leaf;
+		} leaves[32];
+	} site;
 };
 extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
@@ -360,10 +382,41 @@ void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT]);
 int64_t thread_sum_live(const int64_t *exited);
 unsigned thread_count(void);
 
+/* A counter that only its own thread writes and others read with relaxed
+ * loads (at exit, gfp-ctl report). On x86-64 one add on memory: a reader
+ * sees the old value or the new, and a signal handler counting on the same
+ * thread cannot come between a load and a store and be lost. Elsewhere, and
+ * under ThreadSanitizer (which must see the access), a relaxed load and
+ * store. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GFP_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define GFP_TSAN 1
+#endif
+static inline void gfp_add(int64_t *c, int64_t n)
+{
+#if defined(__x86_64__) && !defined(GFP_TSAN)
+	asm("addq %1, %0" : "+m"(*c) : "er"(n));
+#else
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+#endif
+}
+
+static inline void gfp_sub(int64_t *c, int64_t n)
+{
+#if defined(__x86_64__) && !defined(GFP_TSAN)
+	asm("subq %1, %0" : "+m"(*c) : "er"(n));
+#else
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) - n, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline void gfp_count(uint64_t *c, uint64_t n)
 {
-	/* Only the owning thread writes; readers at exit see a relaxed value. */
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+	gfp_add((int64_t *)c, (int64_t)n);
 }
 
 /* ------------------------------------------------------------------------

@@ -11,15 +11,17 @@
  *
  * Live bytes need the site and the usable size of the block being freed.
  * Like the kernel's slab object extensions, a shadow map keeps a 16-bit
- * entry for every 8-byte granule: a directory of 2 MiB chunks (open
- * addressing, filled under a lock once per chunk) pointing to leaves of 256K
- * entries, mapped on first use. The entry of the granule that starts a block
- * holds its site; a block of more than 8 bytes starts on a 16-byte boundary
- * and has its own second granule, whose entry holds its usable size (in
- * granules), so that neither end of a block asks jemalloc for its size
- * (sallocx costs more than malloc itself). A free reads and clears its
- * block's entries, and the freeing thread takes the bytes off that site in
- * its own array, so the sum over threads is exact.
+ * entry for every 8-byte granule (the layout: profile.h). The entry of the
+ * granule that starts a block holds its site; a block of more than 8 bytes
+ * starts on a 16-byte boundary and has its own second granule, whose entry
+ * holds its usable size (in granules), so that neither end of a block asks
+ * jemalloc for its size (sallocx costs more than malloc itself). A free
+ * reads and clears its block's entries, and the freeing thread takes the
+ * bytes off that site in its own array, so the sum over threads is exact.
+ * A directory of 2 MiB chunks (open addressing, filled under a lock once
+ * per chunk) points to leaves of 256K entries, mapped on first use; each
+ * thread keeps the leaves it used last (gfp_tls.site), where the profiled
+ * routes find them in line.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -30,28 +32,20 @@
 
 #include <jemalloc/jemalloc.h>
 
-#include "internal.h"
+#include "profile.h"
 
 #define MAX_SITES   16384 /* index 0: not tracked */
-#define CHUNK_SHIFT 21
-#define GRANULE     3
+#define CHUNK_SHIFT GFP_CHUNK_SHIFT
+#define GRANULE     GFP_GRANULE
 #define LEAF_LEN    (1u << (CHUNK_SHIFT - GRANULE))
 #define DIR_LEN     65536 /* 128 GiB of heap in 2 MiB chunks */
 
-/* A block's entry: its site (14 bits) and a flag; a size entry carries both
- * flags, so that it can never be read as a block's. The map's rule: an entry
- * is nonzero only while the counted block it describes is live (every free
- * clears, whatever path it takes), so an uncounted block finds zeros. */
-#define SHADOW_TINY  0x8000u /* usable size 8: the next granule is another block's */
-#define SHADOW_SIZE  0x4000u /* the next entry holds the usable size */
-#define SHADOW_SITE  0x3fffu
-#define SHADOW_IS_SZ (SHADOW_TINY | SHADOW_SIZE) /* a size entry: granules below */
-_Static_assert(MAX_SITES - 1 <= SHADOW_SITE, "a site index must fit beside the flags");
-
-/* malloc's usable sizes up to here come from a table (jemalloc's size
- * classes are multiples of the granule, so a granule of request sizes
- * shares one), filled from nallocx on first use. */
-#define USABLE_TABLE_MAX 16384
+/* The map's rule: an entry is nonzero only while the counted block it
+ * describes is live (every free clears, whatever path it takes), so an
+ * uncounted block finds zeros. A size entry has GFP_SHADOW_SIZE, which no
+ * site entry has, so that it can never be read as a block's. */
+_Static_assert(MAX_SITES - 1 <= GFP_SHADOW_MASK, "a site index must fit beside the flags");
+_Static_assert(GFP_SITE_TABLE_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry must hold it");
 
 bool gfp_profile_on;
 
@@ -67,7 +61,7 @@ static struct {
 	int64_t bytes, calls;
 } orphan[MAX_SITES];
 static bool warned_full;
-static uint16_t usable_granules[(USABLE_TABLE_MAX >> GRANULE) + 1]; /* atomic; 0 = unknown */
+uint16_t gfp_site_granules[GFP_SITE_TABLE_MAX + 1]; /* [0]: malloc(0)'s, a byte's */
 
 static struct {
 	uintptr_t chunk; /* atomic: chunk number + 1; 0 = empty */
@@ -77,6 +71,12 @@ static struct {
 void profile_init(void)
 {
 	gfp_profile_on = gfp_policy.stats >= GFP_STATS_SITES;
+	if (!gfp_profile_on || gfp_site_granules[0])
+		return;
+	int saved = errno;
+	for (size_t n = 0; n <= GFP_SITE_TABLE_MAX; n++)
+		gfp_site_granules[n] = (uint16_t)(nallocx(n ? n : 1, 0) >> GRANULE);
+	errno = saved;
 }
 
 /* ------------------------------------------------------------------------
@@ -85,29 +85,61 @@ void profile_init(void)
 
 static unsigned site_index_slow(const struct gfp_req *req);
 
-/* A thread's last site, and the leaves of the chunks it used last: loops
- * allocate from one place, and a live set of mixed sizes spans several
- * chunks (32 leaves cover 64 MiB of heap; 8 missed on allocbench's mixed). */
-#define LEAF_CACHE 32
+/* The sites a thread used lately, by caller: where the profiled routes
+ * find the site of a call that is not the last one's (profile_route_switch)
+ * without the lock-free cache's hashing. */
+#define RECENT 64
 static __thread struct {
 	uintptr_t caller;
 	unsigned idx;
-	struct {
-		uintptr_t chunk; /* chunk number + 1; 0 = empty */
-		uint16_t *leaf;
-	} leaves[LEAF_CACHE];
-} last __attribute__((tls_model("initial-exec")));
+} recent[RECENT] __attribute__((tls_model("initial-exec")));
 
+static inline unsigned recent_slot(uintptr_t caller)
+{
+	return (unsigned)((caller * 0x9e3779b97f4a7c15ULL) >> 58);
+}
+
+/* Makes idx, the site of caller, the thread's last. The caller last, so
+ * that a signal handler's route never pairs it with another site's index. */
+static void site_make_last(uintptr_t caller, unsigned idx)
+{
+	struct gfp_site_cache *sc = &gfp_tls.site;
+	__atomic_store_n(&sc->caller, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sc->idx = idx;
+	sc->last = &sc->counts[idx];
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&sc->caller, caller, __ATOMIC_RELAXED);
+}
+
+bool profile_route_switch(uintptr_t caller)
+{
+	unsigned s = recent_slot(caller);
+	if (!gfp_tls.site.counts || recent[s].caller != caller || !caller)
+		return false;
+	site_make_last(caller, recent[s].idx);
+	return true;
+}
+
+/* The thread's last site (gfp_tls.site) is the one loops allocate from;
+ * the profiled routes count there without asking. */
 static unsigned site_index(const struct gfp_req *req)
 {
-	if (req->caller && req->caller == last.caller)
-		return last.idx;
+	struct gfp_site_cache *sc = &gfp_tls.site;
+	if (req->caller && req->caller == sc->caller)
+		return sc->idx;
 	unsigned idx = site_index_slow(req);
 	/* A caller inside libc (strdup) is many sites: only the return
 	 * address names the site by itself may be remembered. */
-	if (idx && req->caller && !site_in_libc(req->caller) && !site_in_shim(req->caller)) {
-		last.caller = req->caller;
-		last.idx = idx;
+	if (idx && sc->counts && req->caller && !site_in_libc(req->caller) &&
+	    !site_in_shim(req->caller)) {
+		unsigned s = recent_slot(req->caller);
+		recent[s].caller = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		recent[s].idx = idx;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		recent[s].caller = req->caller;
+		site_make_last(req->caller, idx);
 	}
 	return idx;
 }
@@ -153,9 +185,14 @@ static __attribute__((noinline)) uint16_t *leaf_of_slow(uintptr_t addr, bool cre
 {
 	uint16_t *leaf = leaf_lookup(addr, create);
 	if (leaf) {
-		uintptr_t chunk = (addr >> CHUNK_SHIFT) + 1;
-		last.leaves[chunk % LEAF_CACHE].chunk = chunk;
-		last.leaves[chunk % LEAF_CACHE].leaf = leaf;
+		struct gfp_leaf_ref *r = gfp_leaf_ref(addr);
+		/* The leaf first: a signal handler's route that sees the chunk
+		 * must see its leaf. */
+		__atomic_store_n(&r->chunk, 0, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		r->leaf = leaf;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&r->chunk, (addr >> CHUNK_SHIFT) + 1, __ATOMIC_RELAXED);
 	}
 	return leaf;
 }
@@ -163,21 +200,49 @@ static __attribute__((noinline)) uint16_t *leaf_of_slow(uintptr_t addr, bool cre
 /* The leaf of addr's chunk from the thread's cache, or NULL. */
 static inline uint16_t *leaf_cached(uintptr_t addr)
 {
-	uintptr_t chunk = (addr >> CHUNK_SHIFT) + 1;
-	if (likely(last.leaves[chunk % LEAF_CACHE].chunk == chunk))
-		return last.leaves[chunk % LEAF_CACHE].leaf;
-	return NULL;
-}
-
-static inline uint16_t *leaf_of(uintptr_t addr, bool create)
-{
-	uint16_t *leaf = leaf_cached(addr);
-	return leaf ? leaf : leaf_of_slow(addr, create);
+	struct gfp_leaf_ref *r = gfp_leaf_ref(addr);
+	return likely(r->chunk == (addr >> CHUNK_SHIFT) + 1) ? r->leaf : NULL;
 }
 
 static inline uint16_t *entry_of(uint16_t *leaf, uintptr_t addr)
 {
 	return &leaf[(addr & ((1u << CHUNK_SHIFT) - 1)) >> GRANULE];
+}
+
+/* The profiled routes look in one leaf, the one the thread used last; only
+ * a thread that counts has one (profile.h). The leaf first: a signal
+ * handler's route that sees the chunk must see its leaf. */
+static inline void route_leaf_set(uintptr_t addr, uint16_t *leaf)
+{
+	struct gfp_site_cache *sc = &gfp_tls.site;
+	uintptr_t chunk = addr >> CHUNK_SHIFT;
+	if (sc->chunk == chunk || !sc->counts)
+		return;
+	__atomic_store_n(&sc->chunk, UINTPTR_MAX, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sc->leaf = leaf;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&sc->chunk, chunk, __ATOMIC_RELAXED);
+}
+
+/* The entry of the granule at addr; NULL when the map has no room for it
+ * (`create` false: when nothing was ever written there). */
+static inline uint16_t *entry_at(uintptr_t addr, bool create)
+{
+	uint16_t *leaf = leaf_cached(addr);
+	if (!leaf)
+		leaf = leaf_of_slow(addr, create);
+	if (!leaf)
+		return NULL;
+	route_leaf_set(addr, leaf);
+	return entry_of(leaf, addr);
+}
+
+/* entry_at without taking a lock or mapping: NULL when that would be needed. */
+static inline uint16_t *entry_quick(uintptr_t addr)
+{
+	uint16_t *leaf = leaf_cached(addr);
+	return leaf ? entry_of(leaf, addr) : NULL;
 }
 
 static uint16_t *leaf_lookup(uintptr_t addr, bool create)
@@ -214,32 +279,20 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 	return NULL;
 }
 
-static __attribute__((noinline)) unsigned usable_learn(uint16_t *g, size_t size)
+/* The usable size in granules of malloc or calloc of `size` bytes (`flags`
+ * their mallocx flags); 0 when the table does not cover the request. */
+static inline unsigned usable_granules(size_t size, int flags)
 {
-	unsigned n = (unsigned)(nallocx(size, 0) >> GRANULE);
-	__atomic_store_n(g, (uint16_t)n, __ATOMIC_RELAXED);
-	return n;
-}
-
-/* The table's entry for malloc or calloc of `size` bytes (`flags` their
- * mallocx flags), NULL when the table does not cover the request. */
-static inline uint16_t *usable_entry(size_t size, int flags)
-{
-	if (unlikely((flags & ~MALLOCX_ZERO) || size > USABLE_TABLE_MAX))
-		return NULL;
-	return &usable_granules[(size + (1u << GRANULE) - 1) >> GRANULE];
+	if (unlikely((flags & ~MALLOCX_ZERO) || size > GFP_SITE_TABLE_MAX))
+		return 0;
+	return gfp_site_granules[size];
 }
 
 /* The usable size of a block malloc or calloc just returned. */
 static inline size_t usable_of(const void *p, size_t size, int flags)
 {
-	uint16_t *g = usable_entry(size, flags);
-	if (!g)
-		return sallocx(p, 0);
-	unsigned n = __atomic_load_n(g, __ATOMIC_RELAXED);
-	if (unlikely(!n))
-		n = usable_learn(g, size);
-	return (size_t)n << GRANULE;
+	unsigned g = usable_granules(size, flags);
+	return g ? (size_t)g << GRANULE : sallocx(p, 0);
 }
 
 /* Writes a block's entries: its site (0: not counted) and usable size. */
@@ -249,23 +302,23 @@ static inline void shadow_write(uint16_t *e, uintptr_t addr, unsigned idx, size_
 	if (!idx) {
 		e[0] = 0; /* not counted: the next granule may be another block's */
 	} else if (usable == 1u << GRANULE) {
-		e[0] = (uint16_t)(idx | SHADOW_TINY);
-	} else if (!(addr & (1u << GRANULE)) && granules <= SHADOW_SITE) {
-		e[0] = (uint16_t)(idx | SHADOW_SIZE);
-		e[1] = (uint16_t)(granules | SHADOW_IS_SZ);
+		e[0] = (uint16_t)(idx | GFP_SHADOW_TINY);
+	} else if (!(addr & (1u << GRANULE)) && granules <= GFP_SHADOW_MASK) {
+		e[0] = (uint16_t)idx;
+		e[1] = (uint16_t)(granules | GFP_SHADOW_SIZE);
 	} else {
 		e[0] = (uint16_t)idx; /* over 128 KiB: the free asks jemalloc */
 	}
 }
 
-/* false when no leaf could hold it: the block is then not counted live. */
+/* false when the map could not hold it: the block is then not counted live. */
 static bool shadow_set(const void *p, unsigned idx, size_t usable)
 {
 	uintptr_t a = (uintptr_t)p;
-	uint16_t *leaf = leaf_of(a, idx != 0);
-	if (leaf)
-		shadow_write(entry_of(leaf, a), a, idx, usable);
-	return leaf != NULL;
+	uint16_t *e = entry_at(a, idx != 0);
+	if (e)
+		shadow_write(e, a, idx, usable);
+	return e != NULL;
 }
 
 /* The site index of the block at p, and its usable size, cleared: the block
@@ -273,23 +326,22 @@ static bool shadow_set(const void *p, unsigned idx, size_t usable)
 static inline unsigned shadow_take(const void *p, size_t *usable)
 {
 	uintptr_t a = (uintptr_t)p;
-	uint16_t *leaf = leaf_of(a, false);
-	if (!leaf)
+	uint16_t *e = entry_at(a, false);
+	if (!e)
 		return 0;
-	uint16_t *e = entry_of(leaf, a);
 	unsigned v = *e;
-	if (!(v & SHADOW_SITE) || (v & SHADOW_IS_SZ) == SHADOW_IS_SZ)
+	if (!(v & GFP_SHADOW_MASK) || (v & GFP_SHADOW_SIZE))
 		return 0;
 	*e = 0;
-	if (v & SHADOW_TINY) {
+	if (v & GFP_SHADOW_TINY) {
 		*usable = 1u << GRANULE;
-	} else if ((v & SHADOW_SIZE) && (e[1] & SHADOW_IS_SZ) == SHADOW_IS_SZ) {
-		*usable = (size_t)(e[1] & SHADOW_SITE) << GRANULE;
+	} else if (!(a & (1u << GRANULE)) && (e[1] & GFP_SHADOW_SIZE)) {
+		*usable = (size_t)(e[1] & GFP_SHADOW_MASK) << GRANULE;
 		e[1] = 0;
 	} else {
 		*usable = sallocx(p, 0);
 	}
-	return v & SHADOW_SITE;
+	return v & GFP_SHADOW_MASK;
 }
 
 /* ------------------------------------------------------------------------
@@ -313,15 +365,17 @@ static __attribute__((noinline)) struct gfp_site_counts *counts_create(void)
 static inline struct gfp_site_counts *counts(void)
 {
 	struct gfp_thread *t = gfp_tls.thread;
-	if (likely(t && t->sites))
-		return t->sites;
-	return counts_create();
+	if (likely(gfp_tls.site.counts))
+		return gfp_tls.site.counts;
+	if (!t)
+		return NULL;
+	struct gfp_site_counts *c = t->sites ? t->sites : counts_create();
+	if (!gfp_tls.exiting)
+		gfp_tls.site.counts = c; /* the routes', until the thread exits */
+	return c;
 }
 
-static inline void add(int64_t *c, int64_t v)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
-}
+#define add gfp_add
 
 /* Before a realloc: the old block's size and site, taken out of the map
  * while the block is still ours (once rallocx has moved it, another thread
@@ -403,24 +457,65 @@ void profile_count(struct gfp_req *req, void *p)
 bool profile_count_quick(void *p, const struct gfp_stash *s)
 {
 	uintptr_t a = (uintptr_t)p;
-	struct gfp_thread *t = gfp_tls.thread;
-	uint16_t *leaf = leaf_cached(a);
-	if (unlikely(!leaf || !s->caller || s->caller != last.caller || !t || !t->sites))
+	struct gfp_site_cache *sc = &gfp_tls.site;
+	uint16_t *e = entry_quick(a);
+	if (unlikely(!e || !s->caller || s->caller != sc->caller))
 		return false;
 	/* Only a usable size the table knows: calling jemalloc here would cost
 	 * every call a stack frame. */
-	uint16_t *g = usable_entry(s->size, s->mallocx_flags);
-	unsigned granules = g ? __atomic_load_n(g, __ATOMIC_RELAXED) : 0;
+	unsigned granules = usable_granules(s->size, s->mallocx_flags);
 	if (unlikely(!granules))
 		return false;
 	size_t usable = (size_t)granules << GRANULE;
-	unsigned idx = last.idx;
-	struct gfp_site_counts *c = &t->sites[idx];
-	shadow_write(entry_of(leaf, a), a, idx, usable);
+	unsigned idx = sc->idx;
+	struct gfp_site_counts *c = sc->last;
+	shadow_write(e, a, idx, usable);
 	add((int64_t *)&c->calls, 1);
 	add((int64_t *)&c->bytes, (int64_t)s->size);
 	count_live(c, usable, 1);
 	return true;
+}
+
+/* The profiled routes' rare ends (profile.h). */
+void profile_route_uncount(enum gfp_entry e, size_t size, uint32_t word)
+{
+	struct gfp_site_counts *c = &gfp_tls.site.counts[word & GFP_SHADOW_MASK];
+	add((int64_t *)&c->calls, -1);
+	add((int64_t *)&c->bytes, -(int64_t)size);
+	count_live(c, (size_t)((word >> 13) & (GFP_SHADOW_MASK << GRANULE)), -1);
+	struct gfp_entry_stats *s = &gfp_tls.thread->stats[e];
+	add((int64_t *)&s->calls, -1);
+	add((int64_t *)&s->bytes, -(int64_t)size);
+}
+
+bool profile_route_free_other(void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	if (!gfp_tls.site.counts || (a & 15))
+		return false;
+	uint16_t *leaf = leaf_cached(a);
+	if (!leaf)
+		return false;
+	route_leaf_set(a, leaf); /* the next frees are likely in this chunk too */
+	uint32_t *w = (uint32_t *)entry_of(leaf, a), v = __atomic_load_n(w, __ATOMIC_RELAXED);
+	if ((int32_t)v >= 0)
+		return false;
+	__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+	uncount_live(v & GFP_SHADOW_MASK, (size_t)((v >> 13) & (GFP_SHADOW_MASK << GRANULE)));
+	gfp_count(&gfp_tls.thread->stats[GFP_E_free].calls, 1);
+	return true;
+}
+
+void profile_route_map(void *p, uint32_t word)
+{
+	uint16_t *e = entry_at((uintptr_t)p, true);
+	if (e) {
+		__atomic_store_n((uint32_t *)e, word, __ATOMIC_RELAXED);
+		return;
+	}
+	/* No leaf could be mapped: the block is not counted live. */
+	struct gfp_site_counts *c = &gfp_tls.site.counts[word & GFP_SHADOW_MASK];
+	count_live(c, (size_t)((word >> 13) & (GFP_SHADOW_MASK << GRANULE)), -1);
 }
 
 /* The slow path's share: rounds beyond the first, and how long it took. */
@@ -474,6 +569,11 @@ static void fold(struct gfp_site_counts *into, const struct gfp_site_counts *fro
  * cleared for the next thread that gets its block. */
 void profile_thread_exit(struct gfp_thread *t)
 {
+	/* Its own exit: its later calls, counted nowhere, take the shim's way
+	 * (the leaves stay: the map outlives every thread). */
+	gfp_tls.site.caller = 0;
+	gfp_tls.site.chunk = UINTPTR_MAX;
+	gfp_tls.site.counts = gfp_tls.site.last = NULL;
 	if (!t->sites)
 		return;
 	unsigned n = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);

@@ -17,7 +17,8 @@
 
 #include "internal.h"
 
-__thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
+__thread struct gfp_tls gfp_tls
+    __attribute__((tls_model("initial-exec"))) = {.site.chunk = UINTPTR_MAX};
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_thread *live;                      /* threads under a policy */

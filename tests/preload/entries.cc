@@ -63,16 +63,19 @@ void walk_gfp_aligned_alloc() { void *p = gfp_aligned_alloc(64, 10, GFP_KERNEL);
 void walk_gfp_reserve() { if (gfp_reserve(4096, GFP_KERNEL) == 0) gfp_unreserve(); }
 } // namespace
 
-int main()
+/* walk_entries [ROUNDS]: the walk ROUNDS times (default 1), so that every
+ * site is also met again after others, as the routes' caches see it. */
+int main(int argc, char **argv)
 {
+	int rounds = argc > 1 ? std::atoi(argv[1]) : 1;
 	enum {
 #define ENTRY(id, name, kind) E_##id,
 #include "entries.def"
 #undef ENTRY
 		E_COUNT
 	};
-	for (int e = 0; e < E_COUNT; e++) {
-		switch (e) {
+	for (int e = 0; e < E_COUNT * rounds; e++) {
+		switch (e % E_COUNT) {
 #define ENTRY(id, name, kind)                                                                      \
 	case E_##id:                                                                               \
 		walk_##id();                                                                       \

@@ -6,7 +6,9 @@
 # that only shapes failing requests (rules, default=, oom=) tries jemalloc
 # first; a budget takes each request's charge from the thread's allowance
 # and then goes to jemalloc (watching its answer where jemalloc can fail a
-# small request: ulimit -v or -d), and frees are jemalloc's; anything else,
+# small request: ulimit -v or -d), and frees are jemalloc's; stats=totals
+# alone counts in the routes, and stats=sites alone counts per call site
+# there (the profiled routes; realloc stays the shim's); anything else,
 # or ctl=1 (through which a policy may come later), keeps both on the shim.
 # libc_semantics runs under each kind of route.
 source "$TESTS/lib.sh"
@@ -40,7 +42,11 @@ expect_eq "a budget with reserve.thread" "$(all shim shim)" "$(route "limit=1G;r
 expect_eq "a budget under ulimit -v" "$(all budget+watched jemalloc)" "$(ulimit -v 8000000 && route "limit=1G")"
 expect_eq "a budget under ulimit -d" "$(all budget+watched jemalloc)" "$(ulimit -d 8000000 && route "limit=1G")"
 expect_eq "statistics" "$(all counted counted)" "$(route "stats=totals")"
-expect_eq "per-site statistics" "$(all shim shim)" "$(route "stats=sites")"
+expect_eq "per-site statistics" \
+	"malloc=profiled calloc=profiled realloc=shim posix_memalign=profiled memalign=profiled aligned_alloc=profiled free=profiled" \
+	"$(route "stats=sites")"
+expect_eq "per-site statistics with call paths" "$(all shim shim)" "$(route "stats=paths")"
+expect_eq "per-site statistics with a budget" "$(all shim shim)" "$(route "stats=sites;limit=1G")"
 expect_eq "default=" "$(all watched shim)" "$(route "default=NOFAIL")"
 expect_eq "oom=" "$(all watched shim)" "$(route "oom=fail")"
 expect_eq "default= with statistics" "$(all shim shim)" "$(route "default=NOFAIL;stats=totals")"
@@ -58,13 +64,20 @@ expect_eq "GFP_REPORT alone (stats=totals)" "$(all counted counted)" "$out"
 # The counted routes count what the shim's own would: the same totals per
 # entry point for a program that calls every one (walk_entries), ctl=1
 # keeping the shim's routes.
-for routes in counted shim; do
-	extra=
-	[ $routes = shim ] && extra=";ctl=1"
-	GFP_POLICY="stats=totals$extra" GFP_REPORT="$TMP/$routes.json" LD_PRELOAD="$SHIM" \
-		"$BUILD/tests/preload/walk_entries" >/dev/null 2>"$TMP/err" ||
-		fail "walk_entries under $routes routes: $(head -3 "$TMP/err")"
-done
+# walk POLICY ROUTES ROUNDS: walk_entries' report under POLICY with its own
+# routes, named ROUTES, and with the shim's (ctl=1), in $TMP/ROUTES.json and
+# $TMP/shim.json.
+walk() {
+	local routes extra
+	for routes in "$2" shim; do
+		extra=
+		[ "$routes" = shim ] && extra=";ctl=1"
+		GFP_POLICY="$1$extra" GFP_REPORT="$TMP/$routes.json" LD_PRELOAD="$SHIM" \
+			"$BUILD/tests/preload/walk_entries" "$3" >/dev/null 2>"$TMP/err" ||
+			fail "walk_entries under $routes routes: $(head -3 "$TMP/err")"
+	done
+}
+walk stats=totals counted 1
 /usr/bin/python3 - "$TMP/counted.json" "$TMP/shim.json" <<'PY' || fail "the counted routes count otherwise"
 import json, sys
 a, b = (json.load(open(f)) for f in sys.argv[1:3])
@@ -79,7 +92,31 @@ sys.exit(1 if bad else 0)
 PY
 note "counted and shim routes give the same totals for every entry point"
 
-for policy in "" "fail.probability=0.000000001" "default=KERNEL" "stats=totals" "ctl=1" "limit=1G"; do
+# The profiled routes count what the shim's own would: the same totals per
+# entry point and the same rows per call site (walk_entries calls each entry
+# point from its own line, three rounds, so that sites come back after
+# others, and some with sizes the routes leave to profile.c).
+walk stats=sites profiled 3
+/usr/bin/python3 - "$TMP/profiled.json" "$TMP/shim.json" <<'PY' || fail "the profiled routes count otherwise"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+bad = [k for k in set(a["entries"]) | set(b["entries"]) if a["entries"].get(k) != b["entries"].get(k)]
+for k in sorted(bad):
+    print(f"{k}: profiled {a['entries'].get(k)}, shim {b['entries'].get(k)}")
+def rows(r):
+    return sorted((x["module"], x["offset"], x["calls"], x["bytes"], x["live_calls"],
+                   x["live_bytes"], x["failures"]) for x in r["allocinfo"]
+                  if x["module"] == "walk_entries")
+ra, rb = rows(a), rows(b)
+if ra != rb or len(ra) < 8:
+    print(f"allocinfo rows differ or too few:\nprofiled {ra}\nshim     {rb}")
+    bad.append("allocinfo")
+sys.exit(1 if bad else 0)
+PY
+note "profiled and shim routes give the same totals and per-site rows"
+
+for policy in "" "fail.probability=0.000000001" "default=KERNEL" "stats=totals" "stats=sites" "ctl=1" \
+	"limit=1G"; do
 	GFP_POLICY=$policy LD_PRELOAD="$SHIM" MALLOC_PERTURB_=0 "$BUILD/tests/preload/libc_semantics" \
 		shim >"$TMP/out" 2>&1 || fail "libc_semantics under '$policy': $(tail -5 "$TMP/out")"
 done
