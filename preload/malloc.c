@@ -266,67 +266,66 @@ static void *watched_aligned_alloc(size_t align, size_t n)
 }
 
 /* The counted routes (gfp_route_count: stats=totals alone): jemalloc's own
- * function, then the thread's counters, as the policy path counts them (the
+ * function, then the thread's counters (gfp_tls.stats), as the policy path counts them (the
  * size it saw, a failure by the policy path itself). A thread the policy
  * does not count as plain (new, inside the shim, past its exit) takes the
  * shim's route. */
-static inline struct gfp_thread *counting_thread(void)
+static inline bool thread_counts(void)
 {
-	struct gfp_thread *t = gfp_tls.thread;
-	return t && gfp_plain_policy_thread() ? t : NULL;
+	return gfp_tls.thread && gfp_plain_policy_thread();
 }
 
-static inline void *counted(struct gfp_thread *t, enum gfp_entry e, void *p, size_t size, int flags,
-                            size_t align, uintptr_t caller)
+static inline void *counted(enum gfp_entry e, void *p, size_t size, int flags, size_t align,
+                            uintptr_t caller)
 {
 	if (unlikely(p == NULL))
 		return gfp_alloc_policy(e, size, flags, align, caller);
-	gfp_count(&t->stats[e].calls, 1);
-	gfp_count(&t->stats[e].bytes, size);
+	gfp_count(&gfp_tls.stats[e].calls, 1);
+	gfp_count(&gfp_tls.stats[e].bytes, size);
 	return p;
 }
 
 static void *counted_malloc(size_t n)
 {
-	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t))
+	bool counts = thread_counts();
+	if (unlikely(!counts))
 		return shim_malloc(n);
-	return counted(t, GFP_E_malloc, gfp_je_malloc(n), n ? n : 1, 0, 0, CALLER);
+	return counted(GFP_E_malloc, gfp_je_malloc(n), n ? n : 1, 0, 0, CALLER);
 }
 
 static void *counted_calloc(size_t nmemb, size_t size)
 {
-	struct gfp_thread *t = counting_thread();
+	bool counts = thread_counts();
 	size_t n;
-	if (unlikely(!t || __builtin_mul_overflow(nmemb, size, &n)))
+	if (unlikely(!counts || __builtin_mul_overflow(nmemb, size, &n)))
 		return shim_calloc(nmemb, size);
-	return counted(t, GFP_E_calloc, gfp_je_calloc(nmemb, size), n ? n : 1, MALLOCX_ZERO, 0,
+	return counted(GFP_E_calloc, gfp_je_calloc(nmemb, size), n ? n : 1, MALLOCX_ZERO, 0,
 	               CALLER);
 }
 
 static void *counted_realloc(void *old, size_t n)
 {
-	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t || old == NULL || n == 0 ||
+	bool counts = thread_counts();
+	if (unlikely(!counts || old == NULL || n == 0 ||
 	             __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
 		return shim_realloc(old, n);
 	void *p = gfp_je_realloc(old, n);
 	if (unlikely(p == NULL))
 		return gfp_realloc_policy(GFP_E_realloc, old, n, CALLER);
-	gfp_count(&t->stats[GFP_E_realloc].calls, 1);
-	gfp_count(&t->stats[GFP_E_realloc].bytes, n);
+	gfp_count(&gfp_tls.stats[GFP_E_realloc].calls, 1);
+	gfp_count(&gfp_tls.stats[GFP_E_realloc].bytes, n);
 	return p;
 }
 
 static int counted_posix_memalign(void **memptr, size_t align, size_t n)
 {
-	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t))
+	bool counts = thread_counts();
+	if (unlikely(!counts))
 		return shim_posix_memalign(memptr, align, n);
 	int r = gfp_je_posix_memalign(memptr, align, n);
 	if (likely(r == 0)) {
-		gfp_count(&t->stats[GFP_E_posix_memalign].calls, 1);
-		gfp_count(&t->stats[GFP_E_posix_memalign].bytes, n ? n : 1);
+		gfp_count(&gfp_tls.stats[GFP_E_posix_memalign].calls, 1);
+		gfp_count(&gfp_tls.stats[GFP_E_posix_memalign].bytes, n ? n : 1);
 	} else if (r == ENOMEM) {
 		r = posix_memalign_policy(memptr, align, n, CALLER);
 	}
@@ -335,32 +334,32 @@ static int counted_posix_memalign(void **memptr, size_t align, size_t n)
 
 static void *counted_memalign(size_t align, size_t n)
 {
-	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t || !glibc_aligns_as_jemalloc(align)))
+	bool counts = thread_counts();
+	if (unlikely(!counts || !glibc_aligns_as_jemalloc(align)))
 		return shim_memalign(align, n);
-	return counted(t, GFP_E_memalign, gfp_je_aligned_alloc(align, n), n ? n : 1,
+	return counted(GFP_E_memalign, gfp_je_aligned_alloc(align, n), n ? n : 1,
 	               MALLOCX_ALIGN(align), align, CALLER);
 }
 
 static void *counted_aligned_alloc(size_t align, size_t n)
 {
-	struct gfp_thread *t = counting_thread();
-	if (unlikely(!t || !glibc_aligns_as_jemalloc(align)))
+	bool counts = thread_counts();
+	if (unlikely(!counts || !glibc_aligns_as_jemalloc(align)))
 		return shim_aligned_alloc(align, n);
-	return counted(t, GFP_E_aligned_alloc, gfp_je_aligned_alloc(align, n), n ? n : 1,
+	return counted(GFP_E_aligned_alloc, gfp_je_aligned_alloc(align, n), n ? n : 1,
 	               MALLOCX_ALIGN(align), align, CALLER);
 }
 
 static void counted_free(void *p)
 {
-	struct gfp_thread *t = counting_thread();
+	bool counts = thread_counts();
 	/* With waiters (a gfp_malloc with flags in the slow path), the shim's
 	 * free, which wakes them. */
-	if (unlikely(!t || __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED))) {
+	if (unlikely(!counts || __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED))) {
 		shim_free(p);
 		return;
 	}
-	gfp_count(&t->stats[GFP_E_free].calls, 1);
+	gfp_count(&gfp_tls.stats[GFP_E_free].calls, 1);
 	gfp_je_free(p);
 }
 
@@ -379,64 +378,54 @@ static inline __attribute__((always_inline)) void *je_alloc(enum gfp_entry e, si
 	                           : gfp_je_aligned_alloc(a, b);
 }
 
-/* jemalloc failed a request the route had counted: `packed` is its map
- * word and, above it, its size. */
-static __attribute__((noinline)) void *profiled_failed(enum gfp_entry e, uint64_t packed, int flags,
-                                                       size_t align, uintptr_t caller)
+/* profiled_miss's rarer cases: a block in another chunk makes that the
+ * routes' and is counted by the route; any other, profile.c counts. */
+static __attribute__((noinline)) void *profiled_general(void *p, enum gfp_entry e, size_t n,
+                                                        size_t fit, size_t align, uintptr_t caller)
 {
-	size_t size = (size_t)(packed >> 32);
-	profile_route_uncount(e, size, (uint32_t)packed);
-	return gfp_alloc_policy(e, size, flags, align, caller);
-}
-
-/* The route's request, counted, to jemalloc: the map word and the size (at
- * most GFP_SITE_TABLE_MAX) in one register across its call. The caller is
- * read from the frame again only if the request failed: inlined into the
- * route itself, CALLER is the program's. */
-#define PROFILED_CALL(e, a, b, n, word, flags, align, caller)                                      \
-	do {                                                                                       \
-		uint64_t packed_ = (uint64_t)(n) << 32 | (word);                                   \
-		void *p_ = je_alloc(e, a, b);                                                      \
-		if (unlikely(p_ == NULL))                                                          \
-			return profiled_failed(e, packed_, flags, align, caller);                  \
-		profile_route_store(p_, (uint32_t)packed_);                                        \
-		return p_;                                                                         \
-	} while (0)
-
-/* A call that is not the thread's last site's, or of a size the route
- * does not count in line: a site the thread used lately becomes its last,
- * else profile.c counts the block. */
-static __attribute__((noinline)) void *profiled_miss(enum gfp_entry e, size_t a, size_t b, size_t n,
-                                                     size_t fit, int flags, size_t align,
-                                                     uintptr_t caller)
-{
-	uint32_t word;
-	if (caller != gfp_tls.site.caller && profile_route_switch(caller) &&
-	    profile_route_count(e, n, fit, caller, &word))
-		PROFILED_CALL(e, a, b, n, word, flags, align, caller);
-	void *p = je_alloc(e, a, b);
-	if (unlikely(p == NULL))
-		return gfp_alloc_policy(e, n ? n : 1, flags, align, caller);
+	if (caller == gfp_tls.site.caller && fit - 9 <= GFP_SITE_TABLE_MAX - 9 &&
+	    profile_route_rechunk(p) && profile_route_count(p, e, n, fit, caller))
+		return p;
+	int flags = e == GFP_E_calloc ? MALLOCX_ZERO : align ? MALLOCX_ALIGN(align) : 0;
 	return gfp_alloc_profiled(p, e, n, flags, align, caller);
 }
 
+/* A block the route could not count in line, most often a call from
+ * another site than the last one's: one the thread used lately becomes its
+ * last, and the route counts the block. */
+static __attribute__((noinline)) void *profiled_miss(void *p, enum gfp_entry e, size_t n,
+                                                     size_t fit, size_t align, uintptr_t caller)
+{
+	if (caller != gfp_tls.site.caller && profile_route_switch(caller) &&
+	    profile_route_count(p, e, n, fit, caller))
+		return p;
+	return profiled_general(p, e, n, fit, align, caller);
+}
+
+/* The route's request to jemalloc, then counted: the shim's policy path if
+ * jemalloc fails it. Inlined into the route itself, CALLER is the
+ * program's. */
+#define PROFILED_CALL(e, a, b, n, fit, flags, align)                                               \
+	do {                                                                                       \
+		void *p_ = je_alloc(e, a, b);                                                      \
+		if (unlikely(p_ == NULL))                                                          \
+			return gfp_alloc_policy(e, (n) ? (n) : 1, flags, align, CALLER);           \
+		if (unlikely(!profile_route_count(p_, e, n, fit, CALLER)))                         \
+			return profiled_miss(p_, e, n, fit, align, CALLER);                        \
+		return p_;                                                                         \
+	} while (0)
+
 static void *profiled_malloc(size_t n)
 {
-	uint32_t word;
-	if (unlikely(!profile_route_count(GFP_E_malloc, n, n, CALLER, &word)))
-		return profiled_miss(GFP_E_malloc, n, 0, n, n, 0, 0, CALLER);
-	PROFILED_CALL(GFP_E_malloc, n, 0, n, word, 0, 0, CALLER);
+	PROFILED_CALL(GFP_E_malloc, n, 0, n, n, 0, 0);
 }
 
 static void *profiled_calloc(size_t nmemb, size_t size)
 {
 	size_t n;
-	uint32_t word;
 	if (unlikely(__builtin_mul_overflow(nmemb, size, &n)))
 		return shim_calloc(nmemb, size);
-	if (unlikely(!profile_route_count(GFP_E_calloc, n, n, CALLER, &word)))
-		return profiled_miss(GFP_E_calloc, nmemb, size, n, n, MALLOCX_ZERO, 0, CALLER);
-	PROFILED_CALL(GFP_E_calloc, nmemb, size, n, word, MALLOCX_ZERO, 0, CALLER);
+	PROFILED_CALL(GFP_E_calloc, nmemb, size, n, n, MALLOCX_ZERO, 0);
 }
 
 /* An aligned block's usable size is malloc's of its size rounded up to the
@@ -448,40 +437,21 @@ static inline size_t aligned_fit(size_t align, size_t n)
 
 static int profiled_posix_memalign(void **memptr, size_t align, size_t n)
 {
-	uint32_t word;
-	/* jemalloc's own checks of the alignment first: EINVAL is counted
-	 * nowhere. */
-	size_t fit = aligned_fit(align, n);
-	if (unlikely(align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0 ||
-	             (!profile_route_count(GFP_E_posix_memalign, n, fit, CALLER, &word) &&
-	              (CALLER == gfp_tls.site.caller || !profile_route_switch(CALLER) ||
-	               !profile_route_count(GFP_E_posix_memalign, n, fit, CALLER, &word))))) {
-		int r = gfp_je_posix_memalign(memptr, align, n);
-		if (r == 0)
-			gfp_alloc_profiled(*memptr, GFP_E_posix_memalign, n, MALLOCX_ALIGN(align),
-			                   align, CALLER);
-		else if (r == ENOMEM)
-			r = posix_memalign_policy(memptr, align, n, CALLER);
-		return r;
-	}
 	int r = gfp_je_posix_memalign(memptr, align, n);
-	if (likely(r == 0)) {
-		profile_route_store(*memptr, word);
-		return 0;
-	}
-	profile_route_uncount(GFP_E_posix_memalign, n, word);
-	return posix_memalign_policy(memptr, align, n, CALLER);
+	/* EINVAL, jemalloc's check of the alignment, is counted nowhere. */
+	if (unlikely(r != 0))
+		return r == ENOMEM ? posix_memalign_policy(memptr, align, n, CALLER) : r;
+	size_t fit = aligned_fit(align, n);
+	if (unlikely(!profile_route_count(*memptr, GFP_E_posix_memalign, n, fit, CALLER)))
+		profiled_miss(*memptr, GFP_E_posix_memalign, n, fit, align, CALLER);
+	return 0;
 }
 
 /* Inlined into its two callers: CALLER is theirs. */
 static inline __attribute__((always_inline)) void *profiled_aligned(enum gfp_entry e, size_t align,
                                                                     size_t n)
 {
-	uint32_t word;
-	size_t fit = aligned_fit(align, n);
-	if (unlikely(!profile_route_count(e, n, fit, CALLER, &word)))
-		return profiled_miss(e, align, n, n, fit, MALLOCX_ALIGN(align), align, CALLER);
-	PROFILED_CALL(e, align, n, n, word, MALLOCX_ALIGN(align), align, CALLER);
+	PROFILED_CALL(e, align, n, n, aligned_fit(align, n), MALLOCX_ALIGN(align), align);
 }
 
 static void *profiled_memalign(size_t align, size_t n)
@@ -502,13 +472,20 @@ static void *profiled_aligned_alloc(size_t align, size_t n)
  * before jemalloc may hand its address to another thread. */
 #define profiled_realloc shim_realloc
 
+static __attribute__((noinline)) void profiled_free_other(void *p)
+{
+	if (profile_route_free_other(p))
+		gfp_je_free(p);
+	else
+		shim_free(p);
+}
+
 static void profiled_free(void *p)
 {
-	if (likely(profile_route_free(p)) || profile_route_free_other(p)) {
+	if (likely(profile_route_free(p)))
 		gfp_je_free(p);
-		return;
-	}
-	shim_free(p);
+	else
+		profiled_free_other(p);
 }
 
 struct routes {

@@ -44,10 +44,9 @@ static void *raw_alloc(struct gfp_req *req)
  * or its failure. */
 static inline void count_totals(unsigned entry, size_t bytes, bool failed)
 {
-	struct gfp_thread *t = gfp_tls.thread;
-	if (!t)
+	if (!gfp_tls.thread)
 		return;
-	struct gfp_entry_stats *s = &t->stats[entry];
+	struct gfp_entry_stats *s = &gfp_tls.stats[entry];
 	gfp_count(&s->calls, 1);
 	if (failed)
 		gfp_count(&s->failures, 1);

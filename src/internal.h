@@ -288,7 +288,9 @@ struct gfp_thread {
 	bool exact_only;       /* tokens: every request draws first, under the lock */
 	bool resv_held;        /* gfp_reserve succeeded since the last unreserve */
 	struct gfp_pool *pool; /* pool.c: the prefaulted arena of the reservation */
-	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
+	/* The thread's counts per entry point: in its gfp_tls, where the
+	 * routes reach them in one instruction. */
+	struct gfp_entry_stats *stats;
 };
 
 struct gfp_tls {
@@ -328,6 +330,8 @@ struct gfp_tls {
 		int mallocx_flags;
 		unsigned entry;
 	} stash; /* fastpath.c: the common request, across jemalloc's call */
+	/* What the thread's calls counted, per entry (gfp_thread.stats). */
+	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
 	/* profile.c, stats=sites: the thread's count array (NULL until it
 	 * counts, and past its exit) and the site it counted last, which the
 	 * profiled routes count into without looking the site up (caller 0:
@@ -337,9 +341,12 @@ struct gfp_tls {
 		uintptr_t caller;
 		uint32_t idx;
 		/* The routes' leaf of the shadow map: that of the chunk
-		 * number `chunk` (UINTPTR_MAX: none), while the thread counts. */
-		uintptr_t chunk;
-		uint16_t *leaf;
+		 * that starts at `base` (GFP_ROUTE_NONE: none), while the
+		 * thread counts. */
+		uintptr_t base;
+		/* That leaf's address less base / 4: the map word of p in
+		 * the chunk is at words + (p >> 4) * 4. */
+		uintptr_t words;
 		/* The shadow map's leaves of the chunks the thread used last,
 		 * by chunk number + 1 (0: empty): a live set of mixed sizes
 		 * spans several chunks (32 cover 64 MiB of heap; 8 missed on
@@ -348,8 +355,18 @@ struct gfp_tls {
 			uintptr_t chunk;
 			uint16_t *leaf;
 		} leaves[32];
+		/* The sites it used lately, by caller (gfp_recent_slot;
+		 * caller 0: empty), where a route finds a call's site when it
+		 * is not the last one's. */
+		struct gfp_recent_site {
+			uintptr_t caller;
+			uint32_t idx;
+		} recent[64];
 	} site;
 };
+/* gfp_tls.site.base without a leaf: no address a program can free is
+ * within a chunk of it, and NULL is not either. */
+#define GFP_ROUTE_NONE ((uintptr_t)1 << 63)
 extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
 /* Every lock of the shim is taken with the guard up: a signal handler that

@@ -15,9 +15,13 @@
  * granule that starts a block holds its site; a block of more than 8 bytes
  * starts on a 16-byte boundary and has its own second granule, whose entry
  * holds its usable size (in granules), so that neither end of a block asks
- * jemalloc for its size (sallocx costs more than malloc itself). A free
- * reads and clears its block's entries, and the freeing thread takes the
- * bytes off that site in its own array, so the sum over threads is exact.
+ * jemalloc for its size (sallocx costs more than malloc itself). Such a
+ * block is live exactly while its entries are in the map, so its free only
+ * clears them, and a report finds its live bytes by walking the map (its
+ * cost grows with the heap, by a 4-byte load per 16 bytes of it, and is paid
+ * per report, not per call). A larger block's entry holds only its site; its
+ * live bytes are counted apart, and the thread that frees it takes them off
+ * that site in its own array, so the sum over threads is exact.
  * A directory of 2 MiB chunks (open addressing, filled under a lock once
  * per chunk) points to leaves of 256K entries, mapped on first use; each
  * thread keeps the leaves it used last (gfp_tls.site), where the profiled
@@ -61,7 +65,7 @@ static struct {
 	int64_t bytes, calls;
 } orphan[MAX_SITES];
 static bool warned_full;
-uint16_t gfp_site_granules[GFP_SITE_TABLE_MAX + 1]; /* [0]: malloc(0)'s, a byte's */
+uint32_t gfp_site_words[GFP_SITE_TABLE_MAX + 1]; /* [0]: malloc(0)'s, a byte's */
 
 static struct {
 	uintptr_t chunk; /* atomic: chunk number + 1; 0 = empty */
@@ -71,11 +75,12 @@ static struct {
 void profile_init(void)
 {
 	gfp_profile_on = gfp_policy.stats >= GFP_STATS_SITES;
-	if (!gfp_profile_on || gfp_site_granules[0])
+	if (!gfp_profile_on || gfp_site_words[0])
 		return;
 	int saved = errno;
 	for (size_t n = 0; n <= GFP_SITE_TABLE_MAX; n++)
-		gfp_site_granules[n] = (uint16_t)(nallocx(n ? n : 1, 0) >> GRANULE);
+		gfp_site_words[n] = (uint32_t)((nallocx(n ? n : 1, 0) >> GRANULE) | GFP_SHADOW_SIZE)
+		                    << 16;
 	errno = saved;
 }
 
@@ -84,42 +89,6 @@ void profile_init(void)
  * ---------------------------------------------------------------------- */
 
 static unsigned site_index_slow(const struct gfp_req *req);
-
-/* The sites a thread used lately, by caller: where the profiled routes
- * find the site of a call that is not the last one's (profile_route_switch)
- * without the lock-free cache's hashing. */
-#define RECENT 64
-static __thread struct {
-	uintptr_t caller;
-	unsigned idx;
-} recent[RECENT] __attribute__((tls_model("initial-exec")));
-
-static inline unsigned recent_slot(uintptr_t caller)
-{
-	return (unsigned)((caller * 0x9e3779b97f4a7c15ULL) >> 58);
-}
-
-/* Makes idx, the site of caller, the thread's last. The caller last, so
- * that a signal handler's route never pairs it with another site's index. */
-static void site_make_last(uintptr_t caller, unsigned idx)
-{
-	struct gfp_site_cache *sc = &gfp_tls.site;
-	__atomic_store_n(&sc->caller, 0, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	sc->idx = idx;
-	sc->last = &sc->counts[idx];
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&sc->caller, caller, __ATOMIC_RELAXED);
-}
-
-bool profile_route_switch(uintptr_t caller)
-{
-	unsigned s = recent_slot(caller);
-	if (!gfp_tls.site.counts || recent[s].caller != caller || !caller)
-		return false;
-	site_make_last(caller, recent[s].idx);
-	return true;
-}
 
 /* The thread's last site (gfp_tls.site) is the one loops allocate from;
  * the profiled routes count there without asking. */
@@ -133,13 +102,13 @@ static unsigned site_index(const struct gfp_req *req)
 	 * address names the site by itself may be remembered. */
 	if (idx && sc->counts && req->caller && !site_in_libc(req->caller) &&
 	    !site_in_shim(req->caller)) {
-		unsigned s = recent_slot(req->caller);
-		recent[s].caller = 0;
+		struct gfp_recent_site *r = &sc->recent[gfp_recent_slot(req->caller)];
+		r->caller = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		recent[s].idx = idx;
+		r->idx = idx;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		recent[s].caller = req->caller;
-		site_make_last(req->caller, idx);
+		r->caller = req->caller;
+		gfp_site_make_last(req->caller, idx);
 	}
 	return idx;
 }
@@ -209,33 +178,42 @@ static inline uint16_t *entry_of(uint16_t *leaf, uintptr_t addr)
 	return &leaf[(addr & ((1u << CHUNK_SHIFT) - 1)) >> GRANULE];
 }
 
+static inline struct gfp_site_counts *counts(void);
+
 /* The profiled routes look in one leaf, the one the thread used last; only
- * a thread that counts has one (profile.h). The leaf first: a signal
+ * a thread that counts has one (profile.h), even one that only frees, whose
+ * free counts its call. The leaf first: a signal
  * handler's route that sees the chunk must see its leaf. */
 static inline void route_leaf_set(uintptr_t addr, uint16_t *leaf)
 {
 	struct gfp_site_cache *sc = &gfp_tls.site;
-	uintptr_t chunk = addr >> CHUNK_SHIFT;
-	if (sc->chunk == chunk || !sc->counts)
+	uintptr_t base = addr & ~(GFP_CHUNK_SIZE - 1);
+	if (sc->base == base || !counts())
 		return;
-	__atomic_store_n(&sc->chunk, UINTPTR_MAX, __ATOMIC_RELAXED);
+	__atomic_store_n(&sc->base, GFP_ROUTE_NONE, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	sc->leaf = leaf;
+	sc->words = (uintptr_t)leaf - (base >> 2);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&sc->chunk, chunk, __ATOMIC_RELAXED);
+	__atomic_store_n(&sc->base, base, __ATOMIC_RELAXED);
 }
 
-/* The entry of the granule at addr; NULL when the map has no room for it
- * (`create` false: when nothing was ever written there). */
-static inline uint16_t *entry_at(uintptr_t addr, bool create)
+/* The leaf of the chunk of addr, made the routes'; NULL when the map has
+ * no room for it (`create` false: when nothing was ever written there). */
+static inline uint16_t *leaf_at(uintptr_t addr, bool create)
 {
 	uint16_t *leaf = leaf_cached(addr);
 	if (!leaf)
 		leaf = leaf_of_slow(addr, create);
-	if (!leaf)
-		return NULL;
-	route_leaf_set(addr, leaf);
-	return entry_of(leaf, addr);
+	if (leaf)
+		route_leaf_set(addr, leaf);
+	return leaf;
+}
+
+/* The entry of the granule at addr (NULL: as leaf_at). */
+static inline uint16_t *entry_at(uintptr_t addr, bool create)
+{
+	uint16_t *leaf = leaf_at(addr, create);
+	return leaf ? entry_of(leaf, addr) : NULL;
 }
 
 /* entry_at without taking a lock or mapping: NULL when that would be needed. */
@@ -285,7 +263,7 @@ static inline unsigned usable_granules(size_t size, int flags)
 {
 	if (unlikely((flags & ~MALLOCX_ZERO) || size > GFP_SITE_TABLE_MAX))
 		return 0;
-	return gfp_site_granules[size];
+	return (gfp_site_words[size] >> 16) & GFP_SHADOW_MASK;
 }
 
 /* The usable size of a block malloc or calloc just returned. */
@@ -295,30 +273,51 @@ static inline size_t usable_of(const void *p, size_t size, int flags)
 	return g ? (size_t)g << GRANULE : sallocx(p, 0);
 }
 
-/* Writes a block's entries: its site (0: not counted) and usable size. */
+/* Whether a counted block's live bytes are counted apart, in its site's
+ * live counters: when its entries do not give its size (over 128 KiB: the
+ * free asks jemalloc). Every other block is live exactly while its entries
+ * are in the map, and the report counts them there (walk_live). */
+static inline bool shadow_apart(uintptr_t addr, size_t usable)
+{
+	return usable != 1u << GRANULE &&
+	       ((addr & (1u << GRANULE)) || usable >> GRANULE > GFP_SHADOW_MASK);
+}
+
+static inline void entry_put(uint16_t *e, unsigned v)
+{
+	__atomic_store_n(e, (uint16_t)v, __ATOMIC_RELAXED);
+}
+
+/* Writes a block's entries: its site (0: not counted) and usable size.
+ * (Relaxed atomics, as a report may walk the map meanwhile.) */
 static inline void shadow_write(uint16_t *e, uintptr_t addr, unsigned idx, size_t usable)
 {
-	size_t granules = usable >> GRANULE;
 	if (!idx) {
-		e[0] = 0; /* not counted: the next granule may be another block's */
+		entry_put(e, 0); /* not counted: the next granule may be another block's */
 	} else if (usable == 1u << GRANULE) {
-		e[0] = (uint16_t)(idx | GFP_SHADOW_TINY);
-	} else if (!(addr & (1u << GRANULE)) && granules <= GFP_SHADOW_MASK) {
-		e[0] = (uint16_t)idx;
-		e[1] = (uint16_t)(granules | GFP_SHADOW_SIZE);
+		entry_put(e, idx | GFP_SHADOW_TINY);
+	} else if (!shadow_apart(addr, usable)) {
+		entry_put(e, idx);
+		entry_put(e + 1, (unsigned)(usable >> GRANULE) | GFP_SHADOW_SIZE);
 	} else {
-		e[0] = (uint16_t)idx; /* over 128 KiB: the free asks jemalloc */
+		entry_put(e, idx);
+		/* Over 128 KiB at an even granule: the next granule is its own,
+		 * and no stale size entry there may describe it to the walk. */
+		if (!(addr & (1u << GRANULE)))
+			entry_put(e + 1, 0);
 	}
 }
 
-/* false when the map could not hold it: the block is then not counted live. */
+/* Writes a block's entries; true when its live bytes are to be counted
+ * apart (shadow_apart). A block the map could not hold is not counted
+ * live. */
 static bool shadow_set(const void *p, unsigned idx, size_t usable)
 {
 	uintptr_t a = (uintptr_t)p;
 	uint16_t *e = entry_at(a, idx != 0);
 	if (e)
 		shadow_write(e, a, idx, usable);
-	return e != NULL;
+	return e && idx && shadow_apart(a, usable);
 }
 
 /* The site index of the block at p, and its usable size, cleared: the block
@@ -329,15 +328,16 @@ static inline unsigned shadow_take(const void *p, size_t *usable)
 	uint16_t *e = entry_at(a, false);
 	if (!e)
 		return 0;
-	unsigned v = *e;
+	unsigned v = __atomic_load_n(e, __ATOMIC_RELAXED), next;
 	if (!(v & GFP_SHADOW_MASK) || (v & GFP_SHADOW_SIZE))
 		return 0;
-	*e = 0;
+	entry_put(e, 0);
 	if (v & GFP_SHADOW_TINY) {
 		*usable = 1u << GRANULE;
-	} else if (!(a & (1u << GRANULE)) && (e[1] & GFP_SHADOW_SIZE)) {
-		*usable = (size_t)(e[1] & GFP_SHADOW_MASK) << GRANULE;
-		e[1] = 0;
+	} else if (!(a & (1u << GRANULE)) &&
+	           ((next = __atomic_load_n(e + 1, __ATOMIC_RELAXED)) & GFP_SHADOW_SIZE)) {
+		*usable = (size_t)(next & GFP_SHADOW_MASK) << GRANULE;
+		entry_put(e + 1, 0);
 	} else {
 		*usable = sallocx(p, 0);
 	}
@@ -417,7 +417,7 @@ void profile_after_realloc(const struct gfp_req *req, void *p)
 		return;
 	if (!p)
 		shadow_set(req->old, req->old_site, req->old_usable);
-	else
+	else if (shadow_apart((uintptr_t)req->old, req->old_usable))
 		uncount_live(req->old_site, req->old_usable);
 }
 
@@ -467,31 +467,25 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
 	if (unlikely(!granules))
 		return false;
 	size_t usable = (size_t)granules << GRANULE;
-	unsigned idx = sc->idx;
 	struct gfp_site_counts *c = sc->last;
-	shadow_write(e, a, idx, usable);
+	shadow_write(e, a, sc->idx, usable);
 	add((int64_t *)&c->calls, 1);
 	add((int64_t *)&c->bytes, (int64_t)s->size);
-	count_live(c, usable, 1);
+	if (shadow_apart(a, usable))
+		count_live(c, usable, 1);
 	return true;
 }
 
 /* The profiled routes' rare ends (profile.h). */
-void profile_route_uncount(enum gfp_entry e, size_t size, uint32_t word)
+bool profile_route_rechunk(void *p)
 {
-	struct gfp_site_counts *c = &gfp_tls.site.counts[word & GFP_SHADOW_MASK];
-	add((int64_t *)&c->calls, -1);
-	add((int64_t *)&c->bytes, -(int64_t)size);
-	count_live(c, (size_t)((word >> 13) & (GFP_SHADOW_MASK << GRANULE)), -1);
-	struct gfp_entry_stats *s = &gfp_tls.thread->stats[e];
-	add((int64_t *)&s->calls, -1);
-	add((int64_t *)&s->bytes, -(int64_t)size);
+	return counts() && leaf_at((uintptr_t)p, true);
 }
 
 bool profile_route_free_other(void *p)
 {
 	uintptr_t a = (uintptr_t)p;
-	if (!gfp_tls.site.counts || (a & 15))
+	if ((a & 15) || !counts())
 		return false;
 	uint16_t *leaf = leaf_cached(a);
 	if (!leaf)
@@ -501,21 +495,8 @@ bool profile_route_free_other(void *p)
 	if ((int32_t)v >= 0)
 		return false;
 	__atomic_store_n(w, 0, __ATOMIC_RELAXED);
-	uncount_live(v & GFP_SHADOW_MASK, (size_t)((v >> 13) & (GFP_SHADOW_MASK << GRANULE)));
-	gfp_count(&gfp_tls.thread->stats[GFP_E_free].calls, 1);
+	gfp_count(&gfp_tls.stats[GFP_E_free].calls, 1);
 	return true;
-}
-
-void profile_route_map(void *p, uint32_t word)
-{
-	uint16_t *e = entry_at((uintptr_t)p, true);
-	if (e) {
-		__atomic_store_n((uint32_t *)e, word, __ATOMIC_RELAXED);
-		return;
-	}
-	/* No leaf could be mapped: the block is not counted live. */
-	struct gfp_site_counts *c = &gfp_tls.site.counts[word & GFP_SHADOW_MASK];
-	count_live(c, (size_t)((word >> 13) & (GFP_SHADOW_MASK << GRANULE)), -1);
 }
 
 /* The slow path's share: rounds beyond the first, and how long it took. */
@@ -539,7 +520,7 @@ void profile_free(const void *p)
 {
 	size_t usable;
 	unsigned idx = shadow_take(p, &usable);
-	if (idx)
+	if (idx && shadow_apart((uintptr_t)p, usable))
 		uncount_live(idx, usable);
 }
 
@@ -572,7 +553,8 @@ void profile_thread_exit(struct gfp_thread *t)
 	/* Its own exit: its later calls, counted nowhere, take the shim's way
 	 * (the leaves stay: the map outlives every thread). */
 	gfp_tls.site.caller = 0;
-	gfp_tls.site.chunk = UINTPTR_MAX;
+	gfp_tls.site.base = GFP_ROUTE_NONE;
+	memset(gfp_tls.site.recent, 0, sizeof(gfp_tls.site.recent));
 	gfp_tls.site.counts = gfp_tls.site.last = NULL;
 	if (!t->sites)
 		return;
@@ -583,6 +565,46 @@ void profile_thread_exit(struct gfp_thread *t)
 	fold(dead, t->sites, n);
 	memset(t->sites, 0, (n + 1) * sizeof(struct gfp_site_counts));
 	gfp_unlock(&lock);
+}
+
+/* One site entry's block, if the map alone counts it: an 8-byte block, or
+ * one whose size entry `next` is. */
+static inline void walk_entry(struct gfp_site_counts *sum, unsigned n, unsigned e, unsigned next)
+{
+	unsigned idx = e & GFP_SHADOW_MASK;
+	size_t usable;
+	if (!idx || idx > n || (e & GFP_SHADOW_SIZE))
+		return;
+	if (e & GFP_SHADOW_TINY)
+		usable = 1u << GRANULE;
+	else if (next & GFP_SHADOW_SIZE)
+		usable = (size_t)(next & GFP_SHADOW_MASK) << GRANULE;
+	else
+		return; /* counted apart */
+	sum[idx].live_bytes += (int64_t)usable;
+	sum[idx].live_calls++;
+}
+
+/* The live blocks the map alone counts (shadow_apart), added to their sites:
+ * a free then only clears its block's word. A 16-byte-aligned word holds a
+ * block's two entries, or the site entries of two 8-byte blocks. Frees and
+ * allocations meanwhile make it a moment's view, as the counters are. */
+static void walk_live(struct gfp_site_counts *sum, unsigned n)
+{
+	for (unsigned d = 0; d < DIR_LEN; d++) {
+		if (!__atomic_load_n(&dir[d].chunk, __ATOMIC_ACQUIRE))
+			continue;
+		const uint32_t *leaf = (const uint32_t *)dir[d].leaf;
+		for (unsigned k = 0; k < LEAF_LEN / 2; k++) {
+			uint32_t w = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED);
+			if (!w)
+				continue;
+			unsigned lo = w & 0xffff, hi = w >> 16;
+			walk_entry(sum, n, lo, hi);
+			if (!(hi & GFP_SHADOW_SIZE))
+				walk_entry(sum, n, hi, 0);
+		}
+	}
 }
 
 static int by_live_bytes(const void *a, const void *b)
@@ -605,6 +627,7 @@ void profile_report(struct gfp_buf *b)
 	memcpy(sum, dead, (n + 1) * sizeof(sum[0]));
 	thread_each_sites(fold, sum, n);
 	gfp_unlock(&lock);
+	walk_live(sum, n);
 	for (unsigned i = 1; i <= n; i++) {
 		sum[i].live_bytes += __atomic_load_n(&orphan[i].bytes, __ATOMIC_RELAXED);
 		sum[i].live_calls += __atomic_load_n(&orphan[i].calls, __ATOMIC_RELAXED);

@@ -25,7 +25,7 @@
 #define GFP_SHADOW_SIZE 0x8000u /* a size entry: granules below */
 #define GFP_SHADOW_MASK 0x3fffu /* a site's index, or a size in granules */
 
-/* The largest request whose usable size gfp_site_granules gives: jemalloc's
+/* The largest request whose usable size gfp_site_words gives: jemalloc's
  * largest small size class with 4 KiB pages. An aligned request's usable
  * size is that of its size rounded up to its alignment (jemalloc's
  * sz_sa2u) while the rounded size stays within it and the alignment within
@@ -33,10 +33,12 @@
 #define GFP_SITE_TABLE_MAX 14336
 
 #define GFP_CHUNK_SHIFT 21
+#define GFP_CHUNK_SIZE  ((uintptr_t)1 << GFP_CHUNK_SHIFT)
 #define GFP_GRANULE     3
 
-/* Usable size in granules of malloc(n), for n up to GFP_SITE_TABLE_MAX. */
-extern uint16_t gfp_site_granules[GFP_SITE_TABLE_MAX + 1];
+/* The upper half of the map word of malloc(n), for n up to
+ * GFP_SITE_TABLE_MAX: its usable size in granules, and SIZE. */
+extern uint32_t gfp_site_words[GFP_SITE_TABLE_MAX + 1];
 
 /* The thread's cache entry for the chunk of address a. */
 static inline struct gfp_leaf_ref *gfp_leaf_ref(uintptr_t a)
@@ -46,83 +48,93 @@ static inline struct gfp_leaf_ref *gfp_leaf_ref(uintptr_t a)
 	            .leaves[chunk % (sizeof(gfp_tls.site.leaves) / sizeof(gfp_tls.site.leaves[0]))];
 }
 
-/* The map's 32-bit word for the 16 bytes at p in `leaf`. */
-static inline uint32_t *gfp_shadow_word(uint16_t *leaf, const void *p)
+/* The map word of the 16 bytes at p in *w, when p is in the chunk of the
+ * routes' leaf. */
+static inline bool gfp_route_word(const void *p, uint32_t **w)
 {
-	uintptr_t a = (uintptr_t)p;
-	return (uint32_t *)leaf + ((a & ((1u << GFP_CHUNK_SHIFT) - 1)) >> (GFP_GRANULE + 1));
+	uintptr_t d = (uintptr_t)p - gfp_tls.site.base;
+	*w = (uint32_t *)(gfp_tls.site.words + ((uintptr_t)p >> (GFP_GRANULE + 1)) * 4);
+	return d < GFP_CHUNK_SIZE;
 }
 
-/* Whether p is in the chunk of the routes' leaf. */
-static inline bool gfp_route_has(const void *p)
+static inline unsigned gfp_recent_slot(uintptr_t caller)
 {
-	return gfp_tls.site.chunk == (uintptr_t)p >> GFP_CHUNK_SHIFT;
+	return (unsigned)((caller * 0x9e3779b97f4a7c15ULL) >> 58);
 }
 
-/* Makes caller's site the thread's last when the thread has seen it lately
- * (profile.c); false when profile.c must look it up. */
-bool profile_route_switch(uintptr_t caller);
-
-/* Counts a request of `size` bytes, whose usable size is that of
- * malloc(fit), at the thread's last site, before jemalloc is asked, and
- * gives the map word for its block in *word: false when the call is not
- * that site's or `fit` is outside 9..GFP_SITE_TABLE_MAX (8-byte blocks share
- * a word): the route asks profile_route_switch, or profile.c counts it. The counts and the word are
- * those profile_count writes. */
-static inline bool profile_route_count(enum gfp_entry e, size_t size, size_t fit, uintptr_t caller,
-                                       uint32_t *word)
+/* Makes idx, the site of caller, the thread's last. The caller last, so
+ * that a signal handler's route never pairs it with another site's index. */
+static inline void gfp_site_make_last(uintptr_t caller, unsigned idx)
 {
 	struct gfp_site_cache *sc = &gfp_tls.site;
-	if (unlikely(caller != sc->caller || fit - 9 > GFP_SITE_TABLE_MAX - 9))
+	__atomic_store_n(&sc->caller, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	sc->idx = idx;
+	sc->last = &sc->counts[idx];
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&sc->caller, caller, __ATOMIC_RELAXED);
+}
+
+/* Makes caller's site the thread's last when the thread has used it lately;
+ * false when profile.c must look it up. (A thread's recent sites are
+ * cleared as it exits, with its counts.) */
+static inline bool profile_route_switch(uintptr_t caller)
+{
+	const struct gfp_recent_site *r = &gfp_tls.site.recent[gfp_recent_slot(caller)];
+	if (r->caller != caller || !caller)
 		return false;
-	uint32_t granules = gfp_site_granules[fit];
-	struct gfp_site_counts *c = sc->last;
-	gfp_count(&c->calls, 1);
-	gfp_count(&c->bytes, size);
-	gfp_add(&c->live_bytes, (int64_t)granules << GFP_GRANULE);
-	gfp_add(&c->live_calls, 1);
-	struct gfp_entry_stats *s = &gfp_tls.thread->stats[e];
-	gfp_count(&s->calls, 1);
-	gfp_count(&s->bytes, size);
-	*word = sc->idx | (granules | GFP_SHADOW_SIZE) << 16;
+	gfp_site_make_last(caller, r->idx);
 	return true;
 }
 
-/* jemalloc failed the request profile_route_count counted: the counts
- * are taken back, for the shim's policy path to count it as it ends. */
-void profile_route_uncount(enum gfp_entry e, size_t size, uint32_t word);
-/* Writes `word` for block p when the routes' leaf is another chunk's. */
-void profile_route_map(void *p, uint32_t word);
-
-static inline void profile_route_store(void *p, uint32_t word)
+/* Counts block p, which jemalloc just gave for a request of `size` bytes
+ * whose usable size is that of malloc(fit), at the thread's last site, and
+ * writes its map word: false when the call is not that site's, `fit` is
+ * outside 9..GFP_SITE_TABLE_MAX (8-byte blocks share a word) or p is outside
+ * the routes' chunk: the route asks profile_route_switch, or profile.c
+ * counts it. The counts and the word are those profile_count writes; the
+ * block's live bytes are in the word alone (profile.c walks the map for
+ * them). */
+static inline bool profile_route_count(void *p, enum gfp_entry e, size_t size, size_t fit,
+                                       uintptr_t caller)
 {
-	if (likely(gfp_route_has(p)))
-		__atomic_store_n(gfp_shadow_word(gfp_tls.site.leaf, p), word, __ATOMIC_RELAXED);
-	else
-		profile_route_map(p, word);
+	struct gfp_site_cache *sc = &gfp_tls.site;
+	uint32_t *w;
+	if (unlikely(caller != sc->caller || fit - 9 > GFP_SITE_TABLE_MAX - 9 ||
+	             !gfp_route_word(p, &w)))
+		return false;
+	struct gfp_site_counts *c = sc->last;
+	gfp_count(&c->calls, 1);
+	gfp_count(&c->bytes, size);
+	struct gfp_entry_stats *s = &gfp_tls.stats[e];
+	gfp_count(&s->calls, 1);
+	gfp_count(&s->bytes, size);
+	__atomic_store_n(w, gfp_site_words[fit] | sc->idx, __ATOMIC_RELAXED);
+	return true;
 }
+
+/* Makes the chunk of p the routes' (its leaf mapped if it has none yet):
+ * false when the thread does not count or no leaf can be mapped. */
+bool profile_route_rechunk(void *p);
 
 /* profile_route_free for a block outside the routes' chunk. */
 bool profile_route_free_other(void *p);
 
-/* Takes block p out of the map and its bytes off its site, before jemalloc
- * frees it: false when the word does not describe it (p is NULL, an 8-byte
- * or large block, one not counted, one outside the routes' chunk) or the
- * thread does not count (its routes' leaf is then none). While anyone waits
- * for memory free's route is the shim's, which wakes them. */
+/* Takes block p out of the map before jemalloc frees it: false when the
+ * word does not describe it (p is NULL, an 8-byte or large block, one not
+ * counted, one outside the routes' chunk) or the thread does not count (its
+ * routes' leaf is then none). While anyone waits for memory free's route
+ * is the shim's, which wakes them. */
 static inline bool profile_route_free(void *p)
 {
-	if (unlikely(!gfp_route_has(p)))
+	uint32_t *w;
+	if (unlikely(!gfp_route_word(p, &w)))
 		return false;
-	uint32_t *w = gfp_shadow_word(gfp_tls.site.leaf, p);
 	uint32_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
 	if (unlikely((int32_t)v >= 0))
 		return false;
 	__atomic_store_n(w, 0, __ATOMIC_RELAXED);
-	struct gfp_site_counts *c = &gfp_tls.site.counts[v & GFP_SHADOW_MASK];
-	gfp_sub(&c->live_bytes, (int64_t)((v >> 13) & (GFP_SHADOW_MASK << GFP_GRANULE)));
-	gfp_sub(&c->live_calls, 1);
-	gfp_count(&gfp_tls.thread->stats[GFP_E_free].calls, 1);
+	gfp_count(&gfp_tls.stats[GFP_E_free].calls, 1);
 	return true;
 }
 

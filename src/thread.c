@@ -18,7 +18,7 @@
 #include "internal.h"
 
 __thread struct gfp_tls gfp_tls
-    __attribute__((tls_model("initial-exec"))) = {.site.chunk = UINTPTR_MAX};
+    __attribute__((tls_model("initial-exec"))) = {.site.base = GFP_ROUTE_NONE};
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_thread *live;                      /* threads under a policy */
@@ -174,6 +174,7 @@ static struct gfp_thread *register_thread(void)
 	t->free_direct = &gfp_tls.free_direct;
 	t->mode = &gfp_tls.mode;
 	t->decided_gen = &gfp_tls.decided_gen;
+	t->stats = gfp_tls.stats;
 	budget_thread_start(t);
 	gfp_lock(&registry_lock);
 	t->next = live;
@@ -377,7 +378,7 @@ void thread_atfork_child(void)
 	gfp_nr_threads = self ? 1 : 0;
 	if (self) {
 		self->next = self->prev = NULL;
-		memset(self->stats, 0, sizeof(self->stats));
+		memset(gfp_tls.stats, 0, sizeof(gfp_tls.stats));
 		self->tid = (int)gettid();
 	}
 }

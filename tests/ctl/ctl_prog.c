@@ -24,6 +24,10 @@
  *   fork hold    fork; the child waits until `reap`, then calls exit(0):
  *                "forked CHILD"
  *   reap         lets the held child go: "reaped CHILD status S"
+ *   hold N SIZE  main makes N calls malloc(SIZE) from one call site (hold's)
+ *                and keeps the blocks: "hold N SIZE usable=U" (malloc's
+ *                usable size of the first, by malloc_usable_size)
+ *   release      frees what hold keeps: "released N"
  *   setuid U     setresgid(U) and setresuid(U) (every thread): "setuid U"
  *   quit (or end of input)  stops the threads, prints "bye", returns 0
  *
@@ -48,6 +52,7 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -194,6 +199,17 @@ static void warm_up(void)
 }
 
 /* Reads one line of stdin into buf without stdio; false at end of input. */
+/* hold's blocks: one call site, so that its row counts them alone. */
+#define MAX_HELD 4096
+static void *held[MAX_HELD];
+static unsigned long nheld;
+
+static __attribute__((noinline)) void hold(unsigned long n, size_t size)
+{
+	for (; n && nheld < MAX_HELD; n--)
+		held[nheld++] = malloc(size);
+}
+
 static bool read_line(char *buf, size_t n)
 {
 	size_t len = 0;
@@ -252,7 +268,7 @@ static int server(int argc, char **argv)
 	int held_fd = -1;
 	while (read_line(cmd, sizeof(cmd))) {
 		unsigned e = __atomic_load_n(&epoch, __ATOMIC_SEQ_CST);
-		unsigned long n;
+		unsigned long n, size;
 		if (!strcmp(cmd, "quit")) {
 			break;
 		} else if (!strcmp(cmd, "epoch")) {
@@ -324,6 +340,15 @@ static int server(int argc, char **argv)
 			held_child = c;
 			held_fd = fds[1];
 			say("forked %d", (int)c);
+		} else if (sscanf(cmd, "hold %lu %lu", &n, &size) == 2 && n && nheld + n <= MAX_HELD) {
+			unsigned long first = nheld;
+			hold(n, size);
+			say("hold %lu %lu usable=%zu", n, size, malloc_usable_size(held[first]));
+		} else if (!strcmp(cmd, "release")) {
+			unsigned long freed = nheld;
+			while (nheld)
+				free(held[--nheld]);
+			say("released %lu", freed);
 		} else if (!strcmp(cmd, "reap")) {
 			if (held_child <= 0)
 				return say("error: no held child"), 1;
