@@ -340,7 +340,8 @@ static int server(int argc, char **argv)
 			held_child = c;
 			held_fd = fds[1];
 			say("forked %d", (int)c);
-		} else if (sscanf(cmd, "hold %lu %lu", &n, &size) == 2 && n && nheld + n <= MAX_HELD) {
+		} else if (sscanf(cmd, "hold %lu %lu", &n, &size) == 2 && n &&
+		           nheld + n <= MAX_HELD) {
 			unsigned long first = nheld;
 			hold(n, size);
 			say("hold %lu %lu usable=%zu", n, size, malloc_usable_size(held[first]));
