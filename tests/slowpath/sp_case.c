@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 			sp_freer_arm(&freer, free_ms, free_count, it == 0 ? big : NULL);
 		double t0 = sp_now_ms();
 		void *p = sites == 2 && it % 2 ? sp_request_other_site(size, flags, plain)
-					       : sp_request_under_pressure(size, flags, plain);
+		                               : sp_request_under_pressure(size, flags, plain);
 		double t1 = sp_now_ms();
 		int freed = free_ms > 0 && atomic_load(&freer.freed);
 
@@ -175,7 +175,8 @@ int main(int argc, char **argv)
 			sp_die("setrlimit: %s\n", strerror(errno));
 
 		sp_out(1,
-		       "iter=%d result=%s errno=%d elapsed_ms=%.1f freed=%d latency_ms=%.1f pid=%d fill=%d notifier_calls=%d\n",
+		       "iter=%d result=%s errno=%d elapsed_ms=%.1f freed=%d latency_ms=%.1f pid=%d "
+		       "fill=%d notifier_calls=%d\n",
 		       it, p ? "ok" : "null", p ? 0 : sp_errno, t1 - t0, freed,
 		       freed ? t1 - freer.t_free : -1.0, (int)getpid(), fill, notifier_calls);
 		if (p != NULL)
@@ -184,5 +185,6 @@ int main(int argc, char **argv)
 			sp_freer_wait(&freer);
 		/* p stays allocated: the next iteration starts from a full budget. */
 	}
+	sp_freer_stop(&freer);
 	return 0;
 }

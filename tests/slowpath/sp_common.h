@@ -34,7 +34,7 @@ static inline double sp_now_ms(void)
 
 static inline void sp_sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -42,10 +42,10 @@ static inline void sp_sleep_ms(int ms)
 
 #define sp_out test_out /* tests/test_out.h */
 
-#define sp_die(...)                                 \
-	do {                                        \
-		sp_out(2, "sp: " __VA_ARGS__);      \
-		_exit(2);                           \
+#define sp_die(...)                                                                                \
+	do {                                                                                       \
+		sp_out(2, "sp: " __VA_ARGS__);                                                     \
+		_exit(2);                                                                          \
 	} while (0)
 
 /* "NOFS|NOFAIL" -> flags; exits on an unknown name. */
@@ -55,13 +55,19 @@ static inline gfp_t sp_parse_flags(const char *s)
 		const char *name;
 		gfp_t bits;
 	} names[] = {
-		{ "KERNEL", GFP_KERNEL },	    { "NOFS", GFP_NOFS },
-		{ "NOIO", GFP_NOIO },		    { "NOWAIT", GFP_NOWAIT },
-		{ "ATOMIC", GFP_ATOMIC },	    { "NORETRY", GFP_NORETRY },
-		{ "RETRY_MAYFAIL", GFP_RETRY_MAYFAIL }, { "NOFAIL", GFP_NOFAIL },
-		{ "NOWARN", GFP_NOWARN },	    { "HIGH", GFP_HIGH },
-		{ "MEMALLOC", GFP_MEMALLOC },	    { "NOMEMALLOC", GFP_NOMEMALLOC },
-		{ "ZERO", GFP_ZERO },
+	    {"KERNEL", GFP_KERNEL},
+	    {"NOFS", GFP_NOFS},
+	    {"NOIO", GFP_NOIO},
+	    {"NOWAIT", GFP_NOWAIT},
+	    {"ATOMIC", GFP_ATOMIC},
+	    {"NORETRY", GFP_NORETRY},
+	    {"RETRY_MAYFAIL", GFP_RETRY_MAYFAIL},
+	    {"NOFAIL", GFP_NOFAIL},
+	    {"NOWARN", GFP_NOWARN},
+	    {"HIGH", GFP_HIGH},
+	    {"MEMALLOC", GFP_MEMALLOC},
+	    {"NOMEMALLOC", GFP_NOMEMALLOC},
+	    {"ZERO", GFP_ZERO},
 	};
 	gfp_t flags = 0;
 
@@ -117,9 +123,9 @@ static inline int sp_fill(size_t size, gfp_t flags)
 struct sp_freer {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int warm;     /* the thread has made its first allocations */
-	int armed;    /* generation asked for */
-	int done;     /* generation finished */
+	int warm;  /* the thread has made its first allocations */
+	int armed; /* generation asked for */
+	int done;  /* generation finished */
 	int delay_ms;
 	int first, count; /* sp_blocks[first .. first+count) */
 	void *extra;
@@ -222,6 +228,18 @@ static inline void sp_freer_wait(struct sp_freer *f)
 		if (sp_blocks[i])
 			sp_blocks[j++] = sp_blocks[i];
 	sp_nblocks = j;
+}
+
+/* Stops and joins the freer. A caller whose freer lives on main's stack must
+ * call this before main returns: exit() reuses that stack while the freer,
+ * just past its last broadcast, may still be on its way back to f->lock. */
+static inline void sp_freer_stop(struct sp_freer *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->armed = -1;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->thread, NULL);
 }
 
 #endif

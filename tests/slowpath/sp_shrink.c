@@ -10,7 +10,7 @@
  */
 #include "sp_common.h"
 
-#define NCACHE 3
+#define NCACHE       3
 #define CACHE_BLOCKS 48
 
 struct cache {
@@ -20,15 +20,15 @@ struct cache {
 	int n;
 	void *blk[CACHE_BLOCKS];
 	int calls;
-	gfp_t ctx;    /* ctx of the first call since the reset */
+	gfp_t ctx;      /* ctx of the first call since the reset */
 	int ctx_varied; /* a later call had another ctx */
 	size_t min_want;
 };
 
 static struct cache caches[NCACHE] = {
-	{ .name = "NONE", .kind = GFP_SHRINK_NONE },
-	{ .name = "IO", .kind = GFP_SHRINK_IO },
-	{ .name = "FS", .kind = GFP_SHRINK_FS },
+    {.name = "NONE", .kind = GFP_SHRINK_NONE},
+    {.name = "IO", .kind = GFP_SHRINK_IO},
+    {.name = "FS", .kind = GFP_SHRINK_FS},
 };
 
 static int failures;
@@ -91,7 +91,7 @@ static void expect_called(const char *what, int mask, gfp_t ctx, int once)
 		int called = c->calls > 0;
 
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), " %s:%d/0x%x", c->name,
-			 c->calls, c->ctx);
+		         c->calls, c->ctx);
 		if (called != ((mask >> i) & 1))
 			ok = 0;
 		if (called && (c->ctx != ctx || c->ctx_varied))
@@ -130,7 +130,7 @@ static struct {
 	int warm, asked, done;
 	gfp_t flags;
 	void *result;
-} worker = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL };
+} worker = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, NULL};
 
 static void *worker_main(void *arg)
 {
@@ -266,7 +266,7 @@ int main(void)
 	p = worker_request(GFP_KERNEL | NR);
 	check(p == NULL, "other thread's request fails (got %p)", p);
 	expect_called("other thread while main holds NOIO (and created in NOFS)", 7,
-		      GFP_KERNEL | NR, 0);
+	              GFP_KERNEL | NR, 0);
 	probe("main thread in its NOIO scope", GFP_KERNEL | NR, 1, GFP_NOIO | NR);
 	gfp_scope_pop(a);
 
@@ -280,7 +280,8 @@ int main(void)
 	double t1 = sp_now_ms();
 	int freed = atomic_load(&freer.freed);
 	sp_freer_wait(&freer);
-	check(p != NULL && freed, "scope NOFS + NOFAIL request loops until the free (%s after %.0f ms, freed=%d)",
+	check(p != NULL && freed,
+	      "scope NOFS + NOFAIL request loops until the free (%s after %.0f ms, freed=%d)",
 	      p ? "ok" : "NULL", t1 - t0, freed);
 	expect_called("scope NOFS + NOFAIL", 3, GFP_NOFS | GFP_NOFAIL, 0);
 	gfp_scope_pop(a);
@@ -296,8 +297,10 @@ int main(void)
 
 	reset(4);
 	p = shrink_request(4096, GFP_NOFS | GFP_NOWARN);
-	check(p == NULL, "NOFS request cannot use the FS cache: fails with nofs_fail=1 (got %p)", p);
-	check(caches[2].calls == 0, "NOFS never called the FS shrinker (%d calls)", caches[2].calls);
+	check(p == NULL, "NOFS request cannot use the FS cache: fails with nofs_fail=1 (got %p)",
+	      p);
+	check(caches[2].calls == 0, "NOFS never called the FS shrinker (%d calls)",
+	      caches[2].calls);
 	reset(2);
 	p = shrink_request(4096, GFP_NOFS);
 	check(p != NULL, "NOFS request served by reclaiming the IO cache (got %p)", p);
@@ -308,15 +311,17 @@ int main(void)
 
 	reset(2);
 	p = shrink_request(4096, GFP_NOIO | GFP_NOWARN);
-	check(p == NULL, "NOIO request cannot use the IO cache: fails with nofs_fail=1 (got %p)", p);
-	check(caches[1].calls == 0 && caches[2].calls == 0, "NOIO called neither IO (%d) nor FS (%d)",
-	      caches[1].calls, caches[2].calls);
+	check(p == NULL, "NOIO request cannot use the IO cache: fails with nofs_fail=1 (got %p)",
+	      p);
+	check(caches[1].calls == 0 && caches[2].calls == 0,
+	      "NOIO called neither IO (%d) nor FS (%d)", caches[1].calls, caches[2].calls);
 	reset(1);
 	p = shrink_request(4096, GFP_NOIO);
 	check(p != NULL, "NOIO request served by reclaiming the NONE cache (got %p)", p);
 	check(caches[0].calls > 0 && caches[0].ctx == GFP_NOIO,
 	      "NOIO: NONE shrinker called with ctx 0x%x", caches[0].ctx);
 
+	sp_freer_stop(&freer);
 	sp_out(1, "%d failure(s)\n", failures);
 	return failures ? 1 : 0;
 }

@@ -123,8 +123,13 @@ static void test_free_route(void)
 	pthread_create(&t, NULL, exits, NULL);
 	pthread_join(t, NULL);
 	CHECK(route_sets >= 1 && route_shim); /* past its exit, it may still free */
-	sleep_ms(2);                          /* thread_reap_late looks once a millisecond */
-	thread_reap_late();
+	/* join returns when the kernel clears the thread's tid, before the
+	 * thread leaves the process: tgkill may see it a while longer, and
+	 * thread_reap_late looks once a millisecond. */
+	for (int i = 0; i < 500 && route_shim; i++) {
+		sleep_ms(2);
+		thread_reap_late();
+	}
 	CHECK(!route_shim); /* gone: jemalloc's free again */
 
 	budget_waiter_enter();
