@@ -48,7 +48,9 @@ static inline void sp_sleep_ms(int ms)
 		_exit(2);                                                                          \
 	} while (0)
 
-/* "NOFS|NOFAIL" -> flags; exits on an unknown name. */
+/* "NOFS|NOFAIL" -> flags; exits on an unknown name. Its own table, not
+ * src/flags.c: the names the cells are written in must not come from the
+ * code whose decisions they check. */
 static inline gfp_t sp_parse_flags(const char *s)
 {
 	static const struct {
