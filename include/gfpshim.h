@@ -186,6 +186,33 @@ static inline int gfp_oom_notifier_register(gfp_oom_fn fn, void *arg)
 	return gfpshim_oom_notifier_register ? gfpshim_oom_notifier_register(fn, arg) : 0;
 }
 
+/* What gfp_budget_usage() fills in. */
+struct gfp_budget_usage {
+	long long limit;    /* limit= in bytes; 0: no budget */
+	long long live;     /* usable bytes the program holds, as the budget counts them */
+	long long reserved; /* taken by reservations and not drawn yet */
+};
+extern int gfpshim_budget_usage(struct gfp_budget_usage *u) __attribute__((weak));
+
+/**
+ * gfp_budget_usage() - the budget (limit=) as the shim sees it now.
+ * @u: filled in; all 0 when there is no budget.
+ *
+ * @u->live counts every thread's allocations and frees, whichever thread
+ * made them and whether it still runs: the bytes jemalloc has handed out
+ * and not taken back (its "stats.allocated" less its internal bytes, after
+ * an "epoch" at a quiescent point with every thread's cache flushed).
+ * Return: 0, or -1 without the shim (@u is then all 0).
+ * Context: any thread; takes the shim's locks, so not a signal handler.
+ */
+static inline int gfp_budget_usage(struct gfp_budget_usage *u)
+{
+	if (gfpshim_budget_usage)
+		return gfpshim_budget_usage(u);
+	u->limit = u->live = u->reserved = 0;
+	return -1;
+}
+
 #ifdef __cplusplus
 }
 #endif

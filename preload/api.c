@@ -74,3 +74,14 @@ EXPORT int gfpshim_oom_notifier_register(gfp_oom_fn fn, void *arg)
 {
 	return reclaim_oom_notifier_register(fn, arg);
 }
+
+EXPORT int gfpshim_budget_usage(struct gfp_budget_usage *u)
+{
+	u->limit = u->live = u->reserved = 0;
+	if (gfp_init() && gfp_budget_on) {
+		u->limit = budget_limit();
+		u->live = budget_live();
+		u->reserved = budget_reserved();
+	}
+	return 0;
+}

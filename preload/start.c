@@ -57,7 +57,7 @@ static void *thread_start(void *p)
 	dallocx(p, 0);
 	gfp_tls.ordinal = t.ordinal;
 	if (t.enter && gfp_tls.mode == GFP_TLS_UNDECIDED)
-		thread_enter();
+		thread_enter(true);
 	return t.start(t.arg);
 }
 
@@ -69,10 +69,12 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 		void *sym = next_symbol("pthread_create");
 		__builtin_memcpy(&real, &sym, sizeof(real));
 	}
-	/* Watched allocations (preload/malloc.c) meet the engine only when they
-	 * fail, when registering the thread - its exit key, its reserve - may
-	 * itself fail: such a thread is registered as it starts. */
-	bool enter = gfp_route_watch_alloc();
+	/* A thread the policy registers is registered as it starts: one that
+	 * only frees must still give its bytes back to the budget, and frees
+	 * never register (thread_enter). Watched allocations (preload/malloc.c)
+	 * would meet the engine only when they fail, when registering the
+	 * thread - its exit key, its reserve - may itself fail. */
+	bool enter = thread_registers();
 	if (!gfp_inject_on && !enter)
 		return real(thread, attr, start, arg);
 	struct trampoline *t = mallocx(sizeof(*t), 0);

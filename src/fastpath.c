@@ -72,7 +72,7 @@ static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
 {
 	/* gfp-ctl changed the policy: decide again. */
 	if (unlikely(gfp_tls.decided_gen != __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE)) &&
-	    !gfp_tls.guard && thread_enter() == GFP_TLS_POLICY)
+	    !gfp_tls.guard && thread_enter(true) == GFP_TLS_POLICY)
 		return policy_call(req, false);
 	if (gfp_armed_fast && !gfp_tls.exiting) {
 		if (inject_countdown(req))
@@ -95,7 +95,7 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	if (gfp_tls.guard || gfp_tls.exiting) /* past its exit: no policy */
 		return raw_alloc(req);
 	if (mode == GFP_TLS_UNDECIDED) {
-		mode = thread_enter();
+		mode = thread_enter(true);
 		if (mode == GFP_TLS_IDLE && !explicit_flags)
 			return idle_expired(req); /* the thread's first call counts too */
 		if (mode == GFP_TLS_UNDECIDED)
@@ -250,7 +250,7 @@ void *gfp_alloc_profiled(void *p, enum gfp_entry entry, size_t size, int mallocx
 	if (gfp_tls.guard || gfp_tls.exiting)
 		return p;
 	if (gfp_tls.mode == GFP_TLS_UNDECIDED)
-		thread_enter();
+		thread_enter(true);
 	if (gfp_tls.mode != GFP_TLS_POLICY)
 		return p;
 	struct gfp_req req = {.entry = entry,
@@ -293,7 +293,7 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 {
 	int saved = errno; /* before thread_enter, which may map memory */
 	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard &&
-	    thread_enter() == GFP_TLS_POLICY) {
+	    thread_enter(false) == GFP_TLS_POLICY) {
 		errno = saved;
 		gfp_free_policy(entry, p, size, flags);
 		return;

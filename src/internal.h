@@ -386,7 +386,8 @@ static inline void gfp_unlock(pthread_mutex_t *m)
 }
 
 /* Decides the calling thread's mode; returns it. */
-enum gfp_tls_mode thread_enter(void);
+enum gfp_tls_mode thread_enter(bool may_register);
+bool thread_registers(void);
 /* The calling thread's name (PR_GET_NAME; "" if it cannot be read). */
 const char *thread_name(char name[16]);
 void thread_init(void);

@@ -30,7 +30,7 @@ static struct {
 static struct gfp_thread *reserve_thread(void)
 {
 	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard)
-		thread_enter();
+		thread_enter(true);
 	return gfp_tls.mode == GFP_TLS_POLICY ? gfp_tls.thread : NULL;
 }
 

@@ -190,6 +190,15 @@ static struct gfp_thread *register_thread(void)
 	return t;
 }
 
+/* Whether thread_enter registers a new thread in this process. */
+bool thread_registers(void)
+{
+	if (!gfp_init() || !exit_key_ok)
+		return false;
+	bool idle = !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) || gfp_armed_fast;
+	return !idle || gfp_policy.ctl;
+}
+
 const char *thread_name(char name[16])
 {
 	if (prctl(PR_GET_NAME, name) != 0)
@@ -197,9 +206,15 @@ const char *thread_name(char name[16])
 	return name;
 }
 
-/* Decides the thread's mode: at its first call, and again after gfp-ctl
- * changed the policy (thread_poke_all). */
-enum gfp_tls_mode thread_enter(void)
+/* Decides the thread's mode: as it starts (preload/start.c), at its first
+ * call, and again after gfp-ctl changed the policy (thread_poke_all).
+ *
+ * A thread is registered as it starts or at an allocation, never at a free:
+ * glibc frees from a thread it is tearing down (__libc_thread_freeres runs
+ * after every key destructor, jemalloc's own included), and a block taken
+ * then would never be given back - its destructor round is over - while
+ * jemalloc, asked for the thread's counters, crashes on its dead state. */
+enum gfp_tls_mode thread_enter(bool may_register)
 {
 	if (!gfp_init())
 		return GFP_TLS_UNDECIDED;
@@ -219,7 +234,8 @@ enum gfp_tls_mode thread_enter(void)
 		/* Under ctl=1 idle threads are registered too, so that a change
 		 * can reach them; without the exit key a block could not be
 		 * given back, so none is taken. */
-		if (!gfp_tls.thread && exit_key_ok && !gfp_tls.exiting && (!idle || gfp_policy.ctl))
+		if (may_register && !gfp_tls.thread && exit_key_ok && !gfp_tls.exiting &&
+		    (!idle || gfp_policy.ctl))
 			register_thread();
 		/* Injection draws start afresh: the next eligible call draws the
 		 * gap to the next injection (inject_countdown, and
@@ -231,7 +247,11 @@ enum gfp_tls_mode thread_enter(void)
 			mode = GFP_TLS_IDLE;
 		} else {
 			gfp_tls.countdown = 0;
-			gfp_tls.mode = GFP_TLS_POLICY;
+			/* Left undecided by a free: the thread's next allocation
+			 * registers it. */
+			gfp_tls.mode = may_register || gfp_tls.thread || gfp_tls.exiting
+			                   ? GFP_TLS_POLICY
+			                   : GFP_TLS_UNDECIDED;
 			/* Unregistered (its block could not be had), nobody could
 			 * clear the byte when waiters come: it stays 0. */
 			gfp_tls.free_direct = gfp_free_direct_ok && gfp_tls.thread &&
