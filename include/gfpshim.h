@@ -202,14 +202,15 @@ extern int gfpshim_budget_usage(struct gfp_budget_usage *u) __attribute__((weak)
  * made them and whether it still runs: the bytes jemalloc has handed out
  * and not taken back (its "stats.allocated" less its internal bytes, after
  * an "epoch" at a quiescent point with every thread's cache flushed).
- * Return: 0, or -1 without the shim (@u is then all 0).
+ * Return: 0; -1 without the shim (@u is then all 0) or when @u is NULL.
  * Context: any thread; takes the shim's locks, so not a signal handler.
  */
 static inline int gfp_budget_usage(struct gfp_budget_usage *u)
 {
 	if (gfpshim_budget_usage)
 		return gfpshim_budget_usage(u);
-	u->limit = u->live = u->reserved = 0;
+	if (u)
+		u->limit = u->live = u->reserved = 0;
 	return -1;
 }
 

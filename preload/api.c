@@ -77,6 +77,10 @@ EXPORT int gfpshim_oom_notifier_register(gfp_oom_fn fn, void *arg)
 
 EXPORT int gfpshim_budget_usage(struct gfp_budget_usage *u)
 {
+	if (!u) {
+		errno = EINVAL;
+		return -1;
+	}
 	u->limit = u->live = u->reserved = 0;
 	if (gfp_init() && gfp_budget_on) {
 		u->limit = budget_limit();

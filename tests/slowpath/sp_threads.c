@@ -10,6 +10,7 @@
  *                                 only free) free, in rounds
  *   sp_threads pexit              100 detached threads whose body is
  *                                 pthread_exit(NULL)
+ *   sp_threads usage EXPECT       gfp_budget_usage() alone (see case_usage)
  *
  * Every case ends at a quiescent point where the budget's live bytes must
  * equal what jemalloc has handed out (stats.allocated less its internal
@@ -271,6 +272,24 @@ static int case_pexit(void)
 	return 0;
 }
 
+/* gfp_budget_usage() itself: EXPECT is "none" (no shim: -1, all 0), "idle"
+ * (the shim, no budget: 0, all 0) or a limit in bytes. */
+static int case_usage(const char *expect)
+{
+	struct gfp_budget_usage u = {-1, -1, -1};
+	int bad = gfp_budget_usage(NULL) != -1;
+	int rc = gfp_budget_usage(&u);
+	sp_out(1, "usage: rc %d limit %lld live %lld reserved %lld\n", rc, u.limit, u.live,
+	       u.reserved);
+	if (strcmp(expect, "none") == 0)
+		bad |= rc != -1 || u.limit || u.live || u.reserved;
+	else if (strcmp(expect, "idle") == 0)
+		bad |= rc != 0 || u.limit || u.live || u.reserved;
+	else
+		bad |= rc != 0 || u.limit != atoll(expect) || u.live <= 0 || u.reserved != 0;
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -282,6 +301,8 @@ int main(int argc, char **argv)
 		bad = case_pool();
 	else if (strcmp(argv[1], "pexit") == 0)
 		bad = case_pexit();
+	else if (strcmp(argv[1], "usage") == 0 && argc > 2)
+		bad = case_usage(argv[2]);
 	else
 		sp_die("unknown case %s\n", argv[1]);
 	return bad;

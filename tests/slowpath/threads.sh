@@ -36,3 +36,8 @@ for extra in "" ";stats=sites"; do
 	run "pexit-$tag" "limit=1G$extra" pexit
 done
 run "pexit-sites-only" "stats=sites" pexit
+
+# gfp_budget_usage() without the shim, under the idle shim, under a budget.
+"$prog" usage none >"$TMP/usage.out" 2>&1 || { cat "$TMP/usage.out" >&2; fail "usage without the shim"; }
+run usage-idle "" usage idle
+run usage-limit "limit=64M" usage 67108864
