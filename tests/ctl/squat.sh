@@ -60,7 +60,7 @@ rm "$dir"
 
 # An XDG_RUNTIME_DIR whose socket path would not fit in sun_path (108).
 long=$TMP/$(printf 'x%.0s' {1..60})/$(printf 'y%.0s' {1..60})
-mkdir -p -m 0700 "$long"
+mkdir -p "$long" && chmod 0700 "$long"
 start long XDG_RUNTIME_DIR="$long"
 refused long "XDG_RUNTIME_DIR '$long' is too long for a socket path"
 expect_contains "long: the fix" "$TMP/long.err" "unset XDG_RUNTIME_DIR|shorter"

@@ -44,7 +44,7 @@ no_leftovers() {
 		sleep 0.1
 	done
 	left=$(leftovers)
-	[ -z "$left" ] || fail "processes of the runs outlived the $1: $(ps -o pid,ppid,pgid,sid,args -p "$(echo $left | tr ' ' ,)")"
+	[ -z "$left" ] || fail "processes of the runs outlived the $1: $(ps -o pid,ppid,pgid,sid,args -p "$(paste -sd, <<<"$left")")"
 }
 
 rc=0
