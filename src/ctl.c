@@ -5,10 +5,17 @@
  *
  * The socket lives in a directory only the process's user can enter
  * ($XDG_RUNTIME_DIR/gfpshim, else /tmp/gfpshim-UID, mode 0700), and the
- * listener also checks the peer's uid (SO_PEERCRED). It is one thread with
- * every signal blocked, started when main() starts, whose allocations never
- * go through the policy (its guard stays raised). Nothing listens in secure
- * execution.
+ * listener also checks the peer's uid (SO_PEERCRED). A directory that is
+ * not the process's own (another owner, open to others, a symlink) or a
+ * path that would not fit stops the program before main with exit 125, as
+ * a bad GFP_POLICY does: ctl=1 never quietly goes without its socket.
+ *
+ * The listener is one thread with every signal blocked, started when
+ * main() starts, whose allocations never go through the policy (its guard
+ * stays raised); its buffers are mmap'ed. It reads up to CTL_CLIENTS
+ * connections at once without blocking, each against its own deadline, and
+ * serves a request once its line is whole: a slow client delays no other.
+ * Nothing listens in secure execution.
  *
  * A `set` is parsed into a copy of the policy and checked whole; only then
  * is it copied in, injection off while that happens, and what the keys make
@@ -17,7 +24,10 @@
  * Keys whose machinery must exist from the start (a budget on or off,
  * reservations, statistics) are refused, with the reason.
  *
- * Protocol: one request line, one reply, then the connection closes.
+ * Protocol: one request line, one reply, then the connection closes. The
+ * line must arrive whole (newline included) within CTL_READ_MS of the
+ * connection; one with a NUL byte, more after it, or longer than
+ * CTL_REQ_MAX is refused whole ("error: ...").
  *   get            every key as key=value, one per line, then rules=...
  *   get KEY        that key
  *   set K=V;K=V    "ok", or "error: ..." (nothing applied)
@@ -26,6 +36,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -34,6 +45,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -43,39 +55,125 @@ static pid_t owner;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 uint64_t gfp_policy_gen; /* atomic: bumped by every applied set */
 
-static bool private_dir(const char *dir, bool create)
+/* The longest XDG_RUNTIME_DIR whose sockets fit in sun_path, whatever the
+ * pid: "/gfpshim/" and the 7 digits of the largest pid_max, ".sock", NUL. */
+#define XDG_MAX (sizeof(sock_path) - sizeof("/gfpshim/") - 7 - sizeof(".sock") + 1)
+
+/* Whether dir is the process's own (made here when create): owned by this
+ * uid, mode 0700, a directory itself and not a symbolic link to one (lstat).
+ * If not, why not in why[]. */
+static bool private_dir(const char *dir, bool create, char *why, size_t n)
 {
-	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return false;
+	static const char fix[] = "remove it, as its owner or root, or set XDG_RUNTIME_DIR "
+	                          "to another directory of your own";
 	struct stat st;
-	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
-	       (st.st_mode & 077) == 0;
+	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		gfp_snprintf(why, n,
+		             "cannot create the socket directory '%s': %s (set XDG_RUNTIME_DIR to "
+		             "a directory of your own)",
+		             dir, strerror(errno));
+		return false;
+	}
+	if (lstat(dir, &st) != 0) {
+		int err = errno;
+		gfp_snprintf(why, n, "cannot use the socket directory '%s': %s", dir,
+		             strerror(err));
+		errno = err;
+		return false;
+	}
+	/* gfp_snprintf has no %o: the mode as four octal digits. */
+	unsigned m = (unsigned)st.st_mode;
+	char mode[5] = {(char)('0' + (m >> 9 & 7)), (char)('0' + (m >> 6 & 7)),
+	                (char)('0' + (m >> 3 & 7)), (char)('0' + (m & 7)), '\0'};
+	if (S_ISLNK(st.st_mode))
+		gfp_snprintf(why, n, "the socket directory '%s' is a symbolic link (%s)", dir, fix);
+	else if (!S_ISDIR(st.st_mode))
+		gfp_snprintf(why, n, "the socket directory '%s' is not a directory (%s)", dir, fix);
+	else if (st.st_uid != geteuid())
+		gfp_snprintf(why, n,
+		             "the socket directory '%s' is owned by uid %u (mode %s), not by uid "
+		             "%u: another user may have made it to take the control socket (%s)",
+		             dir, (unsigned)st.st_uid, mode, (unsigned)geteuid(), fix);
+	else if (st.st_mode & 077)
+		gfp_snprintf(why, n,
+		             "the socket directory '%s' has mode %s: others may enter it (chmod "
+		             "0700 it, or %s)",
+		             dir, mode, fix);
+	else
+		return true;
+	errno = EPERM;
+	return false;
 }
 
 /* which 0: where this process listens ($XDG_RUNTIME_DIR/gfpshim, else
  * /tmp/gfpshim-UID); which 1: the /tmp one, for a gfp-ctl whose
- * environment differs from the process's. */
-int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create)
+ * environment differs from the process's. 0, or -1 with the reason in
+ * why[] and errno: ENOENT no such directory (and create false), EPERM
+ * not the process's own, ENAMETOOLONG the path would not fit. */
+int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why, size_t wn)
 {
 	char dir[sizeof(sock_path)];
 	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
-	if (which == 0 && xdg && *xdg)
+	if (which == 0 && xdg && *xdg) {
+		/* Never a truncated path: the directory would not be the one named. */
+		if (strlen(xdg) > XDG_MAX) {
+			gfp_snprintf(
+			    why, wn,
+			    "XDG_RUNTIME_DIR '%s' is too long for a socket path (%zu bytes, at "
+			    "most %zu): set a shorter one, or unset it for /tmp/gfpshim-%u",
+			    xdg, strlen(xdg), XDG_MAX, (unsigned)geteuid());
+			errno = ENAMETOOLONG;
+			return -1;
+		}
 		gfp_snprintf(dir, sizeof(dir), "%s/gfpshim", xdg);
-	else
+	} else {
 		gfp_snprintf(dir, sizeof(dir), "/tmp/gfpshim-%u", (unsigned)geteuid());
-	if (!private_dir(dir, create))
+	}
+	if (!private_dir(dir, create, why, wn))
 		return -1;
 	int len = gfp_snprintf(out, n, "%s/%d.sock", dir, (int)pid);
-	return len > 0 && (size_t)len < n ? 0 : -1;
+	if (len > 0 && (size_t)len < n)
+		return 0;
+	gfp_snprintf(why, wn, "the socket path '%s/%d.sock' is too long", dir, (int)pid);
+	errno = ENAMETOOLONG;
+	return -1;
 }
 
 /* ------------------------------------------------------------------------
  * Requests
  * ---------------------------------------------------------------------- */
 
+/* The reply to the request being served: non-blocking sends, and a client
+ * that does not take it by reply_deadline gets no more of it. */
+static int64_t reply_deadline;
+static bool reply_failed;
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 static void reply(int fd, const char *s, size_t n)
 {
-	gfp_write_all(fd, s, n);
+	while (n && !reply_failed) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (w > 0) {
+			s += w;
+			n -= (size_t)w;
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		int64_t left = reply_deadline - now_ms();
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && left > 0) {
+			struct pollfd p = {.fd = fd, .events = POLLOUT};
+			poll(&p, 1, (int)left); /* EINTR: the deadline is looked at again */
+			continue;
+		}
+		reply_failed = true;
+	}
 }
 
 static void replyf(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -218,37 +316,56 @@ static void report(int fd)
 	munmap(text, cap);
 }
 
-static void serve(int fd)
+/* ------------------------------------------------------------------------
+ * Clients: each read without blocking, against its own deadline, so that
+ * one that sends slowly (or not at all) holds up no other; a request is
+ * served once its line is whole, all at once.
+ * ---------------------------------------------------------------------- */
+
+#define CTL_CLIENTS  8           /* connections read at the same time */
+#define CTL_REQ_MAX  (64 * 1024) /* a request, newline included */
+#define CTL_READ_MS  1000        /* the whole request, from the connection */
+#define CTL_REPLY_MS 2000        /* the whole reply taken by the client */
+
+struct client {
+	int fd;       /* -1: a free slot */
+	bool refused; /* another uid: read, then refused */
+	size_t len;
+	int64_t deadline;
+	char *req; /* CTL_REQ_MAX + 1 bytes */
+};
+
+static struct client clients[CTL_CLIENTS];
+
+static void serve(struct client *c)
 {
-	struct ucred cr;
-	socklen_t len = sizeof(cr);
-	bool refused =
-	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid();
-	struct timeval tv = {.tv_sec = 5};
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	static char req[64 * 1024];
-	size_t n = 0;
-	while (n < sizeof(req) - 1) {
-		ssize_t r = read(fd, req + n, sizeof(req) - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-		if (memchr(req + n - (size_t)r, '\n', (size_t)r))
-			break;
-	}
-	req[n] = '\0';
+	int fd = c->fd;
+	char *req = c->req;
 	/* The request is read even from a stranger: closing on unread data
 	 * would reset the connection before the refusal arrives. */
-	if (refused) {
+	if (c->refused) {
 		replyf(fd, GFP_CTL_REFUSED "only uid %u may control this process\n",
 		       (unsigned)geteuid());
 		return;
 	}
-	char *nl = strchr(req, '\n');
-	if (nl)
-		*nl = '\0';
+	/* Whole or not at all: nothing behind the first line, no NUL in it
+	 * (the parsers would stop there and apply the part before). */
+	char *nl = memchr(req, '\n', c->len);
+	size_t line = nl ? (size_t)(nl - req) : c->len;
+	if (nl && line + 1 < c->len) {
+		replyf(fd,
+		       GFP_CTL_ERROR "one request per connection: %zu bytes after the first "
+		                     "line (nothing done)\n",
+		       c->len - line - 1);
+		return;
+	}
+	const char *nul = memchr(req, '\0', line);
+	if (nul) {
+		replyf(fd, GFP_CTL_ERROR "a NUL byte in the request, at byte %zu (nothing done)\n",
+		       (size_t)(nul - req));
+		return;
+	}
+	req[line] = '\0';
 	char *arg = strchr(req, ' ');
 	if (arg)
 		*arg++ = '\0';
@@ -267,6 +384,99 @@ static void serve(int fd)
 		       GFP_CTL_ERROR
 		       "unknown request '%.64s' (get [KEY], set KEY=VALUE;..., report)\n",
 		       req);
+}
+
+/* The connection ends. What the client sent and nobody read is read
+ * first (as much as is there): closing on unread data would reset the
+ * connection, and the client might lose the reply. */
+static void client_close(struct client *c)
+{
+	char sink[4096];
+	for (int i = 0; i < 256 && read(c->fd, sink, sizeof(sink)) > 0; i++)
+		;
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* Why a client is dropped, and what it is told (at most what its socket
+ * takes now: no waiting for it). */
+static void client_drop(struct client *c, const char *why)
+{
+	reply_deadline = 0;
+	reply_failed = false;
+	if (c->refused)
+		serve(c);
+	else
+		replyf(c->fd,
+		       GFP_CTL_ERROR "%s (nothing done; send one line: get [KEY], set "
+		                     "KEY=VALUE;..., report)\n",
+		       why);
+	client_close(c);
+}
+
+static void client_read(struct client *c)
+{
+	for (;;) {
+		if (c->len == CTL_REQ_MAX) {
+			client_drop(c, "request longer than 64 KiB");
+			return;
+		}
+		ssize_t r = read(c->fd, c->req + c->len, CTL_REQ_MAX - c->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return; /* the rest later, by the deadline */
+		if (r < 0) {
+			client_close(c);
+			return;
+		}
+		if (r == 0) {
+			/* A client that stopped in the middle, perhaps killed:
+			 * what it sent may be the first part of a set. */
+			client_drop(c, "the request ended before its newline");
+			return;
+		}
+		bool nl = memchr(c->req + c->len, '\n', (size_t)r);
+		c->len += (size_t)r;
+		if (nl) {
+			reply_deadline = now_ms() + CTL_REPLY_MS;
+			reply_failed = false;
+			serve(c);
+			client_close(c);
+			return;
+		}
+	}
+}
+
+/* Takes the waiting connections while there is a slot. False when the
+ * listening socket is gone. */
+static bool accept_clients(int64_t now, int64_t *pause_until)
+{
+	for (int i = 0; i < CTL_CLIENTS; i++) {
+		struct client *c = &clients[i];
+		if (c->fd >= 0)
+			continue;
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0) {
+			if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
+				return false;
+			if (errno == EINTR || errno == ECONNABORTED) {
+				i--;
+				continue;
+			}
+			if (errno != EAGAIN && errno != EWOULDBLOCK)
+				*pause_until = now + 100; /* out of descriptors or buffers */
+			return true;
+		}
+		struct ucred cr;
+		socklen_t len = sizeof(cr);
+		c->fd = fd;
+		c->refused =
+		    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid();
+		c->len = 0;
+		c->deadline = now + CTL_READ_MS;
+	}
+	return true;
 }
 
 /* Whether a reply that begins with these len bytes is an error. */
@@ -295,23 +505,74 @@ static void *listener(void *arg)
 	gfp_tls.mode = GFP_TLS_IDLE;
 	gfp_tls.countdown = INT64_MAX;
 	gfp_tls.errnop = &errno;
+	const size_t each = CTL_REQ_MAX + 1;
+	char *bufs = mmap(NULL, CTL_CLIENTS * each, PROT_READ | PROT_WRITE,
+	                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (bufs == MAP_FAILED) {
+		gfp_log(GFP_LOG_WARNING, "ctl=1: no memory for the listener: %s", strerror(errno));
+		return NULL;
+	}
+	for (int i = 0; i < CTL_CLIENTS; i++)
+		clients[i] = (struct client){.fd = -1, .req = bufs + (size_t)i * each};
+	int64_t pause_until = 0;
 	for (;;) {
-		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EBADF || errno == EINVAL || errno == ENOTSOCK)
-				return NULL; /* the socket is gone */
-			if (errno != EINTR && errno != ECONNABORTED)
-				usleep(100 * 1000); /* out of descriptors or buffers: later */
-			continue;
+		struct pollfd p[CTL_CLIENTS + 1];
+		struct client *who[CTL_CLIENTS + 1];
+		nfds_t n = 0;
+		int64_t now = now_ms(), wake = INT64_MAX;
+		bool room = false;
+		for (int i = 0; i < CTL_CLIENTS; i++) {
+			struct client *c = &clients[i];
+			if (c->fd < 0) {
+				room = true;
+				continue;
+			}
+			p[n] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+			who[n++] = c;
+			wake = c->deadline < wake ? c->deadline : wake;
 		}
-		serve(fd);
-		close(fd);
+		if (room && now >= pause_until) {
+			p[n] = (struct pollfd){.fd = listen_fd, .events = POLLIN};
+			who[n++] = NULL;
+		} else if (room) {
+			wake = pause_until < wake ? pause_until : wake;
+		}
+		int timeout = wake == INT64_MAX ? -1 : wake > now ? (int)(wake - now) : 0;
+		if (poll(p, n, timeout) < 0 && errno != EINTR)
+			usleep(100 * 1000); /* out of memory: later */
+		now = now_ms();
+		for (nfds_t i = 0; i < n; i++) {
+			struct client *c = who[i];
+			if (!c) {
+				if ((p[i].revents & POLLNVAL) ||
+				    (p[i].revents && !accept_clients(now, &pause_until)))
+					return NULL; /* the socket is gone */
+				continue;
+			}
+			if (p[i].revents)
+				client_read(c);
+			if (c->fd >= 0 && now >= c->deadline)
+				client_drop(c, "request not complete within 1 s");
+		}
 	}
 }
 
 /* ------------------------------------------------------------------------
  * Start and end
  * ---------------------------------------------------------------------- */
+
+/* ctl=1 asked for a listener that cannot be had safely: exit 125 before
+ * main, as a bad GFP_POLICY does (a warning under GFP_STRICT=0), rather
+ * than run on without the control the user counts on. */
+static void no_directory(const char *why)
+{
+	const char *strict = secure_getenv("GFP_STRICT");
+	bool fatal = !strict || strcmp(strict, "0") != 0;
+	gfp_log(fatal ? GFP_LOG_ERROR : GFP_LOG_WARNING, "ctl=1: %s%s", why,
+	        fatal ? "" : "; not listening [ignored: GFP_STRICT=0]");
+	if (fatal)
+		_exit(GFP_EXIT_CONFIG);
+}
 
 void ctl_start(void)
 {
@@ -320,13 +581,14 @@ void ctl_start(void)
 	gfp_tls.guard++;
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	int fd = -1;
-	if (ctl_socket_path(0, getpid(), sock_path, sizeof(sock_path), true) != 0) {
-		gfp_log(GFP_LOG_WARNING,
-		        "ctl=1: no private directory for the socket; not listening");
+	char why[512];
+	if (ctl_socket_path(0, getpid(), sock_path, sizeof(sock_path), true, why, sizeof(why)) !=
+	    0) {
+		no_directory(why);
 		goto out;
 	}
 	memcpy(addr.sun_path, sock_path, strlen(sock_path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	unlink(sock_path); /* a stale socket of an earlier process with this pid */
 	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
 	    chmod(sock_path, 0600) != 0 || listen(fd, 8) != 0) {

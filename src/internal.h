@@ -454,7 +454,8 @@ void context_scope_pop(unsigned cookie);
 extern uint64_t gfp_policy_gen; /* atomic: bumped by every gfp-ctl set */
 void ctl_start(void);
 void ctl_stop(void);
-int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create);
+int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why,
+                    size_t wn);
 /* How the listener's error replies begin; ctl_reply_status tells gfp-ctl
  * what a reply's first line means for its exit status. */
 #define GFP_EXIT_CONFIG     125 /* a bad policy: before main, or refused by gfp-ctl set */

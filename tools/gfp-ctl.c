@@ -30,12 +30,19 @@ static void usage(FILE *f)
 	           "Talks to a process started with GFP_POLICY ctl=1 (same user only).\n");
 }
 
-static int connect_to(pid_t pid, char *path, size_t n)
+/* why[]: what was wrong with a directory that was looked in, if anything. */
+static int connect_to(pid_t pid, char *path, size_t n, char *why, size_t wn)
 {
 	int last = ENOENT;
+	why[0] = '\0';
 	for (int which = 0; which < 2; which++) {
-		if (ctl_socket_path(which, pid, path, n, false) != 0)
+		char bad[512];
+		if (ctl_socket_path(which, pid, path, n, false, bad, sizeof(bad)) != 0) {
+			/* A directory that does not exist says nothing. */
+			if (!why[0] && errno != ENOENT)
+				snprintf(why, wn, "%s", bad);
 			continue;
+		}
 		struct sockaddr_un addr = {.sun_family = AF_UNIX};
 		snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
 		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -91,13 +98,15 @@ int main(int argc, char **argv)
 	}
 	req[len++] = '\n';
 
-	char path[108];
-	int fd = connect_to((pid_t)pid, path, sizeof(path));
+	char path[108], why[512];
+	int fd = connect_to((pid_t)pid, path, sizeof(path), why, sizeof(why));
 	if (fd < 0) {
 		fprintf(stderr,
 		        "gfp-ctl: error: no control socket for process %ld (%s): start it with "
 		        "GFP_POLICY='ctl=1' as this user\n",
 		        pid, strerror(errno));
+		if (why[0])
+			fprintf(stderr, "gfp-ctl: note: %s\n", why);
 		return EXIT_USAGE;
 	}
 	/* A refusal may close the socket before the request is read: the

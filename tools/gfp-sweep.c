@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "keeper.h"
 #include "symbolize.h"
 #include "text.h"
 #include "gfp_build.h"
@@ -101,8 +102,9 @@ static void remove_tmp(void)
 	opt.tmp[0] = '\0';
 }
 
-/* The runs in flight, by process group: a signal that stops the sweep
- * (Ctrl-C, SIGTERM) stops them too, hung ones included. */
+/* The runs in flight, by their keepers' pids (keeper.c): a signal that
+ * stops the sweep (Ctrl-C, SIGTERM) stops them too, hung ones included,
+ * with everything they started. */
 static pid_t *running;
 static size_t nrunning;
 static volatile sig_atomic_t stop_signal;
@@ -120,10 +122,8 @@ static void on_stop(int sig)
 {
 	stop_signal = sig;
 	for (size_t i = 0; i < nrunning; i++)
-		if (running[i] > 0) {
-			kill(-running[i], SIGKILL);
-			kill(running[i], SIGKILL);
-		}
+		if (running[i] > 0)
+			kill(running[i], SIGTERM);
 }
 
 /* Held while a run is forked and tracked, or reaped and forgotten: on_stop
@@ -159,10 +159,32 @@ static void stop_on_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Between polls: a stop signal ends the sweep, its files removed (atexit). */
+/* Ends a run that is still going (a hang, or the sweep stopping): its
+ * keeper kills it and all it started, then itself; SIGKILL to the keeper
+ * only if it has not ended within 10 s. */
+static void end_run(pid_t keeper, int *st)
+{
+	kill(keeper, SIGTERM);
+	double t0 = now();
+	while (reap(keeper, st, WNOHANG) == 0) {
+		if (now() - t0 > 10) {
+			kill(keeper, SIGKILL);
+			reap(keeper, st, 0);
+			return;
+		}
+		usleep(1000);
+	}
+}
+
+/* Between polls: a stop signal ends the sweep, its files removed (atexit),
+ * once the runs in flight and what they started are gone. */
 static void check_stop(void)
 {
 	if (stop_signal) {
+		int st;
+		for (size_t i = 0; i < nrunning; i++)
+			if (running[i] > 0)
+				end_run(running[i], &st);
 		fprintf(stderr, "\ngfp-sweep: stopped by signal %d; the runs in flight were killed\n",
 		        (int)stop_signal);
 		exit(128 + stop_signal);
@@ -197,33 +219,19 @@ static void junk_conf(char *out, size_t n)
 	snprintf(out, n, "%s%sjunk:true", mc ? mc : "", mc && *mc ? "," : "");
 }
 
-/* Starts PROG with the extra policy; its stdout, stderr, log and records go
- * to files named after idx. */
-static pid_t spawn(int idx, const char *policy, bool recording)
-{
+/* What a run is started with (keeper.c calls start_run in the run). */
+struct run_start {
 	char out[PATH_MAX + 16], err[PATH_MAX + 16], rec[PATH_MAX + 16], rep[PATH_MAX + 16];
-	run_paths(idx, "out", out, sizeof(out));
-	run_paths(idx, "err", err, sizeof(err));
-	run_paths(idx, "rec", rec, sizeof(rec));
-	run_paths(idx, "report", rep, sizeof(rep));
-	sigset_t old;
-	stop_signals(SIG_BLOCK, &old);
-	pid_t pid = fork();
-	if (pid < 0)
-		die(EXIT_USAGE, "fork: %s", strerror(errno));
-	if (pid > 0) {
-		setpgid(pid, pid); /* before on_stop may need it, as the child does */
-		track(pid, 0);
-		if (stop_signal) /* stopped while it was being started */
-			kill(-pid, SIGKILL), kill(pid, SIGKILL);
-		stop_signals(SIG_SETMASK, &old);
-		return pid;
-	}
-	stop_signals(SIG_SETMASK, &old);
-	setpgid(0, 0);
+	const char *policy;
+	bool recording;
+};
+
+static void start_run(void *arg)
+{
+	struct run_start *rs = arg;
 	int in = open(opt.input[0] ? opt.input : "/dev/null", O_RDONLY);
-	int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int o = open(rs->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int e = open(rs->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (in < 0 || o < 0 || e < 0)
 		_exit(126);
 	dup2(in, 0);
@@ -231,19 +239,18 @@ static pid_t spawn(int idx, const char *policy, bool recording)
 	dup2(e, 2);
 	char pol[4096];
 	snprintf(pol, sizeof(pol), "%s%s%s", opt.policy ? opt.policy : "",
-		 opt.policy && *opt.policy && *policy ? ";" : "", policy);
+	         opt.policy && *opt.policy && *rs->policy ? ";" : "", rs->policy);
 	setenv("GFP_POLICY", pol, 1);
-	setenv("GFP_RECORD", rec, 1);
-	setenv("GFP_LOG", err, 1);
-	if (recording && opt.follow) {
+	setenv("GFP_RECORD", rs->rec, 1);
+	setenv("GFP_LOG", rs->err, 1);
+	if (rs->recording && opt.follow) {
 		/* Every process of the program reports (%p: its pid), and the
 		 * plan takes the sites of them all. */
-		strcat(rep, ".%p");
-		setenv("GFP_REPORT", rep, 1);
-	} else if (recording) {
-		setenv("GFP_REPORT", rep, 1);
-	}
-	else
+		strcat(rs->rep, ".%p");
+		setenv("GFP_REPORT", rs->rep, 1);
+	} else if (rs->recording) {
+		setenv("GFP_REPORT", rs->rep, 1);
+	} else
 		unsetenv("GFP_REPORT");
 	if (!opt.follow) {
 		char pidbuf[32];
@@ -260,6 +267,37 @@ static pid_t spawn(int idx, const char *policy, bool recording)
 	tool_set_preload(opt.lib);
 	execvp(opt.argv[0], opt.argv);
 	_exit(127);
+}
+
+/* Starts PROG with the extra policy under a keeper (keeper.c), whose pid
+ * it returns: the keeper ends as the run ended, once nothing the run
+ * started is alive. Its stdout, stderr, log and records go to files named
+ * after idx. */
+static pid_t spawn(int idx, const char *policy, bool recording)
+{
+	struct run_start rs;
+	run_paths(idx, "out", rs.out, sizeof(rs.out));
+	run_paths(idx, "err", rs.err, sizeof(rs.err));
+	run_paths(idx, "rec", rs.rec, sizeof(rs.rec));
+	run_paths(idx, "report", rs.rep, sizeof(rs.rep));
+	rs.policy = policy;
+	rs.recording = recording;
+	sigset_t old;
+	stop_signals(SIG_BLOCK, &old);
+	pid_t sweep = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		die(EXIT_USAGE, "fork: %s", strerror(errno));
+	if (pid > 0) {
+		setpgid(pid, pid); /* out of the terminal's foreground group */
+		track(pid, 0);
+		if (stop_signal) /* stopped while it was being started */
+			kill(pid, SIGTERM);
+		stop_signals(SIG_SETMASK, &old);
+		return pid;
+	}
+	setpgid(0, 0);
+	keeper_run(sweep, &old, start_run, &rs);
 }
 
 /* What a run wrote to its standard output. */
@@ -279,7 +317,7 @@ static struct output read_output(int idx)
 	return o;
 }
 
-/* Waits for pid with a timeout; kills its process group on expiry. */
+/* Waits for a run with a timeout; ends it on expiry. */
 static int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 {
 	int st = 0;
@@ -290,9 +328,7 @@ static int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 		if (r == pid)
 			break;
 		if (timeout > 0 && now() - started > timeout) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			reap(pid, &st, 0);
+			end_run(pid, &st);
 			*timed_out = true;
 			break;
 		}
@@ -879,9 +915,7 @@ static void execute(size_t from)
 			pid_t w = reap(r->pid, &st, WNOHANG);
 			bool to = false;
 			if (w == 0 && now() - r->started > run_timeout()) {
-				kill(-r->pid, SIGKILL);
-				kill(r->pid, SIGKILL);
-				reap(r->pid, &st, 0);
+				end_run(r->pid, &st);
 				to = true;
 				w = r->pid;
 			}
