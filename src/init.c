@@ -49,23 +49,21 @@ static void config_fail(const char *msg)
 	config_errors++;
 }
 
-static void policy_file_unreadable(const char *path, int err)
+/* err: what read or open said; 0: the path is not a regular file (mode). */
+static void policy_file_refused(const char *path, int err, mode_t mode)
 {
 	char msg[1024], q[512];
-	gfp_snprintf(msg, sizeof(msg),
-	             "GFP_POLICY_FILE: cannot read '%s': %s (fix the path or unset "
-	             "GFP_POLICY_FILE)",
-	             gfp_quote(q, sizeof(q), path, strlen(path)), gfp_strerror(err));
-	config_fail(msg);
-}
-
-static void policy_file_not_regular(const char *path, mode_t mode)
-{
-	char msg[1024], q[512];
-	gfp_snprintf(msg, sizeof(msg),
-	             "GFP_POLICY_FILE: '%s' is not a regular file (%s) (give a file of "
-	             "key=value lines, or the pairs in GFP_POLICY)",
-	             gfp_quote(q, sizeof(q), path, strlen(path)), gfp_file_type(mode));
+	gfp_quote(q, sizeof(q), path, strlen(path));
+	if (err)
+		gfp_snprintf(msg, sizeof(msg),
+		             "GFP_POLICY_FILE: cannot read '%s': %s (fix the path or unset "
+		             "GFP_POLICY_FILE)",
+		             q, gfp_strerror(err));
+	else
+		gfp_snprintf(msg, sizeof(msg),
+		             "GFP_POLICY_FILE: '%s' is not a regular file (%s) (give a file of "
+		             "key=value lines, or the pairs in GFP_POLICY)",
+		             q, gfp_file_type(mode));
 	config_fail(msg);
 }
 
@@ -80,23 +78,23 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 	             gfp_quote(q, sizeof(q), path, strlen(path)));
 	struct stat st;
 	if (stat(path, &st) != 0) {
-		policy_file_unreadable(path, errno);
+		policy_file_refused(path, errno, 0);
 		return;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		policy_file_not_regular(path, st.st_mode);
+		policy_file_refused(path, 0, st.st_mode);
 		return;
 	}
 	/* O_NONBLOCK: should the path have become a FIFO since, open does not
 	 * wait for a writer; fstat then says what was opened. */
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		policy_file_unreadable(path, errno);
+		policy_file_refused(path, errno, 0);
 		return;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		policy_file_not_regular(path, st.st_mode);
+		policy_file_refused(path, 0, st.st_mode);
 		return;
 	}
 	size_t len = 0;
@@ -116,7 +114,7 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 	close(fd);
 	const char *nul = memchr(text, '\0', len);
 	if (read_errno) {
-		policy_file_unreadable(path, read_errno);
+		policy_file_refused(path, read_errno, 0);
 		return;
 	}
 	if (len == sizeof(text) || nul) {
