@@ -43,10 +43,11 @@ void compat_warn_glibc_env(void)
 	/* GLIBC_TUNABLES=glibc.malloc.check=3:glibc.cpu.x=y - list the malloc ones. */
 	for (const char *p = t; p && (p = strstr(p, "glibc.malloc.")) != NULL;) {
 		size_t n = strcspn(p, ":=");
+		char q[256];
 		gfp_log(GFP_LOG_WARNING,
-		        "GLIBC_TUNABLES sets %.*s, which has no effect: allocations go to jemalloc "
+		        "GLIBC_TUNABLES sets %s, which has no effect: allocations go to jemalloc "
 		        "(see MALLOC_CONF; glibc_warn=0 silences this)",
-		        (int)n, p);
+		        gfp_quote(q, sizeof(q), p, n));
 		p += n;
 	}
 }

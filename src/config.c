@@ -345,22 +345,13 @@ static void fail(struct gfp_cfg_err *err, void (*report)(const char *), const ch
 		report(err->msg);
 }
 
-/* Messages quote at most this much of what the user wrote, control bytes
- * as \xNN: a stray one must show, not act on the terminal. */
+/* Messages quote at most this much of what the user wrote (gfp_quote: a
+ * control byte shows as \xNN, it does not act on the terminal). */
 #define QUOTE 64
 
 static const char *quote(char out[QUOTE * 4 + 1], const char *s, size_t n)
 {
-	size_t o = 0;
-	for (size_t i = 0; i < n && i < QUOTE; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7f)
-			o += (size_t)gfp_snprintf(out + o, 5, "\\x%02x", c);
-		else
-			out[o++] = (char)c;
-	}
-	out[o] = '\0';
-	return out;
+	return gfp_quote(out, QUOTE * 4 + 1, s, n < QUOTE ? n : QUOTE);
 }
 
 static void parse_pair(struct gfp_policy *pol, const char *src, unsigned line, const char *p,

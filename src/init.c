@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gfp_build.h"
@@ -48,25 +49,52 @@ static void config_fail(const char *msg)
 	config_errors++;
 }
 
-static void policy_file_unreadable(const char *path, int err)
+/* err: what read or open said; 0: the path is not a regular file (mode). */
+static void policy_file_refused(const char *path, int err, mode_t mode)
 {
-	char msg[512];
-	gfp_snprintf(msg, sizeof(msg),
-	             "GFP_POLICY_FILE: cannot read '%.256s': %s (fix the path or unset "
-	             "GFP_POLICY_FILE)",
-	             path, strerror(err));
+	char msg[1024], q[512];
+	gfp_quote(q, sizeof(q), path, strlen(path));
+	if (err)
+		gfp_snprintf(msg, sizeof(msg),
+		             "GFP_POLICY_FILE: cannot read '%s': %s (fix the path or unset "
+		             "GFP_POLICY_FILE)",
+		             q, gfp_strerror(err));
+	else
+		gfp_snprintf(msg, sizeof(msg),
+		             "GFP_POLICY_FILE: '%s' is not a regular file (%s) (give a file of "
+		             "key=value lines, or the pairs in GFP_POLICY)",
+		             q, gfp_file_type(mode));
 	config_fail(msg);
 }
 
-/* The policy file: read whole into a static buffer (no malloc here). */
+/* The policy file: read whole into a static buffer (no malloc here). A
+ * regular file only: a FIFO or a terminal (/dev/stdin) would wait before
+ * main, and read the program's input. */
 static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 {
 	static char text[64 * 1024];
-	char src[300];
-	gfp_snprintf(src, sizeof(src), "GFP_POLICY_FILE %.256s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char src[600], q[512];
+	gfp_snprintf(src, sizeof(src), "GFP_POLICY_FILE %s",
+	             gfp_quote(q, sizeof(q), path, strlen(path)));
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		policy_file_refused(path, errno, 0);
+		return;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		policy_file_refused(path, 0, st.st_mode);
+		return;
+	}
+	/* O_NONBLOCK: should the path have become a FIFO since, open does not
+	 * wait for a writer; fstat then says what was opened. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
-		policy_file_unreadable(path, errno);
+		policy_file_refused(path, errno, 0);
+		return;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		policy_file_refused(path, 0, st.st_mode);
 		return;
 	}
 	size_t len = 0;
@@ -76,7 +104,7 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			read_errno = errno; /* a directory: EISDIR */
+			read_errno = errno;
 		if (r <= 0)
 			break;
 		len += (size_t)r;
@@ -86,11 +114,11 @@ static void read_policy_file(const char *path, struct gfp_cfg_err *err)
 	close(fd);
 	const char *nul = memchr(text, '\0', len);
 	if (read_errno) {
-		policy_file_unreadable(path, read_errno);
+		policy_file_refused(path, read_errno, 0);
 		return;
 	}
 	if (len == sizeof(text) || nul) {
-		char msg[512];
+		char msg[1024];
 		if (nul)
 			gfp_snprintf(
 			    msg, sizeof(msg),
@@ -221,11 +249,17 @@ static void log_effective_policy(void)
 	struct gfp_buf b = {line, sizeof(line), 0};
 	gfp_buf_printf(&b, "gfpshim %s policy:", GFP_VERSION);
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
+		char v[256];
+		struct gfp_buf vb = {v, sizeof(v), 0};
+		config_format_value(&gfp_keys[i], &gfp_policy, &vb);
 		gfp_buf_printf(&b, " %s=", gfp_keys[i].name);
-		config_format_value(&gfp_keys[i], &gfp_policy, &b);
+		gfp_buf_quote(&b, v, vb.len);
 	}
-	if (gfp_rules_on)
-		gfp_buf_printf(&b, " rules='%s'", rules_text());
+	if (gfp_rules_on) {
+		gfp_buf_printf(&b, " rules='");
+		gfp_buf_quote(&b, rules_text(), strlen(rules_text()));
+		gfp_buf_printf(&b, "'");
+	}
 	gfp_log(GFP_LOG_INFO, "%s", line);
 }
 
@@ -260,7 +294,7 @@ static void do_init(void)
 	config_defaults(&gfp_policy);
 	read_strict();
 
-	char err_msg[512];
+	char err_msg[1024];
 	const char *log = secure_getenv("GFP_LOG");
 	if (log_set_dest(log, gfp_secure, err_msg, sizeof(err_msg)) != 0)
 		config_fail(err_msg);
@@ -281,12 +315,11 @@ static void do_init(void)
 	if (records_set_dest(record, gfp_secure, err_msg, sizeof(err_msg)) != 0)
 		config_fail(err_msg);
 
+	/* (GFP_INJECT_PID: the other processes of a sweep's run report nothing) */
 	const char *report = secure_getenv("GFP_REPORT");
-	if (report && *report && !gfp_secure && !inject_other_process()) {
-		stats_set_report_path(report);
-		if (!gfp_policy.set[GFP_K_stats])
-			gfp_policy.stats = 1;
-	}
+	if (!inject_other_process() &&
+	    stats_set_report(report, gfp_secure, err_msg, sizeof(err_msg)) != 0)
+		config_fail(err_msg);
 	check_contradictions();
 	const char *rules = secure_getenv("GFP_RULES");
 	if (rules_init(rules, err_msg, sizeof(err_msg)) != 0)

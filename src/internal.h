@@ -96,6 +96,15 @@ void gfp_buf_json_str(struct gfp_buf *b, const char *s);
 int gfp_strcasecmp_n(const char *a, const char *b, size_t n);
 unsigned gfp_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
 bool gfp_write_all(int fd, const char *p, size_t n);
+/* Appends n bytes of what a user wrote, as written except what could act on
+ * a terminal or is not UTF-8: control bytes, DEL, C1 controls and bytes of
+ * no well-formed UTF-8 character become \xNN. Stops at the buffer's end,
+ * never in the middle of an escape or a character. */
+void gfp_buf_quote(struct gfp_buf *b, const char *s, size_t n);
+/* The same into out (cap bytes, NUL-terminated); returns out. */
+const char *gfp_quote(char *out, size_t cap, const char *s, size_t n);
+/* glibc's text for err, without strerror (which may allocate). */
+const char *gfp_strerror(int err);
 
 /* ------------------------------------------------------------------------
  * flags.c - gfp flag names <-> bits.
@@ -196,14 +205,39 @@ enum gfp_level { GFP_LOG_ERROR, GFP_LOG_WARNING, GFP_LOG_INFO };
 int log_set_dest(const char *dest, bool secure, char *err, size_t errlen);
 void gfp_log(enum gfp_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gfp_log_raw(const char *p, size_t n);
-/* Where output goes: a descriptor, or a path opened per write. */
-struct gfp_dest {
-	int fd; /* -1: nowhere */
-	char path[1024];
+
+/* ------------------------------------------------------------------------
+ * dest.c - every destination the shim writes to (GFP_LOG, GFP_RECORD,
+ * GFP_REPORT): named once at start-up, opened once, never through a symlink.
+ * ---------------------------------------------------------------------- */
+enum gfp_dest_kind {
+	GFP_DEST_APPEND, /* messages and records: one write(2) each, appended */
+	GFP_DEST_REPORT, /* a whole file at exit: a new file renamed into place */
 };
-int gfp_dest_set(struct gfp_dest *d, const char *var, const char *expected, const char *example,
-                 const char *dest, bool secure, char *err, size_t errlen);
-void gfp_dest_write(const struct gfp_dest *d, const char *p, size_t n);
+struct gfp_dest {
+	const char *var; /* GFP_LOG, ...: names it in messages */
+	int fd;          /* atomic; -1: nowhere (or a report's path) */
+	bool own;        /* fd was opened from path: dev and ino tell it apart */
+	bool log;        /* GFP_LOG: its own failure goes to stderr */
+	bool dead;       /* atomic: a write failed, was reported; no more */
+	dev_t dev;
+	ino_t ino;
+	char path[1024]; /* a report's path (%p: the pid), or what fd opened */
+};
+/* Parses stderr, fd:N (also /dev/stdout, /dev/stderr, /dev/fd/N) or a path
+ * into d and checks it can be written; 0, or -1 with one line in err. A
+ * path is ignored when secure. */
+int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, const char *value,
+                 bool secure, char *err, size_t errlen);
+/* One write(2) of the text: false when it failed (the first failure is
+ * reported, later writes are not tried). Keeps errno; never raises SIGPIPE. */
+bool gfp_dest_write(struct gfp_dest *d, const char *p, size_t n);
+/* A report: the whole text, into a file that replaces the path (or down
+ * the descriptor); failures are reported. */
+void gfp_dest_publish(struct gfp_dest *d, const char *p, size_t n);
+bool gfp_dest_on(const struct gfp_dest *d);
+/* "a directory", "a FIFO", ...: what a path is, for messages. */
+const char *gfp_file_type(mode_t mode);
 
 /* [start, end) of addresses. */
 struct gfp_range {
@@ -850,7 +884,7 @@ enum { GFP_STATS_OFF, GFP_STATS_TOTALS, GFP_STATS_SITES, GFP_STATS_PATHS };
 #define GFP_REPORT_MAX (8u << 20)
 void stats_report_at_exit(void);
 void stats_format(struct gfp_buf *b, struct gfp_entry_stats s[GFP_ENTRY_COUNT]);
-void stats_set_report_path(const char *path);
+int stats_set_report(const char *value, bool secure, char *err, size_t errlen);
 
 /* ------------------------------------------------------------------------
  * compat.c - glibc malloc settings that jemalloc ignores.

@@ -275,3 +275,99 @@ bool gfp_write_all(int fd, const char *p, size_t n)
 	}
 	return true;
 }
+
+/* ------------------------------------------------------------------------
+ * Quoting what users wrote, and naming errors
+ * ---------------------------------------------------------------------- */
+
+/* The length of the well-formed UTF-8 sequence at s (at most n bytes) that
+ * encodes a printable character, or 0: overlong forms, surrogates, code
+ * points past U+10FFFF and the C1 controls (U+0080..U+009F, which act on
+ * terminals as ESC does) are not. */
+static size_t utf8_printable(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	if (s[0] < 0xc2 || s[0] > 0xf4 || n < len)
+		return 0;
+	unsigned cp = s[0] & (0x3f >> (len - 1));
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < 0xa0 || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+void gfp_buf_quote(struct gfp_buf *b, const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n && b->len + 1 < b->cap;) {
+		size_t len = u[i] >= 0x80 ? utf8_printable(u + i, n - i) : 1;
+		size_t room = b->cap - 1 - b->len;
+		if (u[i] < 0x20 || u[i] == 0x7f || len == 0) {
+			if (room < 4)
+				break; /* never half an escape */
+			gfp_buf_printf(b, "\\x%02x", u[i]);
+			i++;
+			continue;
+		}
+		if (room < len)
+			break; /* nor half a character */
+		for (size_t k = 0; k < len; k++)
+			b->p[b->len++] = (char)u[i + k];
+		i += len;
+	}
+	if (b->cap)
+		b->p[b->len < b->cap ? b->len : b->cap - 1] = '\0';
+}
+
+const char *gfp_quote(char *out, size_t cap, const char *s, size_t n)
+{
+	struct gfp_buf b = {out, cap, 0};
+	if (cap)
+		out[0] = '\0';
+	gfp_buf_quote(&b, s, n);
+	return out;
+}
+
+const char *gfp_strerror(int err)
+{
+	/* glibc's texts: strerror itself may translate them, which allocates. */
+	static const struct {
+		int err;
+		const char *text;
+	} texts[] = {
+	    {EPERM, "Operation not permitted"},
+	    {ENOENT, "No such file or directory"},
+	    {EINTR, "Interrupted system call"},
+	    {EIO, "Input/output error"},
+	    {ENXIO, "No such device or address"},
+	    {EBADF, "Bad file descriptor"},
+	    {EAGAIN, "Resource temporarily unavailable"},
+	    {ENOMEM, "Cannot allocate memory"},
+	    {EACCES, "Permission denied"},
+	    {EEXIST, "File exists"},
+	    {ENOTDIR, "Not a directory"},
+	    {EISDIR, "Is a directory"},
+	    {EINVAL, "Invalid argument"},
+	    {ENFILE, "Too many open files in system"},
+	    {EMFILE, "Too many open files"},
+	    {ETXTBSY, "Text file busy"},
+	    {EFBIG, "File too large"},
+	    {ENOSPC, "No space left on device"},
+	    {EROFS, "Read-only file system"},
+	    {EPIPE, "Broken pipe"},
+	    {ENAMETOOLONG, "File name too long"},
+	    {ELOOP, "Too many levels of symbolic links"},
+	    {ESTALE, "Stale file handle"},
+	    {EDQUOT, "Disk quota exceeded"},
+	    {ECONNRESET, "Connection reset by peer"},
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+		if (texts[i].err == err)
+			return texts[i].text;
+	return "Unknown error";
+}

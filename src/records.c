@@ -4,31 +4,28 @@
  *
  * A record is at most PIPE_BUF bytes and leaves with one write(2) before the
  * call it describes returns, so a crash right after cannot lose it and lines
- * from several processes on one pipe never interleave. A path is opened per
- * record (O_APPEND): the program may close descriptors it does not know.
+ * from several processes on one pipe never interleave. dest.c opens and
+ * writes the destination.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-static struct gfp_dest out = {.fd = -1};
+static struct gfp_dest out = {.var = "GFP_RECORD", .fd = -1};
 static uint64_t seq; /* atomic */
 
 int records_set_dest(const char *dest, bool secure, char *err, size_t errlen)
 {
 	if (!dest || !*dest)
 		return 0;
-	return gfp_dest_set(&out, "GFP_RECORD", "fd:N or a file path", "records", dest, secure, err,
-	                    errlen);
+	return gfp_dest_set(&out, "GFP_RECORD", GFP_DEST_APPEND, dest, secure, err, errlen);
 }
 
 bool records_on(void)
 {
-	return out.fd >= 0 || out.path[0];
+	return gfp_dest_on(&out);
 }
 
 void record_event(const char *event, const struct gfp_req *req, const struct gfp_frame *frames,
@@ -75,5 +72,5 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 	}
 	b.cap = sizeof(line);
 	gfp_buf_printf(&b, "]}\n");
-	gfp_dest_write(&out, line, b.len);
+	(void)gfp_dest_write(&out, line, b.len);
 }

@@ -75,10 +75,12 @@ static void skip_ws(struct parser *ps)
 static int fail(struct parser *ps, const char *expected)
 {
 	int col = (int)(ps->p - ps->s) + 1;
+	char at[12 * 4 + 1];
+	gfp_quote(at, sizeof(at), ps->p, strnlen(ps->p, 12));
 	gfp_snprintf(ps->err, ps->errlen,
-	             "GFP_RULES: rule %d, column %d (at '%.12s'): expected %s (e.g. "
+	             "GFP_RULES: rule %d, column %d (at '%s'): expected %s (e.g. "
 	             "'lib:libfoo.so* & size>64K => NORETRY; sym:png_* => NOFAIL')",
-	             ps->rule, col, *ps->p ? ps->p : "the end", expected);
+	             ps->rule, col, *ps->p ? at : "the end", expected);
 	return -1;
 }
 

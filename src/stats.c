@@ -2,12 +2,9 @@
  * stats.c - totals per entry point and the GFP_REPORT file written at exit.
  *
  * Counting happens in each thread's own block (thread.c); this file only
- * sums and prints. The report is built in a static buffer and written with
- * write(2): exit handlers may run while stdio is in any state.
+ * sums and prints. The report is built in a static buffer and handed to
+ * dest.c: exit handlers may run while stdio is in any state.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "gfp_build.h"
@@ -25,17 +22,18 @@ const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT] = {
 #undef ENTRY
 };
 
-static char report_path[1024];
+static struct gfp_dest report = {.var = "GFP_REPORT", .fd = -1};
 
-void stats_set_report_path(const char *path)
+/* GFP_REPORT: checked now, written at exit (dest.c). */
+int stats_set_report(const char *value, bool secure, char *err, size_t errlen)
 {
-	size_t n = strlen(path);
-	if (n >= sizeof(report_path)) {
-		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: path longer than %zu bytes, no report",
-		        sizeof(report_path) - 1);
-		return;
-	}
-	memcpy(report_path, path, n + 1);
+	if (!value || !*value)
+		return 0;
+	if (gfp_dest_set(&report, "GFP_REPORT", GFP_DEST_REPORT, value, secure, err, errlen) != 0)
+		return -1;
+	if (gfp_dest_on(&report) && !gfp_policy.set[GFP_K_stats])
+		gfp_policy.stats = GFP_STATS_TOTALS;
+	return 0;
 }
 
 static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
@@ -98,7 +96,7 @@ void stats_report_at_exit(void)
 	static char text[GFP_REPORT_MAX];
 	struct gfp_buf b = {text, sizeof(text), 0};
 	stats_format(&b, s);
-	if (!report_path[0]) {
+	if (!gfp_dest_on(&report)) {
 		/* No file: one summary line in the log. */
 		uint64_t calls = 0, failures = 0;
 		for (size_t i = 0; i < GFP_ENTRY_COUNT; i++)
@@ -107,26 +105,7 @@ void stats_report_at_exit(void)
 		        (unsigned long long)calls, (unsigned long long)failures);
 		return;
 	}
-	int saved = errno;
 	/* One report per process: %p in the path becomes the pid, so that the
 	 * children of a program (or a fork) do not overwrite each other. */
-	char path[sizeof(report_path) + 32];
-	struct gfp_buf pb = {path, sizeof(path), 0};
-	for (const char *c = report_path; *c; c++) {
-		if (c[0] == '%' && c[1] == 'p') {
-			gfp_buf_printf(&pb, "%d", (int)getpid());
-			c++;
-		} else {
-			gfp_buf_printf(&pb, "%c", *c);
-		}
-	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: cannot write '%s': %s", path,
-		        strerror(errno));
-	} else {
-		gfp_write_all(fd, text, b.len);
-		close(fd);
-	}
-	errno = saved;
+	gfp_dest_publish(&report, text, b.len);
 }

@@ -11,3 +11,7 @@ grep -q hwcaps "$TMP/err" && fail "warned about a tunable that is not malloc's"
 expect_eq "one line per variable" 3 "$(wc -l <"$TMP/err")"
 env MALLOC_PERTURB_=165 GFP_POLICY=glibc_warn=0 LD_PRELOAD="$SHIM" "$HELLO" >/dev/null 2>"$TMP/err" || fail "run failed"
 [ ! -s "$TMP/err" ] || fail "glibc_warn=0 still warned: $(cat "$TMP/err")"
+# A tunable's name is quoted: ESC and newline as \xNN, one line.
+env GLIBC_TUNABLES=$'glibc.malloc.x\033[31m\ny=1' LD_PRELOAD="$SHIM" "$HELLO" >/dev/null 2>"$TMP/err" || fail "run failed"
+expect_contains "tunable quoted" "$TMP/err" 'GLIBC_TUNABLES sets glibc\.malloc\.x\\x1b\[31m\\x0ay, which'
+expect_eq "quoted tunable: one line" 1 "$(wc -l <"$TMP/err")"
