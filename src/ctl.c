@@ -67,17 +67,19 @@ static bool private_dir(const char *dir, bool create, char *why, size_t n)
 	static const char fix[] = "remove it, as its owner or root, or set XDG_RUNTIME_DIR "
 	                          "to another directory of your own";
 	struct stat st;
+	char q[4 * sizeof(sock_path)]; /* the directory as the messages quote it */
+	gfp_quote(q, sizeof(q), dir, strlen(dir));
 	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST) {
 		gfp_snprintf(why, n,
 		             "cannot create the socket directory '%s': %s (set XDG_RUNTIME_DIR to "
 		             "a directory of your own)",
-		             dir, strerror(errno));
+		             q, gfp_strerror(errno));
 		return false;
 	}
 	if (lstat(dir, &st) != 0) {
 		int err = errno;
-		gfp_snprintf(why, n, "cannot use the socket directory '%s': %s", dir,
-		             strerror(err));
+		gfp_snprintf(why, n, "cannot use the socket directory '%s': %s", q,
+		             gfp_strerror(err));
 		errno = err;
 		return false;
 	}
@@ -86,19 +88,19 @@ static bool private_dir(const char *dir, bool create, char *why, size_t n)
 	char mode[5] = {(char)('0' + (m >> 9 & 7)), (char)('0' + (m >> 6 & 7)),
 	                (char)('0' + (m >> 3 & 7)), (char)('0' + (m & 7)), '\0'};
 	if (S_ISLNK(st.st_mode))
-		gfp_snprintf(why, n, "the socket directory '%s' is a symbolic link (%s)", dir, fix);
+		gfp_snprintf(why, n, "the socket directory '%s' is a symbolic link (%s)", q, fix);
 	else if (!S_ISDIR(st.st_mode))
-		gfp_snprintf(why, n, "the socket directory '%s' is not a directory (%s)", dir, fix);
+		gfp_snprintf(why, n, "the socket directory '%s' is not a directory (%s)", q, fix);
 	else if (st.st_uid != geteuid())
 		gfp_snprintf(why, n,
 		             "the socket directory '%s' is owned by uid %u (mode %s), not by uid "
 		             "%u: another user may have made it to take the control socket (%s)",
-		             dir, (unsigned)st.st_uid, mode, (unsigned)geteuid(), fix);
+		             q, (unsigned)st.st_uid, mode, (unsigned)geteuid(), fix);
 	else if (st.st_mode & 077)
 		gfp_snprintf(why, n,
 		             "the socket directory '%s' has mode %s: others may enter it (chmod "
 		             "0700 it, or %s)",
-		             dir, mode, fix);
+		             q, mode, fix);
 	else
 		return true;
 	errno = EPERM;
@@ -117,11 +119,13 @@ int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char
 	if (which == 0 && xdg && *xdg) {
 		/* Never a truncated path: the directory would not be the one named. */
 		if (strlen(xdg) > XDG_MAX) {
+			char q[1024];
 			gfp_snprintf(
 			    why, wn,
 			    "XDG_RUNTIME_DIR '%s' is too long for a socket path (%zu bytes, at "
 			    "most %zu): set a shorter one, or unset it for /tmp/gfpshim-%u",
-			    xdg, strlen(xdg), XDG_MAX, (unsigned)geteuid());
+			    gfp_quote(q, sizeof(q), xdg, strlen(xdg)), strlen(xdg), XDG_MAX,
+			    (unsigned)geteuid());
 			errno = ENAMETOOLONG;
 			return -1;
 		}
@@ -297,7 +301,9 @@ static void set(int fd, const char *text)
 	__atomic_add_fetch(&gfp_policy_gen, 1, __ATOMIC_ACQ_REL);
 	thread_poke_all();
 	budget_wake_waiters(); /* a raised limit: waiting requests try again now */
-	gfp_log(GFP_LOG_INFO, "gfp-ctl set %s", text);
+	char quoted[512];
+	gfp_log(GFP_LOG_INFO, "gfp-ctl set %s",
+	        gfp_quote(quoted, sizeof(quoted), text, strlen(text)));
 	reply(fd, "ok\n", 3);
 }
 
@@ -509,7 +515,8 @@ static void *listener(void *arg)
 	char *bufs = mmap(NULL, CTL_CLIENTS * each, PROT_READ | PROT_WRITE,
 	                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bufs == MAP_FAILED) {
-		gfp_log(GFP_LOG_WARNING, "ctl=1: no memory for the listener: %s", strerror(errno));
+		gfp_log(GFP_LOG_WARNING, "ctl=1: no memory for the listener: %s",
+		        gfp_strerror(errno));
 		return NULL;
 	}
 	for (int i = 0; i < CTL_CLIENTS; i++)
@@ -593,7 +600,7 @@ void ctl_start(void)
 	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
 	    chmod(sock_path, 0600) != 0 || listen(fd, 8) != 0) {
 		gfp_log(GFP_LOG_WARNING, "ctl=1: cannot listen on %s: %s", sock_path,
-		        strerror(errno));
+		        gfp_strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		goto out;
@@ -615,7 +622,7 @@ void ctl_start(void)
 	int rc = create(&t, NULL, listener, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		gfp_log(GFP_LOG_WARNING, "ctl=1: cannot start the listener: %s", strerror(rc));
+		gfp_log(GFP_LOG_WARNING, "ctl=1: cannot start the listener: %s", gfp_strerror(rc));
 		close(listen_fd);
 		listen_fd = -1;
 		unlink(sock_path);
