@@ -307,13 +307,26 @@ void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n)
 	}
 }
 
-/* The first named frame of the program, for "in FUNC" in one-line messages. */
-const char *unwind_caller(const struct gfp_frame *frames, int n)
+/* The frame that made the request, for "in FUNC" in one-line messages: the
+ * first outside libc (strdup's caller, not strdup), by its name, else as
+ * module+offset; never a named frame further up, which did not call. */
+const char *unwind_caller(const struct gfp_frame *frames, int n, char *buf, size_t size)
 {
+	const struct gfp_frame *f = n ? &frames[0] : NULL;
 	for (int i = 0; i < n; i++)
-		if (frames[i].func[0] && strcmp(frames[i].module, "libc.so.6") != 0)
-			return frames[i].func;
-	return n ? frames[0].func : "?";
+		if (strcmp(frames[i].module, "libc.so.6") != 0) {
+			f = &frames[i];
+			break;
+		}
+	if (!f)
+		return "?";
+	if (f->func[0])
+		return f->func;
+	if (f->module[0])
+		gfp_snprintf(buf, size, "%s+%#lx", f->module, (unsigned long)f->module_off);
+	else
+		gfp_snprintf(buf, size, "%p", (void *)f->ip);
+	return buf;
 }
 
 bool unwind_any_frame(const struct gfp_frame *frames, int n, const char *glob, bool module)

@@ -45,6 +45,27 @@ names_expect rule_big inj_names '' X 'sym:names_exported_big => NOFAIL'
 names_expect rule_caller inj_names '' . 'sym:names_call_hidden => NOFAIL'
 note "fail.sym, fail.reject.sym and sym: rules do not match a symbol that does not hold the frame"
 
+# A one-line warning's "in FUNC" is the frame that made the request, as
+# module+offset when it has no name: not names_exported_big, nor the named
+# names_call_hidden further up. One attempt fails, so the slow path runs.
+misuse_line() { # TAG PROG: the NOFAIL misuse warning of a 10000-byte malloc
+	GFP_RULES='size>8K => NOFAIL' inj_run "$1" 'fail.probability=1;fail.where=attempt;fail.times=1' \
+		"$INJ/$2" 10000
+	inj_ok "$1"
+	grep 'NOFAIL allocation of 10000 bytes' "$TMP/$1.log"
+}
+line=$(misuse_line misuse inj_names)
+case "$line" in
+*"(above 8192) in libinjnames.so+0x"[0-9a-f]*": large must-succeed"*) ;;
+*) inj_show misuse; fail "misuse warning: expected 'in libinjnames.so+0x...', got '$line'" ;;
+esac
+line=$(misuse_line misuse_full inj_names_full)
+case "$line" in
+*"(above 8192) in hidden_alloc: large must-succeed"*) ;;
+*) inj_show misuse_full; fail "misuse warning with .symtab: expected 'in hidden_alloc', got '$line'" ;;
+esac
+note "one-line warnings name the calling frame, or its module+offset"
+
 names_expect full inj_names_full 'fail.verbose=1' X
 expect_contains "hidden_alloc named from .symtab" "$TMP/full.log" \
 	'^ *#0 hidden_alloc\+0x[0-9a-f]+ \(libinjnames_full\.so\+0x[0-9a-f]+\)$'
