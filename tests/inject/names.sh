@@ -5,7 +5,8 @@
 # .symtab, so its static hidden_alloc, 8 KiB past the start of the exported
 # names_exported_big, has no name (libunwind 1.6 called it
 # names_exported_big+0x2019); libinjnames_full.so keeps .symtab and names it.
-# The same check on git, whose static functions read error+0x6229 before.
+# The same check on sqlite3 and git, whose static functions read
+# sqlite3ApiExit+0xd4 and error+0x6229 before.
 source "$TESTS/lib.sh"
 source "$TESTS/inject/inj.sh"
 SYMSIZE="/usr/bin/python3 $TESTS/inject/symsize.py"
@@ -74,6 +75,19 @@ n=$($SYMSIZE "$TMP/full.log" "$BUILD/tests/inject/libinjnames_full.so" "$LIBC" "
 [ "$n" -ge 4 ] || fail "only $n named frames in $TMP/full.log"
 names_expect full_sym inj_names_full 'fail.sym=hidden_alloc;fail.depth=1' X
 note "with .symtab: hidden_alloc named, $n named frames hold"
+
+# sqlite3's statics read sqlite3ApiExit+0xd4 (18 bytes) before.
+if [ -x /usr/bin/sqlite3 ]; then
+	LIBSQLITE=$(ldd /usr/bin/sqlite3 | awk '$1 ~ /^libsqlite3\.so/ {print $3}')
+	LANG=C GFP_POLICY='fail.probability=0.05;fail.seed=3;fail.verbose=1' GFP_LOG=$TMP/sqlite.log \
+		LD_PRELOAD=$SHIM timeout -k 5 30 /usr/bin/sqlite3 :memory: \
+		'create table t(a); insert into t values(1); select * from t;' >/dev/null 2>&1 </dev/null || true
+	[ "$(grep -c FAULT_INJECTION "$TMP/sqlite.log")" -ge 1 ] || fail "no injection logged for sqlite3"
+	n=$($SYMSIZE "$TMP/sqlite.log" /usr/bin/sqlite3 "$LIBSQLITE" "$LIBC") || fail "$n"
+	note "sqlite3: $n named frames of sqlite3, libsqlite3 and libc hold their address"
+else
+	note "SKIP sqlite3: not installed"
+fi
 
 GIT=$(command -v git) || { note "SKIP git: not installed"; exit 0; }
 # Failures at 5% of git init's requests: git reports them and exits.
