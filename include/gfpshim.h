@@ -8,6 +8,12 @@
  *
  * Flag values mirror the kernel's gfp bits (include/linux/gfp_types.h) so that
  * "mode:0x..." in our logs decodes like the kernel's %pGg.
+ *
+ * Languages: C89/C90 and every later C, GNU dialects included, and C++98 and
+ * every later C++, with GCC or Clang (weak symbols and asm labels are GNU C);
+ * tests/slowpath/header_std.sh builds and runs each with -Wpedantic -Werror.
+ * The inline fallbacks call only what <stdlib.h> declares in C89 (malloc,
+ * calloc, realloc), plus libc's aligned_alloc under a name of their own.
  */
 #ifndef GFPSHIM_H
 #define GFPSHIM_H
@@ -20,6 +26,13 @@ extern "C" {
 #endif
 
 typedef unsigned int gfp_t;
+
+/* C89 has no inline keyword; GCC and Clang take __inline__ in every mode. */
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define GFP_INLINE_ static inline
+#else
+#define GFP_INLINE_ static __inline__
+#endif
 
 /* Building blocks (kernel bit values). */
 #define GFP_HIGH_BIT           0x20u
@@ -74,13 +87,21 @@ extern int gfpshim_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kin
 	__attribute__((weak));
 extern int gfpshim_oom_notifier_register(gfp_oom_fn fn, void *arg) __attribute__((weak));
 
+/*
+ * libc's aligned_alloc, for gfp_aligned_alloc() without the shim. <stdlib.h>
+ * declares aligned_alloc only for C11 and C++17 (glibc: __USE_ISOC11), and a
+ * call without a declaration cuts the pointer to an int under C89/C99; the
+ * asm label binds this declaration to the same symbol in every language.
+ */
+extern void *gfpshim_libc_aligned_alloc(size_t align, size_t size) __asm__("aligned_alloc");
+
 /**
  * gfp_active() - is libgfpshim.so loaded into this process?
  *
  * Return: 1 when the shim serves this process's allocations, 0 otherwise.
  * Context: any, including signal handlers.
  */
-static inline int gfp_active(void)
+GFP_INLINE_ int gfp_active(void)
 {
 	return gfpshim_active ? gfpshim_active() : 0;
 }
@@ -96,28 +117,28 @@ static inline int gfp_active(void)
  * Return: the memory, or NULL with errno ENOMEM.
  * Context: any thread; may sleep unless the flags say NOWAIT or ATOMIC.
  */
-static inline void *gfp_malloc(size_t size, gfp_t flags)
+GFP_INLINE_ void *gfp_malloc(size_t size, gfp_t flags)
 {
 	return gfpshim_malloc ? gfpshim_malloc(size, flags) : malloc(size);
 }
 
 /** gfp_calloc() - calloc() with flags; the overflow check is calloc's. */
-static inline void *gfp_calloc(size_t nmemb, size_t size, gfp_t flags)
+GFP_INLINE_ void *gfp_calloc(size_t nmemb, size_t size, gfp_t flags)
 {
 	return gfpshim_calloc ? gfpshim_calloc(nmemb, size, flags) : calloc(nmemb, size);
 }
 
 /** gfp_realloc() - realloc() with flags; on failure the block is left intact. */
-static inline void *gfp_realloc(void *p, size_t size, gfp_t flags)
+GFP_INLINE_ void *gfp_realloc(void *p, size_t size, gfp_t flags)
 {
 	return gfpshim_realloc ? gfpshim_realloc(p, size, flags) : realloc(p, size);
 }
 
 /** gfp_aligned_alloc() - aligned_alloc() with flags. */
-static inline void *gfp_aligned_alloc(size_t align, size_t size, gfp_t flags)
+GFP_INLINE_ void *gfp_aligned_alloc(size_t align, size_t size, gfp_t flags)
 {
 	return gfpshim_aligned_alloc ? gfpshim_aligned_alloc(align, size, flags)
-				     : aligned_alloc(align, size);
+				     : gfpshim_libc_aligned_alloc(align, size);
 }
 
 /**
@@ -132,13 +153,13 @@ static inline void *gfp_aligned_alloc(size_t align, size_t size, gfp_t flags)
  * Return: the cookie for gfp_scope_pop(); 0 without the shim.
  * Context: any, including signal handlers.
  */
-static inline unsigned gfp_scope_push(gfp_t flags)
+GFP_INLINE_ unsigned gfp_scope_push(gfp_t flags)
 {
 	return gfpshim_scope_push ? gfpshim_scope_push(flags) : 0;
 }
 
 /** gfp_scope_pop() - end the scope gfp_scope_push() returned @cookie for. */
-static inline void gfp_scope_pop(unsigned cookie)
+GFP_INLINE_ void gfp_scope_pop(unsigned cookie)
 {
 	if (gfpshim_scope_pop)
 		gfpshim_scope_pop(cookie);
@@ -149,13 +170,13 @@ static inline void gfp_scope_pop(unsigned cookie)
  * Return: 0 on success (always without the shim), -1 with errno ENOMEM when
  * the flags forbid waiting for the memory.
  */
-static inline int gfp_reserve(size_t bytes, gfp_t flags)
+GFP_INLINE_ int gfp_reserve(size_t bytes, gfp_t flags)
 {
 	return gfpshim_reserve ? gfpshim_reserve(bytes, flags) : 0;
 }
 
 /** gfp_unreserve() - give back what is left of this thread's reservation. */
-static inline void gfp_unreserve(void)
+GFP_INLINE_ void gfp_unreserve(void)
 {
 	if (gfpshim_unreserve)
 		gfpshim_unreserve();
@@ -171,7 +192,7 @@ static inline void gfp_unreserve(void)
  * Context: any thread; @scan runs on an allocating thread, which may hold
  * the program's locks: it must not take locks that allocation paths hold.
  */
-static inline int gfp_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind)
+GFP_INLINE_ int gfp_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind)
 {
 	return gfpshim_shrinker_register ? gfpshim_shrinker_register(scan, arg, kind) : 0;
 }
@@ -181,16 +202,17 @@ static inline int gfp_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned 
  * @fn: frees what it can and returns the bytes freed; progress if non-zero.
  * Return: 0, or -1 when the table is full.
  */
-static inline int gfp_oom_notifier_register(gfp_oom_fn fn, void *arg)
+GFP_INLINE_ int gfp_oom_notifier_register(gfp_oom_fn fn, void *arg)
 {
 	return gfpshim_oom_notifier_register ? gfpshim_oom_notifier_register(fn, arg) : 0;
 }
 
-/* What gfp_budget_usage() fills in. */
+/* What gfp_budget_usage() fills in: bytes, as long (64 bits on the 64-bit
+ * Linux the shim runs on; long long would not be C89 or C++98). */
 struct gfp_budget_usage {
-	long long limit;    /* limit= in bytes; 0: no budget */
-	long long live;     /* usable bytes the program holds, as the budget counts them */
-	long long reserved; /* taken by reservations and not drawn yet */
+	long limit;    /* limit= in bytes; 0: no budget */
+	long live;     /* bytes the program holds, as the budget counts them */
+	long reserved; /* taken by reservations and not drawn yet */
 };
 extern int gfpshim_budget_usage(struct gfp_budget_usage *u) __attribute__((weak));
 
@@ -205,7 +227,7 @@ extern int gfpshim_budget_usage(struct gfp_budget_usage *u) __attribute__((weak)
  * Return: 0; -1 without the shim (@u is then all 0) or when @u is NULL.
  * Context: any thread; takes the shim's locks, so not a signal handler.
  */
-static inline int gfp_budget_usage(struct gfp_budget_usage *u)
+GFP_INLINE_ int gfp_budget_usage(struct gfp_budget_usage *u)
 {
 	if (gfpshim_budget_usage)
 		return gfpshim_budget_usage(u);
@@ -213,6 +235,7 @@ static inline int gfp_budget_usage(struct gfp_budget_usage *u)
 		u->limit = u->live = u->reserved = 0;
 	return -1;
 }
+#undef GFP_INLINE_
 
 #ifdef __cplusplus
 }

@@ -73,7 +73,7 @@ void canary_warn(const struct gfp_slow *s)
 		return;
 	struct gfp_frame frames[FRAMES];
 	int n = unwind_capture(frames, FRAMES);
-	char msg[MSG_MAX], mode[160];
+	char msg[MSG_MAX], mode[160], caller[96];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	uint64_t ms = (gfp_now_ns() - s->start_ns) / 1000000;
 	if (records_on()) {
@@ -89,9 +89,9 @@ void canary_warn(const struct gfp_slow *s)
 	    &b,
 	    "gfpshim: warning: %s(%d) possible memory allocation deadlock size %zu in %s "
 	    "after %u rounds, %llu.%llus (mode:%s)",
-	    program_invocation_short_name, (int)getpid(), s->req->size, unwind_caller(frames, n),
-	    s->rounds, (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100),
-	    mode);
+	    program_invocation_short_name, (int)getpid(), s->req->size,
+	    unwind_caller(frames, n, caller, sizeof(caller)), s->rounds,
+	    (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100), mode);
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);
@@ -186,7 +186,7 @@ void canary_misuse(const struct gfp_slow *s)
 	bool warn_large = large && first_time((site << 2) | 2);
 	if (!warn_nowait && !warn_large)
 		return;
-	char msg[MSG_MAX], mode[160];
+	char msg[MSG_MAX], mode[160], caller[96];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	mode_str(f, mode, sizeof(mode));
 	if (warn_nowait)
@@ -195,14 +195,14 @@ void canary_misuse(const struct gfp_slow *s)
 		    "gfpshim: warning: %s(%d): NOFAIL without direct reclaim cannot wait: "
 		    "size %zu in %s may fail (mode:%s)%s",
 		    program_invocation_short_name, (int)getpid(), s->req->size,
-		    unwind_caller(frames, n), mode, warn_large ? "\n" : "");
+		    unwind_caller(frames, n, caller, sizeof(caller)), mode, warn_large ? "\n" : "");
 	if (warn_large)
 		gfp_buf_printf(
 		    &b,
 		    "gfpshim: warning: %s(%d): NOFAIL allocation of %zu bytes (above 8192) "
 		    "in %s: large must-succeed requests can stall the process (mode:%s)",
 		    program_invocation_short_name, (int)getpid(), s->req->size,
-		    unwind_caller(frames, n), mode);
+		    unwind_caller(frames, n, caller, sizeof(caller)), mode);
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);

@@ -1,18 +1,29 @@
 /*
  * unwind.c - backtraces for warnings: libunwind walks the stack, the ELF
- * symbol table names the functions (so static functions of the program are
+ * symbol tables name the functions (so static functions of the program are
  * named too), dladdr names the module.
+ *
+ * A frame is named only by a function symbol whose size covers its address;
+ * otherwise it has no name and reads as module+offset. libunwind's own
+ * unw_get_proc_name is not used: up to 1.6 (Debian 12) it returns the
+ * nearest earlier symbol whatever its size, so a static function of a
+ * stripped object took the name of whatever exported function preceded it.
  *
  * Only on the slow path, never with a shim lock held, always with the guard
  * raised: libunwind and dladdr may allocate or take the loader's lock, and
- * what they allocate must go straight to jemalloc.
+ * what they allocate must go straight to jemalloc. The symbol tables are
+ * read with open and mmap only.
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <libunwind.h>
+#include <link.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -83,6 +94,144 @@ static void reserve_take_back(void)
 	__atomic_store_n(&reserve_busy, 0, __ATOMIC_RELEASE);
 }
 
+/* ------------------------------------------------------------------------
+ * Function names from the ELF symbol tables
+ * ---------------------------------------------------------------------- */
+
+struct window {
+	void *map;
+	size_t len;
+};
+
+/* Maps bytes [off, off + len) of the file read-only; NULL unless all of
+ * them lie in the file (a mapping past its end would fault on access). */
+static const void *window_map(int fd, uint64_t fsize, uint64_t off, uint64_t len, struct window *w)
+{
+	w->map = NULL;
+	if (len == 0 || off > fsize || len > fsize - off)
+		return NULL;
+	uint64_t start = off & ~(uint64_t)(getpagesize() - 1);
+	void *p = mmap(NULL, (size_t)(off + len - start), PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+	if (p == MAP_FAILED)
+		return NULL;
+	w->map = p;
+	w->len = (size_t)(off + len - start);
+	return (const char *)p + (off - start);
+}
+
+static void window_unmap(struct window *w)
+{
+	if (w->map)
+		munmap(w->map, w->len);
+	w->map = NULL;
+}
+
+/* The best symbol found so far: the innermost function that holds the
+ * address, the first one seen among symbols at the same address. */
+struct sym_best {
+	uint64_t addr; /* in the file's own addresses */
+	bool found;
+	uint64_t value;
+	char *name;
+	size_t size; /* of name */
+};
+
+/* Whether a symbol is a function that holds the address: a sizeless one
+ * only at its own address (as glibc's dladdr rules). */
+static bool sym_holds(const ElfW(Sym) * sym, uint64_t addr)
+{
+	if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF ||
+	    sym->st_shndx == SHN_ABS || addr < sym->st_value)
+		return false;
+	return sym->st_size ? addr - sym->st_value < sym->st_size : addr == sym->st_value;
+}
+
+/* Scans one symbol table (its section header `sh`, its string table
+ * `strsh`) for a better symbol than `b` has. */
+static void scan_table(int fd, uint64_t fsize, const ElfW(Shdr) * sh, const ElfW(Shdr) * strsh,
+                       struct sym_best *b)
+{
+	if (sh->sh_entsize != sizeof(ElfW(Sym)) || strsh->sh_type != SHT_STRTAB)
+		return;
+	struct window ws, wn;
+	const ElfW(Sym) *syms = window_map(fd, fsize, sh->sh_offset, sh->sh_size, &ws);
+	const char *names = window_map(fd, fsize, strsh->sh_offset, strsh->sh_size, &wn);
+	if (syms && names) {
+		size_t n = sh->sh_size / sizeof(ElfW(Sym));
+		for (size_t i = 0; i < n; i++) {
+			const ElfW(Sym) *sym = &syms[i];
+			if (!sym_holds(sym, b->addr) || (b->found && sym->st_value <= b->value) ||
+			    sym->st_name >= strsh->sh_size)
+				continue;
+			const char *name = names + sym->st_name;
+			size_t len = strnlen(name, strsh->sh_size - sym->st_name);
+			b->found = true;
+			b->value = sym->st_value;
+			/* A name that does not fit is no name: a glob must
+			 * never match a truncated one. */
+			if (len == strsh->sh_size - sym->st_name || len >= b->size)
+				b->name[0] = '\0';
+			else
+				memcpy(b->name, name, len + 1);
+		}
+	}
+	window_unmap(&ws);
+	window_unmap(&wn);
+}
+
+/*
+ * Names the function of the object `path` that holds `addr` (an address in
+ * the file's own terms) from its .dynsym and .symtab. `loaded` is the ELF
+ * header as loaded: a file that differs (replaced since) names nothing.
+ * Returns the symbol's address, 0 (name empty) when no symbol holds addr.
+ */
+static uint64_t elf_name(const char *path, const ElfW(Ehdr) * loaded, uint64_t addr, char *name,
+                         size_t size)
+{
+	struct sym_best b = {.addr = addr, .name = name, .size = size};
+	name[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	struct window wh = {0}, wsh = {0};
+	const ElfW(Ehdr) *eh = NULL;
+	const ElfW(Shdr) *sh = NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		eh = window_map(fd, (uint64_t)st.st_size, 0, sizeof(*eh), &wh);
+	if (eh && memcmp(eh, loaded, sizeof(*eh)) == 0 && eh->e_shentsize == sizeof(ElfW(Shdr)))
+		sh = window_map(fd, (uint64_t)st.st_size, eh->e_shoff,
+		                (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr)), &wsh);
+	for (unsigned i = 0; sh && i < eh->e_shnum; i++)
+		if ((sh[i].sh_type == SHT_DYNSYM || sh[i].sh_type == SHT_SYMTAB) &&
+		    sh[i].sh_link < eh->e_shnum)
+			scan_table(fd, (uint64_t)st.st_size, &sh[i], &sh[sh[i].sh_link], &b);
+	window_unmap(&wsh);
+	window_unmap(&wh);
+	close(fd);
+	if (!b.found || !name[0]) {
+		name[0] = '\0';
+		return 0;
+	}
+	return b.value;
+}
+
+/* The function that holds `pc` in frame `f`, from the file of its module;
+ * func_off is from `ip`, the frame's own address. */
+static void frame_name(struct gfp_frame *f, uintptr_t ip, uintptr_t pc)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+	f->func[0] = '\0';
+	if (!dladdr1((void *)pc, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !info.dli_fbase)
+		return;
+	/* The program's l_name is empty (dladdr gives argv[0] instead). */
+	const char *path = lm->l_name && lm->l_name[0] ? lm->l_name : "/proc/self/exe";
+	uint64_t start = elf_name(path, info.dli_fbase, pc - lm->l_addr, f->func, sizeof(f->func));
+	if (f->func[0])
+		f->func_off = ip - (uintptr_t)(start + lm->l_addr);
+}
+
 static int capture(struct gfp_frame *frames, int max, bool from_signal);
 
 int unwind_capture(struct gfp_frame *frames, int max)
@@ -103,11 +252,17 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 	gfp_tls.guard++;
 	bool lent = reserve_lend();
 	if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
-		bool outside = false;
+		bool outside = false, after_signal = false;
 		while (n < max && unw_step(&cursor) > 0) {
-			unw_word_t ip, off = 0;
+			unw_word_t ip;
 			if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
 				break;
+			/* A return address may lie past its call's function
+			 * (a noreturn call ends it): name the call itself,
+			 * unless a signal interrupted the frame at ip. */
+			bool sig = unw_is_signal_frame(&cursor) > 0;
+			uintptr_t pc = ip - !(sig || after_signal);
+			after_signal = sig;
 			/* Skip the shim's frames, but only the innermost ones; from
 			 * a signal handler, everything up to the signal frame. */
 			if (!outside && from_signal) {
@@ -122,10 +277,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 			struct gfp_frame *f = &frames[n++];
 			memset(f, 0, sizeof(*f));
 			f->ip = ip;
-			if (unw_get_proc_name(&cursor, f->func, sizeof(f->func), &off) == 0)
-				f->func_off = off;
-			else
-				f->func[0] = '\0';
+			frame_name(f, ip, pc);
 			uintptr_t moff;
 			const char *name = site_module(ip, &moff);
 			if (name) {
@@ -155,13 +307,26 @@ void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n)
 	}
 }
 
-/* The first named frame of the program, for "in FUNC" in one-line messages. */
-const char *unwind_caller(const struct gfp_frame *frames, int n)
+/* The frame that made the request, for "in FUNC" in one-line messages: the
+ * first outside libc (strdup's caller, not strdup), by its name, else as
+ * module+offset; never a named frame further up, which did not call. */
+const char *unwind_caller(const struct gfp_frame *frames, int n, char *buf, size_t size)
 {
+	const struct gfp_frame *f = n ? &frames[0] : NULL;
 	for (int i = 0; i < n; i++)
-		if (frames[i].func[0] && strcmp(frames[i].module, "libc.so.6") != 0)
-			return frames[i].func;
-	return n ? frames[0].func : "?";
+		if (strcmp(frames[i].module, "libc.so.6") != 0) {
+			f = &frames[i];
+			break;
+		}
+	if (!f)
+		return "?";
+	if (f->func[0])
+		return f->func;
+	if (f->module[0])
+		gfp_snprintf(buf, size, "%s+%#lx", f->module, (unsigned long)f->module_off);
+	else
+		gfp_snprintf(buf, size, "%p", (void *)f->ip);
+	return buf;
 }
 
 bool unwind_any_frame(const struct gfp_frame *frames, int n, const char *glob, bool module)
