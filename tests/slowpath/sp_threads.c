@@ -32,7 +32,7 @@ static int nblk;
  * own internal allocations (each thread's cache stacks, which no thread
  * counter sees), with the caller's cache flushed; threads that still run
  * flush theirs before they park (flush_cache). */
-static long long je_allocated(void)
+static long je_allocated(void)
 {
 	uint64_t epoch = 1;
 	size_t sz = sizeof(epoch), allocated = 0, internal = 0, asz = sizeof(allocated);
@@ -42,7 +42,7 @@ static long long je_allocated(void)
 	    mallctl("stats.arenas." STRINGIFY(MALLCTL_ARENAS_ALL) ".internal", &internal, &asz,
 	            NULL, 0) != 0)
 		sp_die("mallctl stats.allocated failed\n");
-	return (long long)allocated - (long long)internal;
+	return (long)allocated - (long)internal;
 }
 
 static void flush_cache(void)
@@ -56,11 +56,11 @@ static int check_equal(const char *when)
 	struct gfp_budget_usage u;
 	if (gfp_budget_usage(&u) != 0 || u.limit == 0)
 		sp_die("no budget: run under the shim with limit=\n");
-	long long je = je_allocated();
+	long je = je_allocated();
 	gfp_budget_usage(&u);
-	sp_out(1, "budget %s: live %lld jemalloc %lld limit %lld\n", when, u.live, je, u.limit);
+	sp_out(1, "budget %s: live %ld jemalloc %ld limit %ld\n", when, u.live, je, u.limit);
 	if (u.live != je) {
-		sp_out(2, "sp: budget %s: live %lld != jemalloc %lld (off by %lld)\n", when, u.live,
+		sp_out(2, "sp: budget %s: live %ld != jemalloc %ld (off by %ld)\n", when, u.live,
 		       je, u.live - je);
 		return 1;
 	}
@@ -279,14 +279,14 @@ static int case_usage(const char *expect)
 	struct gfp_budget_usage u = {-1, -1, -1};
 	int bad = gfp_budget_usage(NULL) != -1;
 	int rc = gfp_budget_usage(&u);
-	sp_out(1, "usage: rc %d limit %lld live %lld reserved %lld\n", rc, u.limit, u.live,
+	sp_out(1, "usage: rc %d limit %ld live %ld reserved %ld\n", rc, u.limit, u.live,
 	       u.reserved);
 	if (strcmp(expect, "none") == 0)
 		bad |= rc != -1 || u.limit || u.live || u.reserved;
 	else if (strcmp(expect, "idle") == 0)
 		bad |= rc != 0 || u.limit || u.live || u.reserved;
 	else
-		bad |= rc != 0 || u.limit != atoll(expect) || u.live <= 0 || u.reserved != 0;
+		bad |= rc != 0 || u.limit != atol(expect) || u.live <= 0 || u.reserved != 0;
 	return bad;
 }
 
