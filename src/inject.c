@@ -8,7 +8,6 @@
  * never NOFAIL at entry, and with fail.ignore_wait nothing that may sleep.
  * Every injection is recorded (GFP_RECORD) before the failing call returns.
  */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <pthread.h>
@@ -173,7 +172,7 @@ uint64_t inject_seed_rng(void)
 static bool thread_matches(void)
 {
 	char name[16];
-	return fnmatch(gfp_policy.fail_thread.v, thread_name(name), 0) == 0;
+	return glob_match(gfp_policy.fail_thread.v, thread_name(name));
 }
 
 static bool stack_ok(const struct gfp_frame *f, int n)

@@ -108,6 +108,13 @@ size_t gfp_flags_name(gfp_t flags, char *buf, size_t n);
 int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, size_t *badlen);
 
 /* ------------------------------------------------------------------------
+ * glob.c - the shell patterns of fail.sym/lib/thread and GFP_RULES.
+ * ---------------------------------------------------------------------- */
+/* fnmatch(pattern, string, 0) in the C locale, byte by byte; never
+ * allocates, any context may call it. */
+bool glob_match(const char *pattern, const char *string);
+
+/* ------------------------------------------------------------------------
  * config.c - the policy, parsed from GFP_POLICY / GFP_POLICY_FILE.
  * ---------------------------------------------------------------------- */
 enum gfp_key_type {

@@ -23,7 +23,6 @@
  * path.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -269,7 +268,7 @@ static uint64_t path_mask(int n, uintptr_t lib_ip)
 		for (int k = 0; k < rules[i].nm && ok; k++) {
 			const struct matcher *m = &rules[i].m[k];
 			if (m->kind == M_LIB) {
-				ok = fnmatch(m->glob, lib, 0) == 0;
+				ok = glob_match(m->glob, lib);
 			} else if (m->kind == M_SYM) {
 				ok = unwind_any_frame(frames, nf, m->glob, false);
 			}
@@ -326,7 +325,7 @@ gfp_t rules_flags(const struct gfp_req *req)
 			case M_THREAD:
 				/* Read when a rule needs it, which is only when the
 				 * context matters: a rename is seen by the next one. */
-				ok = fnmatch(m->glob, name[0] ? name : thread_name(name), 0) == 0;
+				ok = glob_match(m->glob, name[0] ? name : thread_name(name));
 				break;
 			default:
 				break;
