@@ -827,6 +827,9 @@ struct gfp_ipcache {
 uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key); /* 0: absent */
 /* false when the key's neighbourhood is full (the value is then not kept) */
 bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
+/* The cached value, or compute(arg) (under the guard, never 0) kept for next time. */
+uint64_t ipcache_lookup(struct gfp_ipcache *c, uint64_t key, uint64_t (*compute)(const void *arg),
+                        const void *arg);
 int site_ips(uintptr_t *ips, int max);
 uint64_t site_id(const uintptr_t *ips, int n);
 uint64_t site_of_caller(void);

@@ -253,10 +253,17 @@ static const char *module_of(uintptr_t ip)
 	return *name ? name : program_invocation_short_name;
 }
 
+struct path {
+	int n;            /* frames to name, for sym: */
+	uintptr_t lib_ip; /* the frame whose module lib: looks at */
+};
+
 /* The path matchers of every rule, as a mask: bit i set when rule i has no
  * path matcher or all of them match. */
-static uint64_t path_mask(int n, uintptr_t lib_ip)
+static uint64_t path_mask(const void *arg)
 {
+	int n = ((const struct path *)arg)->n;
+	uintptr_t lib_ip = ((const struct path *)arg)->lib_ip;
 	struct gfp_frame frames[32];
 	int nf = 0;
 	if (need_sym)
@@ -294,14 +301,8 @@ static uint64_t site_mask(const struct gfp_req *req)
 		lib_ip = site_outside_libc(req->caller);
 		key = site_key(&lib_ip, 1);
 	}
-	uint64_t mask = ipcache_get(&cache, key);
-	if (!mask) {
-		gfp_tls.guard++;
-		mask = path_mask(n, lib_ip);
-		gfp_tls.guard--;
-		ipcache_put(&cache, key, mask);
-	}
-	return mask;
+	struct path path = {n, lib_ip};
+	return ipcache_lookup(&cache, key, path_mask, &path);
 }
 
 /* The flags of the first rule that matches `req`, or 0. */
