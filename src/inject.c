@@ -8,7 +8,6 @@
  * never NOFAIL at entry, and with fail.ignore_wait nothing that may sleep.
  * Every injection is recorded (GFP_RECORD) before the failing call returns.
  */
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <pthread.h>
@@ -33,6 +32,8 @@ static uint64_t interval_count;         /* atomic */
 static uint64_t site_wanted, site_hits; /* site_hits atomic */
 static bool fired;                      /* atomic: for fail.persist */
 static bool stack_filter;
+static uint64_t filter_epoch; /* atomic: one more at each inject_init */
+static struct gfp_ipcache filter_cache;
 
 static uint64_t splitmix(uint64_t x)
 {
@@ -139,6 +140,7 @@ void inject_init(void)
 	__atomic_store_n(&fired, false, __ATOMIC_RELAXED);
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
 	               p->fail_reject_lib.v[0];
+	__atomic_add_fetch(&filter_epoch, 1, __ATOMIC_RELAXED);
 	/* Only a probability (and a seed, where, verbose, stack filters): the
 	 * fast path decides by itself whether a call is a candidate. */
 	gfp_inject_simple = p->fail_probability > 0 && !count_sites && !p->fail_nth &&
@@ -173,7 +175,13 @@ uint64_t inject_seed_rng(void)
 static bool thread_matches(void)
 {
 	char name[16];
-	return fnmatch(gfp_policy.fail_thread.v, thread_name(name), 0) == 0;
+	return glob_match(gfp_policy.fail_thread.v, thread_name(name));
+}
+
+/* fail.depth, as far as the shim looks (32 frames). */
+static int fail_depth(void)
+{
+	return (int)gfp_policy.fail_depth < 32 ? (int)gfp_policy.fail_depth : 32;
 }
 
 static bool stack_ok(const struct gfp_frame *f, int n)
@@ -190,13 +198,36 @@ static bool stack_ok(const struct gfp_frame *f, int n)
 	return true;
 }
 
+/* The stack filter, decided once per call path (the first fail.depth frames
+ * outside the shim, as their return addresses) and cached, as GFP_RULES'
+ * sym: rules are: naming the frames costs tens of microseconds, an unwind
+ * of return addresses and a cache look-up about one. The key carries the
+ * policy's epoch: after a gfp-ctl set the old answers are not looked at. */
+static uint64_t filter_compute(const void *arg)
+{
+	(void)arg;
+	struct gfp_frame frames[32];
+	int n = unwind_capture(frames, fail_depth());
+	return stack_ok(frames, n) ? 2 : 1;
+}
+
+static bool filter_passes(void)
+{
+	uintptr_t ips[32];
+	int n = site_ips(ips, fail_depth());
+	/* site_key is odd and the epoch's part even: never 0. */
+	uint64_t key = site_key(ips, n) +
+	               __atomic_load_n(&filter_epoch, __ATOMIC_RELAXED) * 0x9e3779b97f4a7c16ULL;
+	return ipcache_lookup(&filter_cache, key, filter_compute, NULL) == 2;
+}
+
 /* A place to set a breakpoint: every injection passes here. */
 __attribute__((noinline)) void gfp_inject_fired(const struct gfp_req *req)
 {
 	__asm__ volatile("" : : "r"(req) : "memory");
 }
 
-static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
+static bool fire(struct gfp_req *req)
 {
 	/* atomic_dec_not_zero(&attr->times): counts down, never vetoes (a fail
 	 * of fail-nth happens whatever times says). */
@@ -210,12 +241,8 @@ static bool fire(struct gfp_req *req, struct gfp_frame *frames, int n)
 	gfp_inject_fired(req);
 	if (!records_on() && !gfp_policy.fail_verbose)
 		return true; /* nobody looks: no backtrace to take */
-	struct gfp_frame own[32];
-	if (!frames) {
-		frames = own;
-		n = unwind_capture(own, (int)gfp_policy.fail_depth < 32 ? (int)gfp_policy.fail_depth
-		                                                        : 32);
-	}
+	struct gfp_frame frames[32];
+	int n = unwind_capture(frames, fail_depth());
 	if (!req->site)
 		req->site = site_of_caller();
 	record_event("injection", req, frames, n, NULL);
@@ -262,15 +289,9 @@ bool inject_simple_fire(struct gfp_req *req)
 		gfp_tls.inject_left = 1;
 		return false;
 	}
-	if (stack_filter) {
-		struct gfp_frame frames[32];
-		int n = unwind_capture(
-		    frames, (int)gfp_policy.fail_depth < 32 ? (int)gfp_policy.fail_depth : 32);
-		if (!stack_ok(frames, n))
-			return false;
-		return fire(req, frames, n);
-	}
-	return fire(req, NULL, 0);
+	if (stack_filter && !filter_passes())
+		return false;
+	return fire(req);
 }
 
 /* Calls up to and including the next one to fail: a draw per call with
@@ -337,9 +358,9 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	}
 
 	if (p->fail_persist && __atomic_load_n(&fired, __ATOMIC_RELAXED))
-		return fire(req, NULL, 0);
+		return fire(req);
 	if (p->fail_nth) /* exclusive, and once, as /proc/<pid>/fail-nth counts down */
-		return first && req->call == (uint64_t)p->fail_nth ? fire(req, NULL, 0) : false;
+		return first && req->call == (uint64_t)p->fail_nth ? fire(req) : false;
 	if (p->fail_site.v[0]) {
 		if (!first)
 			return false;
@@ -348,7 +369,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		if (req->site != site_wanted)
 			return false;
 		uint64_t hit = __atomic_add_fetch(&site_hits, 1, __ATOMIC_RELAXED);
-		return hit == (uint64_t)p->fail_site_hit ? fire(req, NULL, 0) : false;
+		return hit == (uint64_t)p->fail_site_hit ? fire(req) : false;
 	}
 	if (p->fail_probability <= 0)
 		return false;
@@ -368,14 +389,9 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		return false;
 	if (draw() >= p->fail_probability)
 		return false;
-	if (stack_filter) {
-		struct gfp_frame frames[32];
-		int n = unwind_capture(frames, (int)p->fail_depth < 32 ? (int)p->fail_depth : 32);
-		if (!stack_ok(frames, n))
-			return false;
-		return fire(req, frames, n);
-	}
-	return fire(req, NULL, 0);
+	if (stack_filter && !filter_passes())
+		return false;
+	return fire(req);
 }
 
 void inject_atfork_child(void)

@@ -117,6 +117,13 @@ size_t gfp_flags_name(gfp_t flags, char *buf, size_t n);
 int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, size_t *badlen);
 
 /* ------------------------------------------------------------------------
+ * glob.c - the shell patterns of fail.sym/lib/thread and GFP_RULES.
+ * ---------------------------------------------------------------------- */
+/* fnmatch(pattern, string, 0) in the C locale, byte by byte; never
+ * allocates, any context may call it. */
+bool glob_match(const char *pattern, const char *string);
+
+/* ------------------------------------------------------------------------
  * config.c - the policy, parsed from GFP_POLICY / GFP_POLICY_FILE.
  * ---------------------------------------------------------------------- */
 enum gfp_key_type {
@@ -857,6 +864,9 @@ struct gfp_ipcache {
 uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key); /* 0: absent */
 /* false when the key's neighbourhood is full (the value is then not kept) */
 bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
+/* The cached value, or compute(arg) (under the guard, never 0) kept for next time. */
+uint64_t ipcache_lookup(struct gfp_ipcache *c, uint64_t key, uint64_t (*compute)(const void *arg),
+                        const void *arg);
 int site_ips(uintptr_t *ips, int max);
 uint64_t site_id(const uintptr_t *ips, int n);
 uint64_t site_of_caller(void);

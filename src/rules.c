@@ -23,7 +23,6 @@
  * path.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -256,10 +255,17 @@ static const char *module_of(uintptr_t ip)
 	return *name ? name : program_invocation_short_name;
 }
 
+struct path {
+	int n;            /* frames to name, for sym: */
+	uintptr_t lib_ip; /* the frame whose module lib: looks at */
+};
+
 /* The path matchers of every rule, as a mask: bit i set when rule i has no
  * path matcher or all of them match. */
-static uint64_t path_mask(int n, uintptr_t lib_ip)
+static uint64_t path_mask(const void *arg)
 {
+	int n = ((const struct path *)arg)->n;
+	uintptr_t lib_ip = ((const struct path *)arg)->lib_ip;
 	struct gfp_frame frames[32];
 	int nf = 0;
 	if (need_sym)
@@ -271,7 +277,7 @@ static uint64_t path_mask(int n, uintptr_t lib_ip)
 		for (int k = 0; k < rules[i].nm && ok; k++) {
 			const struct matcher *m = &rules[i].m[k];
 			if (m->kind == M_LIB) {
-				ok = fnmatch(m->glob, lib, 0) == 0;
+				ok = glob_match(m->glob, lib);
 			} else if (m->kind == M_SYM) {
 				ok = unwind_any_frame(frames, nf, m->glob, false);
 			}
@@ -297,14 +303,8 @@ static uint64_t site_mask(const struct gfp_req *req)
 		lib_ip = site_outside_libc(req->caller);
 		key = site_key(&lib_ip, 1);
 	}
-	uint64_t mask = ipcache_get(&cache, key);
-	if (!mask) {
-		gfp_tls.guard++;
-		mask = path_mask(n, lib_ip);
-		gfp_tls.guard--;
-		ipcache_put(&cache, key, mask);
-	}
-	return mask;
+	struct path path = {n, lib_ip};
+	return ipcache_lookup(&cache, key, path_mask, &path);
 }
 
 /* The flags of the first rule that matches `req`, or 0. */
@@ -328,7 +328,7 @@ gfp_t rules_flags(const struct gfp_req *req)
 			case M_THREAD:
 				/* Read when a rule needs it, which is only when the
 				 * context matters: a rename is seen by the next one. */
-				ok = fnmatch(m->glob, name[0] ? name : thread_name(name), 0) == 0;
+				ok = glob_match(m->glob, name[0] ? name : thread_name(name));
 				break;
 			default:
 				break;

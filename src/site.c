@@ -181,6 +181,25 @@ bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value)
 	return kept;
 }
 
+/* The value for `key`, from the cache or, on a miss, from compute(arg),
+ * which runs with the guard raised (it may unwind, name frames or take the
+ * loader's lock, and what those allocate must go straight to jemalloc) and
+ * never returns 0; the answer is kept for the next call with that key. One
+ * piece of code for every answer decided once per call path: site ids,
+ * GFP_RULES' masks, the fail.* stack filter. */
+uint64_t ipcache_lookup(struct gfp_ipcache *c, uint64_t key, uint64_t (*compute)(const void *arg),
+                        const void *arg)
+{
+	uint64_t value = ipcache_get(c, key);
+	if (!value) {
+		gfp_tls.guard++;
+		value = compute(arg);
+		gfp_tls.guard--;
+		ipcache_put(c, key, value);
+	}
+	return value;
+}
+
 /* The child has one thread: a lock another thread held at fork is free. */
 void site_atfork_child(void)
 {
@@ -189,15 +208,22 @@ void site_atfork_child(void)
 
 static struct gfp_ipcache ids;
 
+struct frames {
+	const uintptr_t *ips;
+	int n;
+};
+
+static uint64_t compute_id(const void *arg)
+{
+	const struct frames *f = arg;
+	uint64_t id = hash_frames(f->ips, f->n);
+	return id | (id == 0); /* 0 means absent */
+}
+
 uint64_t site_id(const uintptr_t *ips, int n)
 {
-	uint64_t key = site_key(ips, n), id = ipcache_get(&ids, key);
-	if (!id) {
-		id = hash_frames(ips, n);
-		id |= id == 0; /* 0 means absent */
-		ipcache_put(&ids, key, id);
-	}
-	return id;
+	struct frames f = {ips, n};
+	return ipcache_lookup(&ids, site_key(ips, n), compute_id, &f);
 }
 
 uint64_t site_of_caller(void)

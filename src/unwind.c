@@ -17,7 +17,6 @@
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <libunwind.h>
 #include <link.h>
 #include <string.h>
@@ -333,7 +332,7 @@ bool unwind_any_frame(const struct gfp_frame *frames, int n, const char *glob, b
 {
 	for (int i = 0; i < n; i++) {
 		const char *s = module ? frames[i].module : frames[i].func;
-		if (*s && fnmatch(glob, s, 0) == 0)
+		if (*s && glob_match(glob, s))
 			return true;
 	}
 	return false;

@@ -16,6 +16,18 @@ need_prog() {
 	done
 }
 
+# need_c_utf8: skip unless the C.UTF-8 locale is there.
+need_c_utf8() {
+	locale -a 2>/dev/null | grep -qix 'c\.utf-\?8' || skip "no C.UTF-8 locale"
+}
+
+# git_repo DIR: a new git repository with one commit, its subject not ASCII.
+git_repo() {
+	need_prog git
+	git init -q "$1" && git -C "$1" -c user.name=t -c user.email=t@t \
+		commit -q --allow-empty -m $'caf\303\251 first' || fail "cannot make a git repository in $1"
+}
+
 # run_shim ENV... -- CMD...: runs CMD with the shim preloaded.
 run_shim() { env LD_PRELOAD="$SHIM" "$@"; }
 
