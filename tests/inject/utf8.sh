@@ -35,10 +35,13 @@ quiet() {
 	expect_records "$1" injection 0
 }
 
+# Not fail.reject.sym=*: it rejects a call only when one of its frames has a
+# name, and python3's first frames are static functions with none (a frame
+# is named only inside its symbol's size).
 PROGS=(git python3)
 for loc in C.UTF-8 C; do
 	for filter in 'fail.sym=nonexistent_zz' 'fail.lib=nonexistent_zz' \
-		'fail.reject.sym=*' 'fail.reject.lib=*' 'fail.thread=nomatch*' \
+		'fail.reject.lib=*' 'fail.thread=nomatch*' \
 		'fail.sym=[[:upper:]]zz[!a-z]\q*'; do
 		policy="fail.probability=1;$filter;fail.times=1"
 		tag=$(echo "$loc-$filter" | tr -c 'A-Za-z0-9-' _)
