@@ -338,6 +338,22 @@ static int open_append(struct gfp_dest *d, const char *path, const char *q, char
 		             gfp_strerror(errno));
 		return -1;
 	}
+	/* O_NOFOLLOW sees symlinks only: a hard link to a file someone else
+	 * owns, or a file planted for root, is as bad. */
+	if (S_ISREG(st.st_mode) && (st.st_nlink > 1 || (geteuid() == 0 && st.st_uid != 0))) {
+		if (st.st_nlink > 1)
+			gfp_snprintf(err, errlen,
+			             "%s: '%s' has %lu hard links: appending would write to every "
+			             "one of them (give a file of its own, fd:N or stderr)",
+			             d->var, q, (unsigned long)st.st_nlink);
+		else
+			gfp_snprintf(err, errlen,
+			             "%s: '%s' belongs to uid %u, and root does not append to "
+			             "another user's file (remove it, or give fd:N or stderr)",
+			             d->var, q, (unsigned)st.st_uid);
+		close(fd);
+		return -1;
+	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	keep(d, fd, &st, path);
 	return 0;

@@ -48,6 +48,26 @@ for var in GFP_LOG GFP_RECORD; do
 	victim_intact "$var"
 done
 
+# A hard link at a log or record path (O_NOFOLLOW does not see one) is
+# refused too, and so is, for root, a file another user planted there.
+for var in GFP_LOG GFP_RECORD; do
+	victim
+	ln -f "$TMP/victim" "$TMP/$var.hard"
+	run 125 "${var}_hard" "$var=$TMP/$var.hard" GFP_POLICY="$INJECT" -- "$PROG" mp
+	expect_contains "$var=hard link" "$TMP/${var}_hard.err" \
+		"^gfpshim: error: $var: '$TMP/$var.hard' has 2 hard links"
+	victim_intact "$var"
+	rm -f "$TMP/$var.hard"
+	if [ "$(id -u)" = 0 ]; then
+		: >"$TMP/$var.planted"
+		chown 65534 "$TMP/$var.planted"
+		run 125 "${var}_planted" "$var=$TMP/$var.planted" GFP_POLICY="$INJECT" -- "$PROG" mp
+		expect_contains "$var=planted" "$TMP/${var}_planted.err" \
+			"^gfpshim: error: $var: '$TMP/$var.planted' belongs to uid 65534"
+		[ ! -s "$TMP/$var.planted" ] || fail "$var: wrote to a file uid 65534 planted"
+	fi
+done
+
 # Files the shim creates are 0600 (umask 022 would give 0644).
 run 0 modes GFP_LOG="$TMP/new.log" GFP_RECORD="$TMP/new.rec" GFP_REPORT="$TMP/new.json" \
 	GFP_POLICY="$INJECT" -- "$PROG" mp
