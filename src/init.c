@@ -37,6 +37,11 @@ static int config_errors;
 
 extern char **environ;
 
+bool gfp_config_strict(void)
+{
+	return strict;
+}
+
 static void report_error(const char *msg)
 {
 	gfp_log(strict ? GFP_LOG_ERROR : GFP_LOG_WARNING, "%s%s", msg,

@@ -283,6 +283,8 @@ extern bool gfp_secure;
 /* True once the configuration is read; before that every call is passed
  * through untouched (ld.so, libstdc++'s emergency pool). */
 bool gfp_init(void);
+/* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
+bool gfp_config_strict(void);
 void gfp_fini(void);
 /* The hot entry points may go straight to jemalloc for good. */
 bool gfp_route_direct_alloc(void);
