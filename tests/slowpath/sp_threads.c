@@ -147,7 +147,7 @@ static void *ring[RING];
 static unsigned head, tail;
 static pthread_mutex_t rlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t rcond = PTHREAD_COND_INITIALIZER;
-static pthread_barrier_t round_start, round_end;
+static pthread_barrier_t round_start, round_end, round_checked;
 static int produced_left, consumed_left;
 static unsigned long long sum_in, sum_out;
 
@@ -178,6 +178,7 @@ static void *producer(void *arg)
 		}
 		flush_cache();
 		pthread_barrier_wait(&round_end);
+		pthread_barrier_wait(&round_checked); /* quiet until main has looked */
 	}
 	return NULL;
 }
@@ -204,6 +205,7 @@ static void *consumer(void *arg)
 		}
 		flush_cache();
 		pthread_barrier_wait(&round_end);
+		pthread_barrier_wait(&round_checked); /* quiet until main has looked */
 	}
 	return NULL;
 }
@@ -214,6 +216,7 @@ static int case_pool(void)
 	pthread_t t[NPROD + NCONS];
 	pthread_barrier_init(&round_start, NULL, NPROD + NCONS + 1);
 	pthread_barrier_init(&round_end, NULL, NPROD + NCONS + 1);
+	pthread_barrier_init(&round_checked, NULL, NPROD + NCONS + 1);
 	for (int i = 0; i < NPROD; i++)
 		pthread_create(&t[i], NULL, producer, (void *)(uintptr_t)(i + 1));
 	for (int i = 0; i < NCONS; i++)
@@ -228,6 +231,7 @@ static int case_pool(void)
 		char when[32];
 		snprintf(when, sizeof(when), "round %d", r);
 		bad |= check_equal(when);
+		pthread_barrier_wait(&round_checked);
 	}
 	for (int i = 0; i < NPROD + NCONS; i++)
 		pthread_join(t[i], NULL);

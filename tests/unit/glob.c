@@ -177,13 +177,18 @@ static unsigned next(unsigned bound)
 }
 
 /* glob_match must not allocate: this test's malloc counts, glibc's serves
- * (exported: the build hides symbols by default). */
-#define EXPORT __attribute__((visibility("default")))
+ * (exported: the build hides symbols by default). Not under AddressSanitizer,
+ * whose runtime owns malloc and must initialise before any call to it. */
+static bool counting;
+static size_t allocs;
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNTS_ALLOCATIONS 0
+#else
+#define COUNTS_ALLOCATIONS 1
+#define EXPORT             __attribute__((visibility("default")))
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
-static bool counting;
-static size_t allocs;
 
 EXPORT void *malloc(size_t n)
 {
@@ -202,6 +207,7 @@ EXPORT void *realloc(void *p, size_t n)
 	allocs += counting;
 	return __libc_realloc(p, n);
 }
+#endif
 
 int main(void)
 {
@@ -267,6 +273,10 @@ int main(void)
 	memset(pat + strlen(pat), '*', 1500);
 	memset(name + strlen(name), 'x', 1500);
 	CHECK(setlocale(LC_ALL, "C.UTF-8") != NULL);
+	if (!COUNTS_ALLOCATIONS) {
+		fprintf(stderr, "allocations not counted under AddressSanitizer\n");
+		return CHECK_DONE();
+	}
 	counting = true;
 	bool hit = fnmatch(pat, name, 0) == 0;
 	size_t by_fnmatch = allocs;
