@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h> /* rename(2) only: no stdio */
 #include <string.h>
@@ -216,9 +217,13 @@ static int dest_fd(struct gfp_dest *d)
 }
 
 /* write_all with SIGPIPE blocked: a pipe without a reader gives EPIPE and
- * the signal it raised is taken back, unless one was pending already. */
+ * the signal it raised is taken back, unless one was pending already. And
+ * with cancellation disabled: write(2) is a cancellation point, malloc is
+ * none, and a record must not be cut off half-written. */
 static bool write_nosigpipe(int fd, const char *p, size_t n)
 {
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	sigset_t pipe, old;
 	sigemptyset(&pipe);
 	sigaddset(&pipe, SIGPIPE);
@@ -235,6 +240,7 @@ static bool write_nosigpipe(int fd, const char *p, size_t n)
 		sigtimedwait(&pipe, NULL, &zero);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_setcancelstate(cancel_state, NULL);
 	errno = err;
 	return ok;
 }

@@ -54,7 +54,17 @@ _Static_assert(GFP_SITE_TABLE_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry m
 bool gfp_profile_on;
 
 static uintptr_t site_addr[MAX_SITES]; /* the address that names each site */
-static unsigned nsites;                /* atomic */
+/* Where each site lies, taken when it is first seen: a library unloaded
+ * since (dlclose) is still named in the report. Modules are interned
+ * (site_mod indexes mod_name, 0: unknown). Under lock. */
+#define MAX_MODULES 256
+static char mod_name[MAX_MODULES][64];
+static unsigned nmods;
+static struct {
+	uint16_t mod;
+	uintptr_t off;
+} site_where[MAX_SITES];
+static unsigned nsites; /* atomic */
 static struct gfp_ipcache index_of;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_site_counts dead[MAX_SITES]; /* exited threads, under lock */
@@ -88,6 +98,19 @@ void profile_init(void)
  * Sites
  * ---------------------------------------------------------------------- */
 
+/* Under lock: the index of a module's name, 0 when the table is full. */
+static uint16_t module_intern(const char *name)
+{
+	for (unsigned i = 1; i <= nmods; i++)
+		if (strncmp(mod_name[i], name, sizeof(mod_name[i]) - 1) == 0)
+			return (uint16_t)i;
+	if (nmods + 1 >= MAX_MODULES)
+		return 0;
+	nmods++;
+	gfp_snprintf(mod_name[nmods], sizeof(mod_name[nmods]), "%s", name);
+	return (uint16_t)nmods;
+}
+
 static unsigned site_index_slow(const struct gfp_req *req);
 
 /* The thread's last site (gfp_tls.site) is the one loops allocate from;
@@ -120,6 +143,14 @@ static unsigned site_index_slow(const struct gfp_req *req)
 	unsigned idx = (unsigned)ipcache_get(&index_of, key);
 	if (idx)
 		return idx;
+	/* dladdr before the lock: it takes the loader's, which a thread in
+	 * dlopen holds while it allocates. */
+	uintptr_t off = addr;
+	gfp_tls.guard++;
+	const char *mod = site_module(addr, &off);
+	gfp_tls.guard--;
+	if (mod && !*mod)
+		mod = program_invocation_short_name;
 	gfp_lock(&lock);
 	idx = (unsigned)ipcache_get(&index_of, key);
 	/* A site the cache could not keep is looked for in the table itself,
@@ -130,6 +161,8 @@ static unsigned site_index_slow(const struct gfp_req *req)
 	if (!idx && nsites + 1 < MAX_SITES) {
 		idx = nsites + 1;
 		site_addr[idx] = addr;
+		site_where[idx].mod = mod ? module_intern(mod) : 0;
+		site_where[idx].off = off;
 		__atomic_store_n(&nsites, idx, __ATOMIC_RELEASE);
 		ipcache_put(&index_of, key, idx);
 	}
@@ -641,18 +674,21 @@ void profile_report(struct gfp_buf *b)
 	for (unsigned r = 0; r < nr; r++) {
 		const struct gfp_site_counts *c = &rows[r].c;
 		uintptr_t ip = site_addr[rows[r].idx];
-		uintptr_t off = ip;
-		const char *mod = site_module(ip, &off);
-		if (!mod)
-			mod = "?";
-		else if (!*mod)
-			mod = program_invocation_short_name;
+		uintptr_t off = site_where[rows[r].idx].off, now_off = ip;
+		const char *mod = mod_name[site_where[rows[r].idx].mod];
+		const char *now = site_module(ip, &now_off);
+		if (now && !*now)
+			now = program_invocation_short_name;
+		if (!*mod) /* too many modules to keep: where it is now */
+			mod = now ? now : "?", off = now_off;
 		/* Exported names only; gfp-report names the rest from the
-		 * module's symbol tables and debug information. */
+		 * module's symbol tables and debug information. Not when the
+		 * site's module is gone (another may lie there now). */
 		const char *sym = "";
 		uintptr_t symoff = 0;
 		Dl_info info;
-		if (dladdr((void *)ip, &info) && info.dli_sname) {
+		if (now && strncmp(now, mod, sizeof(mod_name[0]) - 1) == 0 && now_off == off &&
+		    dladdr((void *)ip, &info) && info.dli_sname) {
 			sym = info.dli_sname;
 			symoff = ip - (uintptr_t)info.dli_saddr;
 		}

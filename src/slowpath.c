@@ -8,6 +8,7 @@
  * hold a shim lock across a shrinker, a wait or an unwind.
  */
 #include <errno.h>
+#include <pthread.h>
 
 #include "fastpath.h"
 
@@ -119,10 +120,17 @@ static enum retry slow_should_retry(struct gfp_slow *s, bool progress, const cha
 
 static void *slowpath(struct gfp_req *req, struct gfp_slow *sp);
 
+/* malloc is no cancellation point (POSIX), but the slow path waits on a
+ * condition variable and writes its warnings, which are: a thread
+ * cancelled there would unwind out of malloc with the wait lock held and
+ * the guard raised. So cancellation waits until the request is decided. */
 void *gfp_slowpath(struct gfp_req *req)
 {
 	struct gfp_slow s = {.req = req, .start_ns = gfp_now_ns()};
+	int cancel_state;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	void *p = slowpath(req, &s);
+	pthread_setcancelstate(cancel_state, NULL);
 	if (gfp_profile_on && s.rounds)
 		profile_slow(req, s.rounds, gfp_now_ns() - s.start_ns);
 	return p;

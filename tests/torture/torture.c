@@ -378,7 +378,6 @@ static void ledger_check(void)
  * ---------------------------------------------------------------------- */
 
 static int (*je_mallctl)(const char *, void *, size_t *, void *, size_t);
-static long long (*budget_live_fn)(void); /* gfpshim_budget_live, once the shim has it */
 static long long limit_b, min_free_b, batch_b;
 static unsigned probes;
 static long long last_off; /* the last check's distance from the watermark */
@@ -420,7 +419,6 @@ static long long je_allocated(void)
 static void budget_setup(void)
 {
 	*(void **)&je_mallctl = dlsym(RTLD_DEFAULT, "mallctl");
-	*(void **)&budget_live_fn = dlsym(RTLD_DEFAULT, "gfpshim_budget_live");
 	const char *l = getenv("TORTURE_LIMIT");
 	if (!l || !*l || !je_mallctl || !gfp_active())
 		return;
@@ -441,10 +439,10 @@ static void budget_setup(void)
  * gone, or parked after flushing its cache) the budget's live bytes must
  * equal what the program holds, whatever thread allocated or freed.
  *
- * The public API has no way to read the budget's live bytes (see
- * gfpshim_budget_live below), so the check asks the budget itself: it fills
- * it with GFP_NOWAIT|GFP_NOWARN requests of 4 KiB, which fail at once when
- * the live bytes plus the request would pass the ordinary watermark
+ * Two ways. gfp_budget_usage() gives the budget's live bytes, which must
+ * equal what jemalloc says the program holds, to the byte. And the budget
+ * is filled with GFP_NOWAIT|GFP_NOWARN requests of 4 KiB, which fail at once
+ * when the live bytes plus the request would pass the ordinary watermark
  * (limit - min_free; near it the decision is exact, under the budget's
  * lock, and NOWAIT has no share of min_free). The program is alone, so at
  * the first NULL the budget's live bytes L satisfy wm - 4096 < L <= wm,
@@ -453,9 +451,6 @@ static void budget_setup(void)
  * early; one that lost bytes lets the program past its watermark. The slack
  * allowed is one batch, the most a thread's count may lag by in the
  * documented design, although the exact decision should not need it.
- *
- * When the shim exports gfpshim_budget_live() (proposed to the lead, not
- * there yet), its answer is compared with jemalloc's first.
  */
 static void budget_check(const char *where)
 {
@@ -465,14 +460,15 @@ static void budget_check(const char *where)
 	stage = where;
 	flush_cache();
 	long long slack = batch_b;
-	if (budget_live_fn) {
+	struct gfp_budget_usage u;
+	if (gfp_budget_usage(&u) == 0 && u.limit) {
 		long long held = je_allocated();
-		long long live = budget_live_fn();
-		if (live - held > slack || held - live > slack)
+		gfp_budget_usage(&u);
+		if (u.live != held)
 			flunk(
-			    "budget at %s: gfpshim_budget_live() = %lld bytes, jemalloc holds %lld "
-			    "(off by %lld, slack %lld)",
-			    where, live, held, live - held, slack);
+			    "budget at %s: gfp_budget_usage() says %ld live bytes, jemalloc holds "
+			    "%lld (off by %lld)",
+			    where, u.live, held, u.live - held);
 	}
 	size_t n = 0;
 	while (n < PROBE_MAX) {
