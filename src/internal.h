@@ -853,6 +853,8 @@ uint64_t site_key(const uintptr_t *ips, int n);
 /* The file name (no directory) of the module that holds ip - "" for the main
  * program - and ip's offset in it; NULL when no module holds it. */
 const char *site_module(uintptr_t ip, uintptr_t *off);
+/* The loaded object that holds ip, and its mapping's start; NULL if none. */
+struct link_map *site_object(uintptr_t ip, uintptr_t *base);
 /* A map from keys of raw addresses to non-zero values, for values that are
  * costly to compute once per call site (site ids, rule masks). */
 #define GFP_IPCACHE_SIZE  32768

@@ -9,6 +9,7 @@
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
+#include <errno.h> /* program_invocation_name */
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
@@ -109,14 +110,31 @@ int site_ips(uintptr_t *ips, int max)
 	return out;
 }
 
+/* _dl_find_object, not dladdr: dladdr also looks for the nearest dynamic
+ * symbol, a scan of the whole table (python3's has thousands) per frame;
+ * this is a lock-free search of the loaded objects. The base is dladdr's
+ * dli_fbase (the start of the mapping, not the load bias), so that offsets,
+ * and the site ids made of them, are what they were. */
+struct link_map *site_object(uintptr_t ip, uintptr_t *base)
+{
+	struct dl_find_object o;
+	if (_dl_find_object((void *)ip, &o) != 0 || !o.dlfo_link_map)
+		return NULL;
+	*base = (uintptr_t)o.dlfo_map_start;
+	return o.dlfo_link_map;
+}
+
 const char *site_module(uintptr_t ip, uintptr_t *off)
 {
-	Dl_info info;
-	if (!dladdr((void *)ip, &info) || !info.dli_fname)
+	uintptr_t base;
+	struct link_map *lm = site_object(ip, &base);
+	if (!lm || !lm->l_name)
 		return NULL;
-	const char *slash = strrchr(info.dli_fname, '/');
-	*off = ip - (uintptr_t)info.dli_fbase;
-	return slash ? slash + 1 : info.dli_fname;
+	/* The program's l_name is empty; dladdr names it by argv[0]. */
+	const char *path = lm->l_name[0] ? lm->l_name : program_invocation_name;
+	const char *slash = strrchr(path, '/');
+	*off = ip - base;
+	return slash ? slash + 1 : path;
 }
 
 /* FNV-1a over "module+offset;" of each frame. */

@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <libunwind.h>
 #include <link.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -42,8 +43,8 @@ static const void *self_base(void)
 
 static bool in_shim(uintptr_t ip)
 {
-	Dl_info info;
-	return dladdr((void *)ip, &info) && info.dli_fbase == self_base();
+	uintptr_t base;
+	return site_object(ip, &base) && (const void *)base == self_base();
 }
 
 /*
@@ -72,9 +73,12 @@ static void reserve_map(void)
 	reserve_len = 0;
 }
 
+static void name_slots_map(void);
+
 void unwind_init(void)
 {
 	reserve_map();
+	name_slots_map();
 }
 
 static bool reserve_lend(void)
@@ -215,18 +219,93 @@ static uint64_t elf_name(const char *path, const ElfW(Ehdr) * loaded, uint64_t a
 	return b.value;
 }
 
+/*
+ * Names already looked up, by the address named: the same return addresses
+ * recur in every call path, and naming one scans its module's symbol
+ * tables. Direct-mapped, mapped at start-up. Emptied when a module was
+ * unloaded (another may come at its addresses). Only tried (trylock): a
+ * signal handler's backtrace may interrupt a holder, and a forked child may
+ * find it held for good, and then names without it.
+ */
+#define NAME_SLOTS 8192
+_Static_assert(NAME_SLOTS == 1 << 13, "name_slot_lock hashes to 13 bits");
+struct name_slot {
+	uintptr_t pc, start; /* start: the symbol's address, when func is set */
+	char func[sizeof(((struct gfp_frame *)0)->func)];
+};
+static struct name_slot *name_slots;
+static pthread_mutex_t name_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long long name_subs; /* dl_iterate_phdr's unload count, when filled */
+
+static int read_subs(struct dl_phdr_info *info, size_t size, void *subs)
+{
+	(void)size;
+	*(unsigned long long *)subs = info->dlpi_subs;
+	return 1; /* the count is the same in every entry */
+}
+
+/* At start-up, before any pressure: mapped later, under ulimit -v, it would
+ * take address space from what the program is about to free. */
+static void name_slots_map(void)
+{
+	void *m = mmap(NULL, NAME_SLOTS * sizeof(*name_slots), PROT_READ | PROT_WRITE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (m != MAP_FAILED)
+		name_slots = m;
+}
+
+/* The slot of pc, with name_lock held; NULL (not held) when there is none. */
+static struct name_slot *name_slot_lock(uintptr_t pc)
+{
+	if (pthread_mutex_trylock(&name_lock) != 0)
+		return NULL;
+	if (!name_slots) {
+		pthread_mutex_unlock(&name_lock);
+		return NULL;
+	}
+	unsigned long long subs = 0;
+	dl_iterate_phdr(read_subs, &subs);
+	if (subs != name_subs) {
+		memset(name_slots, 0, NAME_SLOTS * sizeof(*name_slots));
+		name_subs = subs;
+	}
+	return &name_slots[(pc * 0x9e3779b97f4a7c15ULL) >> 51]; /* 13 bits: NAME_SLOTS */
+}
+
 /* The function that holds `pc` in frame `f`, from the file of its module;
  * func_off is from `ip`, the frame's own address. */
+static void frame_name_uncached(struct gfp_frame *f, uintptr_t ip, uintptr_t pc);
+
 static void frame_name(struct gfp_frame *f, uintptr_t ip, uintptr_t pc)
 {
-	Dl_info info;
-	struct link_map *lm = NULL;
+	struct name_slot *slot = name_slot_lock(pc);
+	if (!slot) {
+		frame_name_uncached(f, ip, pc);
+		return;
+	}
+	if (slot->pc != pc) {
+		frame_name_uncached(f, ip, pc);
+		slot->pc = pc;
+		slot->start = f->func[0] ? ip - f->func_off : 0;
+		memcpy(slot->func, f->func, sizeof(slot->func));
+	} else {
+		memcpy(f->func, slot->func, sizeof(f->func));
+		f->func_off = f->func[0] ? ip - slot->start : 0;
+	}
+	pthread_mutex_unlock(&name_lock);
+}
+
+static void frame_name_uncached(struct gfp_frame *f, uintptr_t ip, uintptr_t pc)
+{
+	uintptr_t base;
 	f->func[0] = '\0';
-	if (!dladdr1((void *)pc, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || !info.dli_fbase)
+	struct link_map *lm = site_object(pc, &base);
+	if (!lm || !base)
 		return;
 	/* The program's l_name is empty (dladdr gives argv[0] instead). */
 	const char *path = lm->l_name && lm->l_name[0] ? lm->l_name : "/proc/self/exe";
-	uint64_t start = elf_name(path, info.dli_fbase, pc - lm->l_addr, f->func, sizeof(f->func));
+	uint64_t start =
+	    elf_name(path, (const void *)base, pc - lm->l_addr, f->func, sizeof(f->func));
 	if (f->func[0])
 		f->func_off = ip - (uintptr_t)(start + lm->l_addr);
 }
