@@ -152,14 +152,14 @@ struct gfp_str {
 #define GFP_CTYPE_STR   struct gfp_str
 
 enum gfp_key_id {
-#define KEY(id, name, type, def, min, max, choices, help) GFP_K_##id,
+#define KEY(id, name, type, role, def, min, max, choices, help) GFP_K_##id,
 #include "keys.def"
 #undef KEY
 	GFP_KEY_COUNT
 };
 
 struct gfp_policy {
-#define KEY(id, name, type, def, min, max, choices, help) GFP_CTYPE_##type id;
+#define KEY(id, name, type, role, def, min, max, choices, help) GFP_CTYPE_##type id;
 #include "keys.def"
 #undef KEY
 	bool set[GFP_KEY_COUNT]; /* given explicitly, not a default */
@@ -169,6 +169,17 @@ struct gfp_policy {
 #define GFP_STR_ANY 0
 #define GFP_STR_HEX 1
 
+/* A key's ROLE column in keys.def. */
+enum gfp_key_role {
+	GFP_ROLE_SPEAK,
+	GFP_ROLE_CONTROL,
+	GFP_ROLE_COUNT,
+	GFP_ROLE_SHAPE,
+	GFP_ROLE_BUDGET,
+	GFP_ROLE_RESERVE,
+	GFP_ROLE_INJECT,
+};
+
 struct gfp_key {
 	const char *name;
 	enum gfp_key_type type;
@@ -177,6 +188,7 @@ struct gfp_key {
 	const char *choices;
 	const char *help;
 	size_t offset;
+	enum gfp_key_role role;
 };
 extern const struct gfp_key gfp_keys[GFP_KEY_COUNT];
 
@@ -196,8 +208,6 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void
                        const char **expect);
 /* Key i back to its default, as if it had not been set. */
 void config_reset_key(struct gfp_policy *pol, size_t i);
-enum gfp_key_role { GFP_ROLE_WATCH, GFP_ROLE_INJECT, GFP_ROLE_SHAPE };
-enum gfp_key_role config_key_role(size_t i);
 bool config_shapes(const struct gfp_policy *pol);
 /* The nearest key name within a small edit distance, or NULL. */
 const char *config_did_you_mean(const char *key, size_t len);
