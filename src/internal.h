@@ -296,16 +296,6 @@ bool gfp_init(void);
 /* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
 bool gfp_config_strict(void);
 void gfp_fini(void);
-/* The hot entry points may go straight to jemalloc for good. */
-bool gfp_route_direct_alloc(void);
-bool gfp_route_watch_alloc(void);
-bool gfp_route_count(void);
-bool gfp_route_budget(void);
-bool gfp_route_budget_watched(void);
-bool gfp_route_profile(void);
-/* preload/malloc.c: jemalloc may fail small requests from now on. */
-void gfp_routes_watch_jemalloc(void);
-bool gfp_route_direct_free(void);
 
 /* ------------------------------------------------------------------------
  * thread.c - the per-thread state.
@@ -526,11 +516,8 @@ void thread_poke_all(void);
 /* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
 extern bool gfp_free_direct_ok;
 /* Sets every registered policy thread's free_direct from gfp_waiters, and
- * the free route (gfp_free_route_set) too. */
+ * switches the free route (route.h: route_free_switch) too. */
 void thread_update_free_direct(void);
-/* Set by preload/malloc.c when free is jemalloc's own under a budget:
- * points free at the shim (true) or back at jemalloc. */
-extern void (*gfp_free_route_set)(bool shim);
 /* Drops the threads past their exit that are gone from the late list. */
 void thread_reap_late(void);
 
@@ -597,7 +584,7 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 void budget_fold(struct gfp_thread *t, int64_t own);
 /* preload/malloc.c's budget routes: set(true) points them at their own
  * functions, set(false) at the shim's (see budget_revoke). */
-void budget_route_hook(void (*set)(bool fast));
+void budget_route_hook(void);
 int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left);
 int64_t budget_reserve_upto(int64_t *left, int64_t want);
 void budget_unreserve(int64_t *left);
