@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "route.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -64,7 +65,7 @@ static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_
 	               : (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 	if (r == MAP_FAILED && from_jemalloc(__builtin_return_address(0))) {
 		errno = saved;
-		gfp_routes_watch_jemalloc();
+		route_watch_jemalloc();
 	}
 	return r;
 }
@@ -80,7 +81,7 @@ EXPORT void *export_mmap64(void *, size_t, int, int, int, off_t) __asm__("mmap64
 static void limits_changed(int resource, const struct rlimit *r)
 {
 	if (r && (resource == RLIMIT_AS || resource == RLIMIT_DATA) && r->rlim_cur != RLIM_INFINITY)
-		gfp_routes_watch_jemalloc();
+		route_watch_jemalloc();
 }
 
 typedef int (*prlimit_fn)(pid_t, int, const struct rlimit *, struct rlimit *);

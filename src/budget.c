@@ -27,6 +27,7 @@
 #include <jemalloc/jemalloc.h>
 
 #include "internal.h"
+#include "route.h"
 
 bool gfp_budget_on;
 int gfp_waiters; /* atomic: requests inside the slow path */
@@ -54,19 +55,19 @@ static void init_cond(void)
 
 static void derive_watermarks(void);
 
-/* What preload/malloc.c's budget routes are pointed at: their own
- * functions, which take from allowances without looking at revocations
- * (fast), or the shim's, which do. Set by budget_route_hook; under
- * exact_lock after that. */
-static void (*route_set)(bool fast);
+/* What the allocation routes are pointed at under the budget family
+ * (route.c chose it: routed): its own functions, which take from
+ * allowances without looking at revocations (fast), or the shim's, which
+ * do. Under exact_lock once routed. */
+static bool routed;
 static bool routes_fast;
 
-void budget_route_hook(void (*set)(bool fast))
+void budget_route_hook(void)
 {
 	gfp_lock(&exact_lock);
-	route_set = set;
+	routed = true;
 	__atomic_store_n(&routes_fast, true, __ATOMIC_RELAXED);
-	set(true);
+	route_budget_switch(true);
 	gfp_unlock(&exact_lock);
 }
 
@@ -77,8 +78,8 @@ void budget_route_hook(void (*set)(bool fast))
  * request in flight, as one past its generation check has. */
 static void budget_revoke(void)
 {
-	if (route_set && __atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) {
-		route_set(false);
+	if (routed && __atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) {
+		route_budget_switch(false);
 		__atomic_store_n(&routes_fast, false, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	}
@@ -93,10 +94,10 @@ static void routes_back(void)
 	if (pthread_mutex_trylock(&exact_lock) != 0)
 		return; /* a decision under way: the next grant looks again */
 	gfp_tls.guard++;
-	if (route_set && !routes_fast &&
+	if (routed && !routes_fast &&
 	    budget_clearly_fits(2 * gfp_budget.batch * (int64_t)thread_count())) {
 		routes_fast = true;
-		route_set(true);
+		route_budget_switch(true);
 	}
 	gfp_tls.guard--;
 	pthread_mutex_unlock(&exact_lock);
@@ -106,7 +107,7 @@ void budget_grant(int64_t amount, uint64_t gen)
 {
 	gfp_tls.allowance = amount;
 	gfp_tls.allowance_gen = gen;
-	if (unlikely(!__atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) && route_set)
+	if (unlikely(!__atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) && routed)
 		routes_back();
 	thread_reap_late();
 }
@@ -370,14 +371,14 @@ int64_t budget_reserved(void)
 void budget_waiter_enter(void)
 {
 	if (__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 1 &&
-	    (gfp_free_direct_ok || gfp_free_route_set))
+	    (gfp_free_direct_ok || route_free_switches))
 		thread_update_free_direct(); /* frees must wake us now */
 }
 
 void budget_waiter_exit(void)
 {
 	if (__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
-	    (gfp_free_direct_ok || gfp_free_route_set))
+	    (gfp_free_direct_ok || route_free_switches))
 		thread_update_free_direct();
 }
 

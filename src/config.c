@@ -12,32 +12,30 @@
 #include "internal.h"
 
 const struct gfp_key gfp_keys[GFP_KEY_COUNT] = {
-#define KEY(id, name, type, def, min, max, choices, help)                                          \
-	{name, GFP_T_##type, def, min, max, choices, help, offsetof(struct gfp_policy, id)},
+#define KEY(id, name_, type_, role_, def_, min_, max_, choices_, help_)                            \
+	{.name = name_,                                                                            \
+	 .type = GFP_T_##type_,                                                                    \
+	 .def = def_,                                                                              \
+	 .min = min_,                                                                              \
+	 .max = max_,                                                                              \
+	 .choices = choices_,                                                                      \
+	 .help = help_,                                                                            \
+	 .offset = offsetof(struct gfp_policy, id),                                                \
+	 .role = GFP_ROLE_##role_},
 #include "keys.def"
 #undef KEY
 };
 
-/* What a key set in pol does to the process: watch or speak (statistics,
- * messages, the control socket, how long site ids are), arm injection (the
- * fail.* keys), or shape what allocations do - which puts every thread under
- * the policy, so that a request that meets real pressure takes the slow path
- * with the process's settings. */
-enum gfp_key_role config_key_role(size_t i)
-{
-	static const size_t watch[] = {GFP_K_stats, GFP_K_confirm, GFP_K_glibc_warn, GFP_K_ctl,
-	                               GFP_K_site_depth};
-	for (size_t w = 0; w < sizeof(watch) / sizeof(watch[0]); w++)
-		if (i == watch[w])
-			return GFP_ROLE_WATCH;
-	return strncmp(gfp_keys[i].name, "fail.", 5) == 0 ? GFP_ROLE_INJECT : GFP_ROLE_SHAPE;
-}
-
-/* Whether pol sets a key that shapes what allocations do. */
+/* Whether pol sets a key that shapes what allocations do, which puts every
+ * thread under the policy, so that a request that meets real pressure takes
+ * the slow path with the process's settings (a budget and a thread's
+ * reserve shape too). */
 bool config_shapes(const struct gfp_policy *pol)
 {
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
-		if (pol->set[i] && config_key_role(i) == GFP_ROLE_SHAPE)
+		if (pol->set[i] &&
+		    (gfp_keys[i].role == GFP_ROLE_SHAPE || gfp_keys[i].role == GFP_ROLE_BUDGET ||
+		     gfp_keys[i].role == GFP_ROLE_RESERVE))
 			return true;
 	return false;
 }

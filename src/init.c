@@ -2,7 +2,7 @@
  * init.c - lazy initialisation: the first allocation of the process reads the
  * configuration, whoever makes it (ld.so and libstdc++ allocate before any
  * constructor of ours runs); the constructor makes sure it happened and
- * then chooses preload/malloc.c's routes from the policy.
+ * then has route.c choose the routes from the policy.
  *
  * Reading the configuration must not allocate through the policy: it runs
  * with the thread's guard raised, so anything libc allocates on its behalf
@@ -21,6 +21,7 @@
 
 #include "gfp_build.h"
 #include "internal.h"
+#include "route.h"
 
 struct gfp_policy gfp_policy;
 bool gfp_policy_active;
@@ -202,7 +203,7 @@ static void check_contradictions(void)
 
 /* What the policy's keys make of the process; again after gfp-ctl set. */
 /* reserve.mode=tokens with prefaulted pools and no budget: see below. */
-static bool tokens_pool_first(void)
+bool policy_pool_first(void)
 {
 	return gfp_policy.reserve_mode == 1 && gfp_policy.reserve_prefault && !gfp_budget_on;
 }
@@ -237,7 +238,7 @@ void policy_derive(void)
 	 * prefaulted reservation serves its thread first (attempt_jemalloc):
 	 * with a budget its thread draws under the lock anyway, without one
 	 * only the general path knows to try the pool first. */
-	gfp_policy_plain = !gfp_inject_on && !tokens_pool_first();
+	gfp_policy_plain = !gfp_inject_on && !policy_pool_first();
 	/* A free needs the engine only to be counted, to top a thread's reserve
 	 * up, or to wake a waiter (thread_update_free_direct). */
 	gfp_free_direct_ok = !gfp_policy.stats && !gfp_policy.reserve_thread;
@@ -362,90 +363,6 @@ bool gfp_init(void)
 	pthread_mutex_unlock(&init_lock);
 	gfp_tls.guard--;
 	return true;
-}
-
-/* Whether the hot entry points may skip the shim for good (preload/malloc.c
- * routes them): allocations when no policy can ever apply, frees when none
- * ever needs to see them (fail.probability alone injects on allocations
- * only). Never under ctl=1, through which a policy may come later. Asked
- * only once gfp_init has returned true. */
-/* Routes can point at jemalloc's own functions only if they were found,
- * and only a policy that cannot change later may choose them. */
-static bool routable(void)
-{
-	return gfp_je_own && !gfp_policy.ctl;
-}
-
-bool gfp_route_direct_alloc(void)
-{
-	return routable() && !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE);
-}
-
-/* Whether allocations may try jemalloc's own functions first and come to
- * the shim only when they fail: a policy that only shapes what a failing
- * request does (GFP_RULES, default=, oom=, ...), with nothing to count,
- * inject, record, budget or reserve per thread on a request that succeeds. */
-bool gfp_route_watch_alloc(void)
-{
-	return routable() && gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on &&
-	       !gfp_policy.stats && !records_on() && !gfp_policy.reserve_thread &&
-	       !tokens_pool_first();
-}
-
-/* Whether allocations and frees may be counted by the routes themselves:
- * stats=totals and nothing else that looks at a request. */
-bool gfp_route_count(void)
-{
-	return routable() && gfp_policy.stats == GFP_STATS_TOTALS && !gfp_profile_on &&
-	       !gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on && !records_on() &&
-	       !gfp_policy.reserve_thread && !tokens_pool_first();
-}
-
-/* Whether allocations and frees may be counted per call site by the routes
- * themselves (profile.h): stats=sites and nothing else that looks at a
- * request. */
-bool gfp_route_profile(void)
-{
-	return routable() && gfp_policy.stats == GFP_STATS_SITES && gfp_profile_on &&
-	       !gfp_slowpath_on && !gfp_inject_on && !gfp_budget_on && !records_on() &&
-	       !gfp_policy.reserve_thread && !tokens_pool_first();
-}
-
-/* Whether allocations may take their charge from the thread's allowance
- * and go to jemalloc's own functions, the shim's policy path only when the
- * allowance runs out or jemalloc fails: a budget, with nothing else that
- * looks at a request that fits (what only shapes or records a failing one
- * may stay). */
-bool gfp_route_budget(void)
-{
-	return routable() && gfp_budget_on && !gfp_inject_on && !gfp_policy.stats &&
-	       !gfp_policy.reserve_thread && !tokens_pool_first();
-}
-
-/* Whether jemalloc can fail a request of a batch or less (a few pages from
- * an extent it maps): only when the address space or the data segment is
- * limited (ulimit -v, -d) or the kernel refuses to overcommit. Elsewhere
- * mmap fails only for sizes beyond memory and swap, or past vm.max_map_count
- * (oscalls.c then switches the routes). */
-bool gfp_route_budget_watched(void)
-{
-	struct rlimit as, data;
-	if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY ||
-	    getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur != RLIM_INFINITY)
-		return true;
-	char c = 0;
-	int fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (read(fd, &c, 1) != 1)
-			c = 0;
-		close(fd);
-	}
-	return c == '2';
-}
-
-bool gfp_route_direct_free(void)
-{
-	return gfp_route_direct_alloc() || (routable() && gfp_armed_fast && !gfp_profile_on);
 }
 
 void gfp_fini(void)

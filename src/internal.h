@@ -152,14 +152,14 @@ struct gfp_str {
 #define GFP_CTYPE_STR   struct gfp_str
 
 enum gfp_key_id {
-#define KEY(id, name, type, def, min, max, choices, help) GFP_K_##id,
+#define KEY(id, name, type, role, def, min, max, choices, help) GFP_K_##id,
 #include "keys.def"
 #undef KEY
 	GFP_KEY_COUNT
 };
 
 struct gfp_policy {
-#define KEY(id, name, type, def, min, max, choices, help) GFP_CTYPE_##type id;
+#define KEY(id, name, type, role, def, min, max, choices, help) GFP_CTYPE_##type id;
 #include "keys.def"
 #undef KEY
 	bool set[GFP_KEY_COUNT]; /* given explicitly, not a default */
@@ -169,6 +169,17 @@ struct gfp_policy {
 #define GFP_STR_ANY 0
 #define GFP_STR_HEX 1
 
+/* A key's ROLE column in keys.def. */
+enum gfp_key_role {
+	GFP_ROLE_SPEAK,
+	GFP_ROLE_CONTROL,
+	GFP_ROLE_COUNT,
+	GFP_ROLE_SHAPE,
+	GFP_ROLE_BUDGET,
+	GFP_ROLE_RESERVE,
+	GFP_ROLE_INJECT,
+};
+
 struct gfp_key {
 	const char *name;
 	enum gfp_key_type type;
@@ -177,6 +188,7 @@ struct gfp_key {
 	const char *choices;
 	const char *help;
 	size_t offset;
+	enum gfp_key_role role;
 };
 extern const struct gfp_key gfp_keys[GFP_KEY_COUNT];
 
@@ -196,8 +208,6 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void
                        const char **expect);
 /* Key i back to its default, as if it had not been set. */
 void config_reset_key(struct gfp_policy *pol, size_t i);
-enum gfp_key_role { GFP_ROLE_WATCH, GFP_ROLE_INJECT, GFP_ROLE_SHAPE };
-enum gfp_key_role config_key_role(size_t i);
 bool config_shapes(const struct gfp_policy *pol);
 /* The nearest key name within a small edit distance, or NULL. */
 const char *config_did_you_mean(const char *key, size_t len);
@@ -286,16 +296,6 @@ bool gfp_init(void);
 /* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
 bool gfp_config_strict(void);
 void gfp_fini(void);
-/* The hot entry points may go straight to jemalloc for good. */
-bool gfp_route_direct_alloc(void);
-bool gfp_route_watch_alloc(void);
-bool gfp_route_count(void);
-bool gfp_route_budget(void);
-bool gfp_route_budget_watched(void);
-bool gfp_route_profile(void);
-/* preload/malloc.c: jemalloc may fail small requests from now on. */
-void gfp_routes_watch_jemalloc(void);
-bool gfp_route_direct_free(void);
 
 /* ------------------------------------------------------------------------
  * thread.c - the per-thread state.
@@ -516,11 +516,8 @@ void thread_poke_all(void);
 /* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
 extern bool gfp_free_direct_ok;
 /* Sets every registered policy thread's free_direct from gfp_waiters, and
- * the free route (gfp_free_route_set) too. */
+ * switches the free route (route.h: route_free_switch) too. */
 void thread_update_free_direct(void);
-/* Set by preload/malloc.c when free is jemalloc's own under a budget:
- * points free at the shim (true) or back at jemalloc. */
-extern void (*gfp_free_route_set)(bool shim);
 /* Drops the threads past their exit that are gone from the late list. */
 void thread_reap_late(void);
 
@@ -587,7 +584,7 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 void budget_fold(struct gfp_thread *t, int64_t own);
 /* preload/malloc.c's budget routes: set(true) points them at their own
  * functions, set(false) at the shim's (see budget_revoke). */
-void budget_route_hook(void (*set)(bool fast));
+void budget_route_hook(void);
 int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left);
 int64_t budget_reserve_upto(int64_t *left, int64_t want);
 void budget_unreserve(int64_t *left);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "route.h"
 
 __thread struct gfp_tls gfp_tls
     __attribute__((tls_model("initial-exec"))) = {.site.base = GFP_ROUTE_NONE};
@@ -36,7 +37,6 @@ static int late_tid[LATE_MAX];
 static unsigned nlate;
 static bool late_overflow;
 static uint64_t late_next_look_ns; /* atomic */
-void (*gfp_free_route_set)(bool shim);
 
 static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *from)
 {
@@ -63,15 +63,15 @@ static void become_idle(void)
 	gfp_tls.free_direct = !gfp_profile_on && !gfp_tls.exit_counted;
 }
 
-/* Under registry_lock: where a budget process's free goes (preload/malloc.c
- * sets gfp_free_route_set when its free is jemalloc's own): to the shim
+/* Under registry_lock: where free goes when its route switches (route.c:
+ * a budget's free is jemalloc's own, stats=sites' the profiled): to the shim
  * while a free must be seen, by a waiter or because its thread is past its
  * exit; the late thread's own frees come after its own store. */
 static void free_route_update(void)
 {
-	if (gfp_free_route_set)
-		gfp_free_route_set(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST) || nlate ||
-		                   late_overflow);
+	if (route_free_switches)
+		route_free_switch(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST) || nlate ||
+		                  late_overflow);
 }
 
 /* Under registry_lock: the late threads that are gone leave the list. */

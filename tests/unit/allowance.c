@@ -19,6 +19,7 @@
 
 #include "check.h"
 #include "fastpath.h"
+#include "route.h"
 
 #define THREADS 2
 #define BLOCK   64
@@ -26,8 +27,9 @@
 
 static atomic_int granted, filled;
 static atomic_long spent;
-static int budget_fast_sets, budget_slow_sets;
-static bool budget_fast;
+/* Families of markers, never called: the test looks at which one the live
+ * table holds. */
+static struct gfp_routes live, inner, fams[ROUTE_KINDS];
 
 static void sleep_ms(long ms)
 {
@@ -45,10 +47,32 @@ static void grant(void)
 	gfp_free_policy(GFP_E_free, p, 0, 0);
 }
 
-static void record_budget_route(bool fast)
+#define MARK(T, k, i) ((T)(uintptr_t)(0x1000 + 16 * (k) + (i)))
+
+static void install_budget_routes(void)
 {
-	*(fast ? &budget_fast_sets : &budget_slow_sets) += 1;
-	budget_fast = fast;
+	for (int k = 0; k < ROUTE_KINDS; k++)
+		fams[k] = (struct gfp_routes){MARK(void *(*)(size_t), k, 0),
+		                              MARK(void (*)(void *), k, 1),
+		                              MARK(void *(*)(size_t, size_t), k, 2),
+		                              MARK(void *(*)(void *, size_t), k, 3),
+		                              MARK(int (*)(void **, size_t, size_t), k, 4),
+		                              MARK(void *(*)(size_t, size_t), k, 5),
+		                              MARK(void *(*)(size_t, size_t), k, 6)};
+	live = fams[ROUTE_SHIM];
+	route_install(&live, &inner, fams, (struct route_choice){ROUTE_BUDGET, ROUTE_BUDGET});
+}
+
+static bool budget_fast(void)
+{
+	return live.malloc == fams[ROUTE_BUDGET].malloc &&
+	       live.aligned_alloc == fams[ROUTE_BUDGET].aligned_alloc;
+}
+
+static bool budget_slow(void)
+{
+	return live.malloc == fams[ROUTE_SHIM].malloc &&
+	       live.aligned_alloc == fams[ROUTE_SHIM].aligned_alloc;
 }
 
 static void *holder(void *arg)
@@ -69,8 +93,9 @@ static void *holder(void *arg)
 
 static void test_revocation(void)
 {
-	budget_route_hook(record_budget_route);
-	CHECK(budget_fast && budget_fast_sets == 1);
+	install_budget_routes();
+	CHECK(budget_fast());
+	CHECK(live.free == fams[ROUTE_BUDGET].free); /* jemalloc's own */
 	pthread_t t[THREADS];
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, holder, NULL);
@@ -82,7 +107,7 @@ static void test_revocation(void)
 	                                                GFP_KERNEL | GFP_NORETRY | GFP_NOWARN)))
 		n++;
 	CHECK(n < 8192);
-	CHECK(!budget_fast && budget_slow_sets == 1); /* the first exact decision */
+	CHECK(budget_slow()); /* the first exact decision */
 	atomic_store(&filled, 1);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
@@ -97,16 +122,12 @@ static void test_revocation(void)
 	while (n > 0)
 		gfp_free_policy(GFP_E_free, blocks[--n], 0, 0);
 	grant();
-	CHECK(budget_fast && budget_fast_sets == 2);
+	CHECK(budget_fast());
 }
 
-static int route_sets;
-static bool route_shim;
-
-static void record_route(bool shim)
+static bool free_shim(void)
 {
-	route_sets++;
-	route_shim = shim;
+	return live.free == fams[ROUTE_SHIM].free;
 }
 
 static void *exits(void *arg)
@@ -118,25 +139,24 @@ static void *exits(void *arg)
 
 static void test_free_route(void)
 {
-	gfp_free_route_set = record_route;
 	pthread_t t;
 	pthread_create(&t, NULL, exits, NULL);
 	pthread_join(t, NULL);
-	CHECK(route_sets >= 1 && route_shim); /* past its exit, it may still free */
+	CHECK(free_shim()); /* past its exit, it may still free */
 	/* join returns when the kernel clears the thread's tid, before the
 	 * thread leaves the process: tgkill may see it a while longer, and
 	 * thread_reap_late looks once a millisecond. */
-	for (int i = 0; i < 500 && route_shim; i++) {
+	for (int i = 0; i < 500 && free_shim(); i++) {
 		sleep_ms(2);
 		thread_reap_late();
 	}
-	CHECK(!route_shim); /* gone: jemalloc's free again */
+	CHECK(live.free == fams[ROUTE_BUDGET].free); /* gone: jemalloc's free again */
 
 	budget_waiter_enter();
-	CHECK(route_shim);
+	CHECK(free_shim());
 	budget_waiter_exit();
-	CHECK(!route_shim);
-	gfp_free_route_set = NULL;
+	CHECK(!free_shim());
+	route_free_switches = false;
 }
 
 int main(void)

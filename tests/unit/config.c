@@ -6,7 +6,7 @@
 
 static struct gfp_key key(enum gfp_key_type t, int64_t min, int64_t max, const char *choices)
 {
-	struct gfp_key k = {"test", t, "0", min, max, choices, "help", 0};
+	struct gfp_key k = {"test", t, "0", min, max, choices, "help", 0, GFP_ROLE_SHAPE};
 	return k;
 }
 

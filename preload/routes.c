@@ -1,0 +1,432 @@
+/*
+ * routes.c - the route families: the functions that serve malloc, free and
+ * their kin when route.c finds that the policy needs less than the shim's
+ * whole path (src/route.h says which family serves which policy).
+ *
+ * Every family is right for the policies route_choose gives it to, and
+ * hands what it cannot serve (an argument glibc answers otherwise than
+ * jemalloc, a thread the policy does not count as plain, a failure) to the
+ * shim's own functions in malloc.c. A family never loads more than the one
+ * thread-local word, the table and jemalloc's function it needs.
+ *
+ * memalign and aligned_alloc differ from jemalloc's for an alignment that is
+ * not a power of two (glibc 2.36 rounds it up), and realloc in errno: their
+ * direct routes take the common case and hand the rest to the shim's, which
+ * does as jemalloc does in a process with no policy.
+ */
+#include <errno.h>
+
+#include "profile.h"
+#include "routes.h"
+
+/* What the exports jump through: the shim's until route_start points it
+ * elsewhere (the calls before the constructor, ld.so's among them). */
+struct gfp_routes gfp_routes = {
+    .malloc = shim_malloc,
+    .free = shim_free,
+    .calloc = shim_calloc,
+    .realloc = shim_realloc,
+    .posix_memalign = shim_posix_memalign,
+    .memalign = shim_memalign,
+    .aligned_alloc = shim_aligned_alloc,
+};
+
+/* An alignment for which glibc's memalign and aligned_alloc answer as
+ * jemalloc's aligned_alloc does: a power of two, at least a pointer's. */
+static inline bool glibc_aligns_as_jemalloc(size_t align)
+{
+	return align >= sizeof(void *) && !(align & (align - 1));
+}
+
+static void *direct_memalign(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return gfp_je_aligned_alloc(align, n);
+	return shim_memalign(align, n);
+}
+
+static void *direct_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return gfp_je_aligned_alloc(align, n);
+	return shim_aligned_alloc(align, n);
+}
+
+static void *direct_realloc(void *old, size_t n)
+{
+	if (likely(old != NULL && n != 0)) {
+		void *p = gfp_je_realloc(old, n);
+		if (unlikely(p == NULL))
+			errno = ENOMEM;
+		return p;
+	}
+	return shim_realloc(old, n);
+}
+
+/* The watched family: jemalloc's own function first,
+ * the shim's policy path only when it fails, for the request as the program
+ * made it. */
+#define CALLER ((uintptr_t)__builtin_return_address(0))
+
+static void *watched_malloc(size_t n)
+{
+	void *p = gfp_je_malloc(n);
+	if (likely(p != NULL))
+		return p;
+	return gfp_alloc_policy(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
+}
+
+static void *watched_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (__builtin_mul_overflow(nmemb, size, &n))
+		return shim_calloc(nmemb, size);
+	void *p = gfp_je_calloc(nmemb, size);
+	if (likely(p != NULL))
+		return p;
+	return gfp_alloc_policy(GFP_E_calloc, n ? n : 1, MALLOCX_ZERO, 0, CALLER);
+}
+
+static void *watched_realloc(void *old, size_t n)
+{
+	/* With waiters, the policy path: a shrink or move frees, and wakes them. */
+	if (unlikely(old == NULL || n == 0 || __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		return shim_realloc(old, n);
+	void *p = gfp_je_realloc(old, n);
+	if (likely(p != NULL))
+		return p;
+	return gfp_realloc_policy(GFP_E_realloc, old, n, CALLER);
+}
+
+static int watched_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	int r = gfp_je_posix_memalign(memptr, align, n);
+	if (likely(r != ENOMEM))
+		return r;
+	return posix_memalign_policy(memptr, align, n, CALLER);
+}
+
+static inline void *watched_aligned(enum gfp_entry entry, size_t align, size_t n, uintptr_t caller)
+{
+	void *p = gfp_je_aligned_alloc(align, n);
+	if (likely(p != NULL))
+		return p;
+	return gfp_alloc_policy(entry, n ? n : 1, MALLOCX_ALIGN(align), align, caller);
+}
+
+static void *watched_memalign(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return watched_aligned(GFP_E_memalign, align, n, CALLER);
+	return shim_memalign(align, n);
+}
+
+static void *watched_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return watched_aligned(GFP_E_aligned_alloc, align, n, CALLER);
+	return shim_aligned_alloc(align, n);
+}
+
+/* The counted family (stats=totals alone): jemalloc's own
+ * function, then the thread's counters (gfp_tls.stats), as the policy path counts them (the
+ * size it saw, a failure by the policy path itself). A thread the policy
+ * does not count as plain (new, inside the shim, past its exit) takes the
+ * shim's route. */
+static inline bool thread_counts(void)
+{
+	return gfp_tls.thread && gfp_plain_policy_thread();
+}
+
+static inline void *counted(enum gfp_entry e, void *p, size_t size, int flags, size_t align,
+                            uintptr_t caller)
+{
+	if (unlikely(p == NULL))
+		return gfp_alloc_policy(e, size, flags, align, caller);
+	gfp_count(&gfp_tls.stats[e].calls, 1);
+	gfp_count(&gfp_tls.stats[e].bytes, size);
+	return p;
+}
+
+static void *counted_malloc(size_t n)
+{
+	bool counts = thread_counts();
+	if (unlikely(!counts))
+		return shim_malloc(n);
+	return counted(GFP_E_malloc, gfp_je_malloc(n), n ? n : 1, 0, 0, CALLER);
+}
+
+static void *counted_calloc(size_t nmemb, size_t size)
+{
+	bool counts = thread_counts();
+	size_t n;
+	if (unlikely(!counts || __builtin_mul_overflow(nmemb, size, &n)))
+		return shim_calloc(nmemb, size);
+	return counted(GFP_E_calloc, gfp_je_calloc(nmemb, size), n ? n : 1, MALLOCX_ZERO, 0,
+	               CALLER);
+}
+
+static void *counted_realloc(void *old, size_t n)
+{
+	bool counts = thread_counts();
+	if (unlikely(!counts || old == NULL || n == 0 ||
+	             __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		return shim_realloc(old, n);
+	void *p = gfp_je_realloc(old, n);
+	if (unlikely(p == NULL))
+		return gfp_realloc_policy(GFP_E_realloc, old, n, CALLER);
+	gfp_count(&gfp_tls.stats[GFP_E_realloc].calls, 1);
+	gfp_count(&gfp_tls.stats[GFP_E_realloc].bytes, n);
+	return p;
+}
+
+static int counted_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	bool counts = thread_counts();
+	if (unlikely(!counts))
+		return shim_posix_memalign(memptr, align, n);
+	int r = gfp_je_posix_memalign(memptr, align, n);
+	if (likely(r == 0)) {
+		gfp_count(&gfp_tls.stats[GFP_E_posix_memalign].calls, 1);
+		gfp_count(&gfp_tls.stats[GFP_E_posix_memalign].bytes, n ? n : 1);
+	} else if (r == ENOMEM) {
+		r = posix_memalign_policy(memptr, align, n, CALLER);
+	}
+	return r; /* EINVAL: not a request the policy path counts either */
+}
+
+static void *counted_memalign(size_t align, size_t n)
+{
+	bool counts = thread_counts();
+	if (unlikely(!counts || !glibc_aligns_as_jemalloc(align)))
+		return shim_memalign(align, n);
+	return counted(GFP_E_memalign, gfp_je_aligned_alloc(align, n), n ? n : 1,
+	               MALLOCX_ALIGN(align), align, CALLER);
+}
+
+static void *counted_aligned_alloc(size_t align, size_t n)
+{
+	bool counts = thread_counts();
+	if (unlikely(!counts || !glibc_aligns_as_jemalloc(align)))
+		return shim_aligned_alloc(align, n);
+	return counted(GFP_E_aligned_alloc, gfp_je_aligned_alloc(align, n), n ? n : 1,
+	               MALLOCX_ALIGN(align), align, CALLER);
+}
+
+static void counted_free(void *p)
+{
+	bool counts = thread_counts();
+	/* With waiters (a gfp_malloc with flags in the slow path), the shim's
+	 * free, which wakes them. */
+	if (unlikely(!counts || __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED))) {
+		shim_free(p);
+		return;
+	}
+	gfp_count(&gfp_tls.stats[GFP_E_free].calls, 1);
+	gfp_je_free(p);
+}
+
+/* The profiled family (stats=sites alone): jemalloc's own
+ * function, then the block counted at the thread's last call site and its
+ * map entry written, in line (profile.h); profile.c through
+ * gfp_alloc_profiled for a block the line cannot count, the shim's policy
+ * path for a request jemalloc fails. A free takes its block out of the map
+ * in line, or goes the shim's way. */
+/* jemalloc's function of entry e (malloc, calloc, or an aligned one), as
+ * the route's arguments a and b ask it. */
+static inline __attribute__((always_inline)) void *je_alloc(enum gfp_entry e, size_t a, size_t b)
+{
+	return e == GFP_E_malloc   ? gfp_je_malloc(a)
+	       : e == GFP_E_calloc ? gfp_je_calloc(a, b)
+	                           : gfp_je_aligned_alloc(a, b);
+}
+
+/* profiled_miss's rarer cases: a block in another chunk makes that the
+ * routes' and is counted by the route; any other, profile.c counts. */
+static __attribute__((noinline)) void *profiled_general(void *p, enum gfp_entry e, size_t n,
+                                                        size_t fit, size_t align, uintptr_t caller)
+{
+	if (caller == gfp_tls.site.caller && fit - 9 <= GFP_SITE_TABLE_MAX - 9 &&
+	    profile_route_rechunk(p) && profile_route_count(p, e, n, fit, caller))
+		return p;
+	int flags = e == GFP_E_calloc ? MALLOCX_ZERO : align ? MALLOCX_ALIGN(align) : 0;
+	return gfp_alloc_profiled(p, e, n, flags, align, caller);
+}
+
+/* A block the route could not count in line, most often a call from
+ * another site than the last one's: one the thread used lately becomes its
+ * last, and the route counts the block. */
+static __attribute__((noinline)) void *profiled_miss(void *p, enum gfp_entry e, size_t n,
+                                                     size_t fit, size_t align, uintptr_t caller)
+{
+	if (caller != gfp_tls.site.caller && profile_route_switch(caller) &&
+	    profile_route_count(p, e, n, fit, caller))
+		return p;
+	return profiled_general(p, e, n, fit, align, caller);
+}
+
+/* The route's request to jemalloc, then counted: the shim's policy path if
+ * jemalloc fails it. Inlined into the route itself, CALLER is the
+ * program's. */
+#define PROFILED_CALL(e, a, b, n, fit, flags, align)                                               \
+	do {                                                                                       \
+		void *p_ = je_alloc(e, a, b);                                                      \
+		if (unlikely(p_ == NULL))                                                          \
+			return gfp_alloc_policy(e, (n) ? (n) : 1, flags, align, CALLER);           \
+		if (unlikely(!profile_route_count(p_, e, n, fit, CALLER)))                         \
+			return profiled_miss(p_, e, n, fit, align, CALLER);                        \
+		return p_;                                                                         \
+	} while (0)
+
+static void *profiled_malloc(size_t n)
+{
+	PROFILED_CALL(GFP_E_malloc, n, 0, n, n, 0, 0);
+}
+
+static void *profiled_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (unlikely(__builtin_mul_overflow(nmemb, size, &n)))
+		return shim_calloc(nmemb, size);
+	PROFILED_CALL(GFP_E_calloc, nmemb, size, n, n, MALLOCX_ZERO, 0);
+}
+
+/* An aligned block's usable size is malloc's of its size rounded up to the
+ * alignment, within a page (profile.h); else a size no table covers. */
+static inline size_t aligned_fit(size_t align, size_t n)
+{
+	return align <= 4096 ? (n + align - 1) & ~(align - 1) : SIZE_MAX;
+}
+
+static int profiled_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	int r = gfp_je_posix_memalign(memptr, align, n);
+	/* EINVAL, jemalloc's check of the alignment, is counted nowhere. */
+	if (unlikely(r != 0))
+		return r == ENOMEM ? posix_memalign_policy(memptr, align, n, CALLER) : r;
+	size_t fit = aligned_fit(align, n);
+	if (unlikely(!profile_route_count(*memptr, GFP_E_posix_memalign, n, fit, CALLER)))
+		profiled_miss(*memptr, GFP_E_posix_memalign, n, fit, align, CALLER);
+	return 0;
+}
+
+/* Inlined into its two callers: CALLER is theirs. */
+static inline __attribute__((always_inline)) void *profiled_aligned(enum gfp_entry e, size_t align,
+                                                                    size_t n)
+{
+	PROFILED_CALL(e, align, n, n, aligned_fit(align, n), MALLOCX_ALIGN(align), align);
+}
+
+static void *profiled_memalign(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return profiled_aligned(GFP_E_memalign, align, n);
+	return shim_memalign(align, n);
+}
+
+static void *profiled_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align)))
+		return profiled_aligned(GFP_E_aligned_alloc, align, n);
+	return shim_aligned_alloc(align, n);
+}
+
+/* realloc stays the shim's: profile.c takes a moving block out of the map
+ * before jemalloc may hand its address to another thread. */
+#define profiled_realloc shim_realloc
+
+static __attribute__((noinline)) void profiled_free_other(void *p)
+{
+	if (profile_route_free_other(p))
+		gfp_je_free(p);
+	else
+		shim_free(p);
+}
+
+static void profiled_free(void *p)
+{
+	if (likely(profile_route_free(p)))
+		gfp_je_free(p);
+	else
+		profiled_free_other(p);
+}
+
+/* The budget family: the request's charge from the
+ * thread's allowance, then on to gfp_routes_inner; the shim's policy path when
+ * the allowance runs out. The charge is budget_charge's formula without its
+ * saturation: a size that wraps it cannot be served (gfp_allowance_take).
+ *
+ * gfp_routes_inner is jemalloc's own functions (the direct routes) where
+ * jemalloc cannot fail a request that an allowance covers (a batch, 256 KiB
+ * at most): then nothing needs its answer, and the route is a jump. Where it
+ * can (route.c: a limit on the address space or the data
+ * segment, strict overcommit), and for good after a setrlimit that sets such
+ * a limit or a failed mmap inside jemalloc (oscalls.c), it is the watched
+ * routes, so that a real failure meets the slow path. */
+struct gfp_routes gfp_routes_inner;
+
+static void *budget_malloc(size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n))))
+		return gfp_routes_inner.malloc(n);
+	return gfp_alloc_policy(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
+}
+
+static void *budget_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (likely(!__builtin_mul_overflow(nmemb, size, &n) && gfp_allowance_take(GFP_CHARGE(n))))
+		return gfp_routes_inner.calloc(nmemb, size);
+	return shim_calloc(nmemb, size);
+}
+
+static void *budget_realloc(void *old, size_t n)
+{
+	/* With waiters, the shim's: a shrink or a move frees, and wakes them. */
+	if (likely(!__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED) &&
+	           gfp_allowance_take(GFP_CHARGE(n))))
+		return gfp_routes_inner.realloc(old, n);
+	return shim_realloc(old, n);
+}
+
+static int budget_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n + align))))
+		return gfp_routes_inner.posix_memalign(memptr, align, n);
+	return shim_posix_memalign(memptr, align, n);
+}
+
+static void *budget_memalign(size_t align, size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n + align))))
+		return gfp_routes_inner.memalign(align, n);
+	return shim_memalign(align, n);
+}
+
+static void *budget_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(gfp_allowance_take(GFP_CHARGE(n + align))))
+		return gfp_routes_inner.aligned_alloc(align, n);
+	return shim_aligned_alloc(align, n);
+}
+
+/* Called once gfp_init has read the policy: the families as tables, built
+ * here as gfp_je_* are known only once backend_init has run. */
+void routes_start(void)
+{
+	const struct gfp_routes families[ROUTE_KINDS] = {
+	    [ROUTE_SHIM] = {shim_malloc, shim_free, shim_calloc, shim_realloc, shim_posix_memalign,
+	                    shim_memalign, shim_aligned_alloc},
+	    [ROUTE_DIRECT] = {gfp_je_malloc, gfp_je_free, gfp_je_calloc, direct_realloc,
+	                      gfp_je_posix_memalign, direct_memalign, direct_aligned_alloc},
+	    [ROUTE_WATCHED] = {watched_malloc, shim_free, watched_calloc, watched_realloc,
+	                       watched_posix_memalign, watched_memalign, watched_aligned_alloc},
+	    [ROUTE_COUNTED] = {counted_malloc, counted_free, counted_calloc, counted_realloc,
+	                       counted_posix_memalign, counted_memalign, counted_aligned_alloc},
+	    [ROUTE_PROFILED] = {profiled_malloc, profiled_free, profiled_calloc, profiled_realloc,
+	                        profiled_posix_memalign, profiled_memalign, profiled_aligned_alloc},
+	    [ROUTE_BUDGET] = {budget_malloc, gfp_je_free, budget_calloc, budget_realloc,
+	                      budget_posix_memalign, budget_memalign, budget_aligned_alloc},
+	};
+	route_start(&gfp_routes, &gfp_routes_inner, families);
+}
