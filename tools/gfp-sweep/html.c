@@ -278,6 +278,32 @@ static void html_group(FILE *f, const struct group *groups, size_t g)
 	fprintf(f, "</pre>\n</article>\n");
 }
 
+/* The sweep's settings: program, mode, counts, timing, start and host. */
+static void html_settings(FILE *f, const struct report_head *h)
+{
+	fprintf(f, "<table class=\"kv\">\n<tr><th>program</th><td><code>");
+	struct membuf m;
+	command_line(mem_open(&m));
+	mem_flush(&m, f, false);
+	fprintf(f, "</code></td></tr>\n<tr><th>mode</th><td>%s: %s</td></tr>\n", opt.mode,
+	        strcmp(opt.mode, "nth") == 0 ? "fail every Nth eligible call"
+	                                     : "fail the first, second and last hit of every site");
+	fprintf(f,
+	        "<tr><th>eligible calls</th><td>%llu</td></tr>\n<tr><th>call sites</th><td>%zu"
+	        "</td></tr>\n<tr><th>runs</th><td>%zu",
+	        (unsigned long long)eligible, nsites, nruns);
+	if (opt.shard_n > 1)
+		fprintf(f, " (shard %d/%d)", opt.shard_k, opt.shard_n);
+	fprintf(f, ", %d at a time, timeout %.0f s; the sweep took %.1f s</td></tr>\n", opt.jobs,
+	        run_timeout(), now() - opt.started);
+	fprintf(f, "<tr><th>started</th><td>%s", h->stamp);
+	if (h->host[0]) {
+		fprintf(f, " on ");
+		esc(f, h->host, false);
+	}
+	fprintf(f, "</td></tr>\n</table>\n");
+}
+
 /* One file with everything inline - no scripts, fonts or images to fetch -
  * so that it can be archived by CI and opened anywhere. */
 void write_html(const char *path, const struct group *groups, size_t ngroups, const size_t *counts)
@@ -286,7 +312,6 @@ void write_html(const char *path, const struct group *groups, size_t ngroups, co
 	report_open(&h, path, counts, "%Y-%m-%d %H:%M:%S");
 	FILE *f = h.f;
 	size_t findings = h.findings;
-	const char *stamp = h.stamp, *host = h.host;
 
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -305,27 +330,8 @@ void write_html(const char *path, const struct group *groups, size_t ngroups, co
 		fprintf(f, "<p class=\"verdict good\">no crash, hang or silent data loss behind "
 		           "any failure point</p>\n");
 
-	fprintf(f, "<table class=\"kv\">\n<tr><th>program</th><td><code>");
-	struct membuf m;
-	command_line(mem_open(&m));
-	mem_flush(&m, f, false);
-	fprintf(f, "</code></td></tr>\n<tr><th>mode</th><td>%s: %s</td></tr>\n", opt.mode,
-	        strcmp(opt.mode, "nth") == 0 ? "fail every Nth eligible call"
-	                                     : "fail the first, second and last hit of every site");
-	fprintf(f,
-	        "<tr><th>eligible calls</th><td>%llu</td></tr>\n<tr><th>call sites</th><td>%zu"
-	        "</td></tr>\n<tr><th>runs</th><td>%zu",
-	        (unsigned long long)eligible, nsites, nruns);
-	if (opt.shard_n > 1)
-		fprintf(f, " (shard %d/%d)", opt.shard_k, opt.shard_n);
-	fprintf(f, ", %d at a time, timeout %.0f s; the sweep took %.1f s</td></tr>\n", opt.jobs,
-	        run_timeout(), now() - opt.started);
-	fprintf(f, "<tr><th>started</th><td>%s", stamp);
-	if (host[0]) {
-		fprintf(f, " on ");
-		esc(f, host, false);
-	}
-	fprintf(f, "</td></tr>\n</table>\n<div class=\"legend\">");
+	html_settings(f, &h);
+	fprintf(f, "<div class=\"legend\">");
 	for (int k = 0; k < O_COUNT; k++) {
 		enum outcome o = bar_order[k];
 		fprintf(f, "<span class=\"o-%s%s\">%s %zu</span>", outcome_name[o],

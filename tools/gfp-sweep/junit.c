@@ -56,6 +56,27 @@ static void junit_property(FILE *f, const char *name, const char *value)
 	fprintf(f, "\"/>\n");
 }
 
+/* The sweep's settings as the testsuite's properties. */
+static void junit_properties(FILE *f)
+{
+	char buf[64];
+	struct membuf m;
+	fprintf(f, "    <properties>\n");
+	command_line(mem_open(&m));
+	fclose(m.f);
+	junit_property(f, "program", m.buf);
+	free(m.buf);
+	junit_property(f, "mode", opt.mode);
+	snprintf(buf, sizeof(buf), "%d/%d", opt.shard_k, opt.shard_n);
+	junit_property(f, "shard", buf);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)eligible);
+	junit_property(f, "eligible_calls", buf);
+	snprintf(buf, sizeof(buf), "%zu", nsites);
+	junit_property(f, "sites", buf);
+	junit_property(f, "gfp_sweep", GFP_VERSION);
+	fprintf(f, "    </properties>\n");
+}
+
 /* One testcase per failure point: CI shows each finding as a failed test
  * with both backtraces and its reproducer, unreached points as skipped. */
 void write_junit(const char *path, const struct group *groups, const size_t *counts)
@@ -65,7 +86,6 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 	FILE *f = h.f;
 	size_t failures = h.findings;
 	const char *stamp = h.stamp, *host = h.host[0] ? h.host : "localhost";
-	char buf[64];
 	double total = now() - opt.started;
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -80,21 +100,9 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 	        "timestamp=\"%s\" hostname=\"",
 	        nruns, failures, counts[O_UNREACHED], total, stamp);
 	esc(f, host, true);
-	fprintf(f, "\">\n    <properties>\n");
+	fprintf(f, "\">\n");
+	junit_properties(f);
 	struct membuf m;
-	command_line(mem_open(&m));
-	fclose(m.f);
-	junit_property(f, "program", m.buf);
-	free(m.buf);
-	junit_property(f, "mode", opt.mode);
-	snprintf(buf, sizeof(buf), "%d/%d", opt.shard_k, opt.shard_n);
-	junit_property(f, "shard", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)eligible);
-	junit_property(f, "eligible_calls", buf);
-	snprintf(buf, sizeof(buf), "%zu", nsites);
-	junit_property(f, "sites", buf);
-	junit_property(f, "gfp_sweep", GFP_VERSION);
-	fprintf(f, "    </properties>\n");
 
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
