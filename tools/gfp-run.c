@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "records.h"
 #include "gfp_build.h"
 #include "internal.h"
 #include "text.h"
@@ -63,6 +64,18 @@ static void list_keys(void)
 static void report_to_stderr(const char *msg)
 {
 	fprintf(stderr, "gfp-run: error: %s\n", msg);
+}
+
+/* The hits of one site, read from the recording run's report. */
+struct site_hits {
+	unsigned long long want, hits;
+};
+
+static void count_hits(void *ctx, const struct rec_site *s)
+{
+	struct site_hits *sh = ctx;
+	if (!sh->hits && strtoull(s->id, NULL, 16) == sh->want)
+		sh->hits = s->hits;
 }
 
 /* fail.site.hit=last: a recording run of the program (the site's injection
@@ -105,13 +118,14 @@ static unsigned long long count_site_hits(char **argv, const char *policy, const
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	char *text = pid > 0 ? text_slurp(report, NULL) : NULL;
-	unsigned long long want = strtoull(site, NULL, 16), hits = 0;
-	struct tool_sites it;
-	struct tool_site one;
-	tool_sites_begin(&it, text ? text : "");
-	while (!hits && tool_sites_next(&it, &one))
-		if (strtoull(one.id, NULL, 16) == want)
-			hits = one.hits;
+	struct site_hits sh = {strtoull(site, NULL, 16), 0};
+	struct jval rep;
+	char err[256];
+	if (text && json_parse(text, strlen(text), 1, &rep, err, sizeof(err))) {
+		rec_sites(&rep, count_hits, &sh);
+		json_free(&rep);
+	}
+	unsigned long long hits = sh.hits;
 	if (!hits)
 		fprintf(
 		    stderr,

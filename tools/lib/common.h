@@ -18,19 +18,6 @@ bool tool_is_static_elf(const char *path);
 /* Prepends the library to LD_PRELOAD in this process's environment. */
 void tool_set_preload(const char *lib);
 
-/* The call sites of a stats=paths report (GFP_REPORT), as inject.c writes
- * them: {"site":"ID","hits":N,"first":C}, in the "sites" array. */
-struct tool_site {
-	char id[17];
-	unsigned long long hits, first; /* first: 0 if unknown */
-};
-struct tool_sites {
-	const char *p, *end;
-};
-void tool_sites_begin(struct tool_sites *it, const char *report);
-/* The next site; false after the last. */
-bool tool_sites_next(struct tool_sites *it, struct tool_site *out);
-
 /* One bug is often reached from many failure points: prints the crash sites
  * that several crash groups share, each once, with their groups and runs.
  * top[g] is group g's crash site (NULL or "" when it did not crash), runs[g]

@@ -98,26 +98,6 @@ void tool_set_preload(const char *lib)
 	setenv("LD_PRELOAD", preload, 1);
 }
 
-void tool_sites_begin(struct tool_sites *it, const char *report)
-{
-	/* The array ends at its ']' (its objects hold no arrays): what follows
-	 * it, such as allocinfo, is not read as sites. */
-	it->p = strstr(report, "\"sites\":[");
-	it->end = it->p ? strchr(it->p, ']') : NULL;
-}
-
-bool tool_sites_next(struct tool_sites *it, struct tool_site *out)
-{
-	while (it->p && (it->p = strstr(it->p, "{\"site\":\"")) && it->p < it->end) {
-		out->hits = out->first = 0;
-		int got = sscanf(it->p++, "{\"site\":\"%16[0-9a-f]\",\"hits\":%llu,\"first\":%llu",
-		                 out->id, &out->hits, &out->first);
-		if (got >= 2)
-			return true;
-	}
-	return false;
-}
-
 void tool_crash_sites_digest(size_t n, const char *const *top, const double *runs,
                              void (*print_site)(size_t g, void *ctx), void *ctx)
 {

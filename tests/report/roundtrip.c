@@ -1,0 +1,115 @@
+/*
+ * roundtrip.c - every record kind written by the shim's own writer
+ * (src/records.c, record_event) and read back by the tools' one reader
+ * (tools/lib/records.c): each field as written, frames in order, symbols
+ * with JSON escapes, a frame without module or symbol. A change to what
+ * records.c writes that the tools would misread fails here, not in a sweep.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "records.h"
+#include "text.h"
+#include "../unit/check.h"
+
+/* Each kind with an extra of the shape its writer gives (slowpath.c,
+ * oom.c, canary.c, reserve.c, crash.c, inject.c) and one key to read back. */
+static const struct kind {
+	const char *event, *extra, *key, *value;
+	bool has_req;
+} kinds[] = {
+    {"injection", NULL, "entry", "malloc", true},
+    {"failure", "\"reason\":\"no progress\",\"rounds\":3", "reason", "no progress", true},
+    {"oom", "\"rounds\":16,\"outcome\":\"killed\"", "outcome", "killed", true},
+    {"canary", "\"rounds\":100,\"ms\":2100", "ms", "2100", true},
+    {"reserve", "\"reserve\":\"drawn\",\"drawn\":4096,\"left\":-1,\"thread_left\":0", "left", "-1",
+     true},
+    {"crash", "\"signal\":11,\"code\":1,\"addr\":\"0x10\"", "signal", "11", false},
+};
+
+static struct gfp_frame frames[3] = {
+    {.module_off = 0x12ab, .func_off = 0x6b, .func = "main", .module = "inventory"},
+    {.module_off = 0x9e9aa, .func_off = 0x1a, .func = "we\"ird\\name", .module = "libstdc++.so.6"},
+    {.module_off = 0x2724a, .func = "", .module = ""},
+};
+
+static void check_frames(const struct jval *rec)
+{
+	static const struct {
+		const char *module, *offset, *symbol;
+	} want[] = {
+	    {"inventory", "0x12ab", "main+0x6b"},
+	    {"libstdc++.so.6", "0x9e9aa", "we\"ird\\name+0x1a"},
+	    {"?", "0x2724a", NULL},
+	};
+	CHECK(rec_nframes(rec) == 3);
+	for (size_t i = 0; i < 3 && i < rec_nframes(rec); i++) {
+		struct rec_frame f;
+		CHECK(rec_frame(rec, i, &f));
+		CHECK_STR(f.module ? f.module : "(none)", want[i].module);
+		CHECK_STR(f.offset ? f.offset : "(none)", want[i].offset);
+		CHECK_STR(f.symbol ? f.symbol : "(none)",
+		          want[i].symbol ? want[i].symbol : "(none)");
+	}
+}
+
+static void check_kind(const char *text, size_t len, const struct kind *k)
+{
+	struct jval rec;
+	if (!rec_find(text, len, k->event, &rec)) {
+		fprintf(stderr, "no \"%s\" record read back\n", k->event);
+		check_failures++;
+		return;
+	}
+	char pid[32];
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	const char *v = json_text(json_get(&rec, "pid"));
+	CHECK_STR(v ? v : "(none)", pid);
+	CHECK(json_get(&rec, "seq") && json_get(&rec, "tid"));
+	v = json_text(json_get(&rec, k->key));
+	CHECK_STR(v ? v : "(none)", k->value);
+	if (k->has_req) {
+		v = json_str(&rec, "site");
+		CHECK_STR(v ? v : "(none)", "0123456789abcdef");
+		v = json_text(json_get(&rec, "size"));
+		CHECK_STR(v ? v : "(none)", "4096");
+		v = json_text(json_get(&rec, "call"));
+		CHECK_STR(v ? v : "(none)", "7");
+		v = json_str(&rec, "mode");
+		CHECK(v && strncmp(v, "0x", 2) == 0);
+		v = json_str(&rec, "flags");
+		CHECK(v && strstr(v, "KERNEL"));
+	}
+	check_frames(&rec);
+	json_free(&rec);
+}
+
+int main(void)
+{
+	char path[] = "/tmp/gfp-roundtrip.XXXXXX", err[256];
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(records_set_dest(path, false, err, sizeof(err)) == 0);
+	struct gfp_req req = {.entry = GFP_E_malloc,
+	                      .size = 4096,
+	                      .gfp = GFP_KERNEL,
+	                      .site = 0x0123456789abcdefULL,
+	                      .call = 7};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		record_event(kinds[i].event, kinds[i].has_req ? &req : NULL, frames, 3,
+		             kinds[i].extra);
+	size_t len = 0;
+	char *text = text_slurp(path, &len);
+	CHECK(text != NULL);
+	for (size_t i = 0; text && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		check_kind(text, len, &kinds[i]);
+	if (check_failures && text)
+		fprintf(stderr, "the records as written:\n%s", text);
+	free(text);
+	close(fd);
+	unlink(path);
+	return CHECK_DONE();
+}

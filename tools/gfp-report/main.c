@@ -1,0 +1,193 @@
+/*
+ * main.c - gfp-report: print what the shim and gfp-sweep wrote, with frames
+ * named by function and source line, and join the parts of a sharded sweep.
+ *
+ *   gfp-report [--path DIR]... FILE...
+ *   gfp-report [--path DIR]... --allocinfo FILE [--top N]
+ *   gfp-report merge [-o OUT] PART.json...
+ *
+ * A FILE is a GFP_REPORT (totals, entries, allocinfo, sites), a GFP_RECORD file (one
+ * JSON event per line) or a gfp-sweep --json result; its kind is told from
+ * its keys, not its name, because all three are usually called *.json.
+ * Frames are recorded as module basename + offset from the module's start,
+ * the same across ASLR and machines; libdwfl maps them back to functions and
+ * lines when it finds the module and its debug information.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "symbolize.h"
+#include "gfp_build.h"
+#include "report.h"
+
+/* One line on stderr: "gfp-report: LEVEL: message". */
+static void say(const char *level, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "gfp-report: %s: ", level);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+}
+
+void error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("error", fmt, ap);
+	va_end(ap);
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("warning", fmt, ap);
+	va_end(ap);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p) {
+		error("out of memory");
+		exit(EXIT_USAGE);
+	}
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* ------------------------------------------------------------------------
+ * main
+ * ---------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: gfp-report [--path DIR]... FILE...\n"
+	        "       gfp-report [--path DIR]... --allocinfo FILE [--top N]\n"
+	        "       gfp-report merge [-o OUT.json] PART.json...\n"
+	        "Prints a GFP_REPORT file (entry points, call sites), a GFP_RECORD file (one\n"
+	        "block per event) or a gfp-sweep --json result (outcomes, findings and their\n"
+	        "reproducers), with frames named 'function file:line' where the module and its\n"
+	        "debug information are found: in each --path DIR, then the directory of the\n"
+	        "swept program, '.', /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /usr/bin\n"
+	        "and /bin.\n"
+	        "--allocinfo prints the call sites of a GFP_REPORT written with stats=sites in\n"
+	        "the layout of /proc/allocinfo, by live bytes; --top N only the first N.\n"
+	        "merge joins the parts of gfp-sweep --shard K/N into the result of one run\n"
+	        "(a file named 'merge' is ./merge).\n"
+	        "Exit status: 0 ok, 2 usage errors or unreadable input.\n");
+}
+
+/* The options; returns the exit status when nothing is to be printed
+ * (--help, --version, a usage error), else -1. */
+static int parse_args(int argc, char **argv, const char **allocinfo_out, long *top_out)
+{
+	static const struct option opts[] = {
+	    {"path", required_argument, NULL, 'p'}, {"allocinfo", required_argument, NULL, 'a'},
+	    {"top", required_argument, NULL, 't'},  {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},    {NULL, 0, NULL, 0},
+	};
+	int c;
+	const char *allocinfo = NULL;
+	long top = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			if (allocinfo) {
+				error("--allocinfo takes one FILE (given '%s' and '%s')", allocinfo,
+				      optarg);
+				return EXIT_USAGE;
+			}
+			allocinfo = optarg;
+			break;
+		case 't': {
+			char *end = NULL;
+			errno = 0;
+			top = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || top < 1) {
+				error("--top %s: expected a number of rows, 1 or more", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'p': {
+			struct stat st;
+			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
+				error("--path %s: not a directory", optarg);
+				return EXIT_USAGE;
+			}
+			add_user_dir(optarg);
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("gfp-report %s\n", GFP_VERSION);
+			return 0;
+		case ':':
+			error("%s needs an argument (see gfp-report --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		default:
+			error("unknown option '%s' (see gfp-report --help)", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	*allocinfo_out = allocinfo;
+	*top_out = top;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	/* A report must not wait on the network: debug information comes from
+	 * this machine only, never from a debuginfod server. */
+	unsetenv("DEBUGINFOD_URLS");
+	if (argc > 1 && strcmp(argv[1], "merge") == 0)
+		return merge_main(argc - 1, argv + 1);
+
+	const char *allocinfo;
+	long top;
+	int status = parse_args(argc, argv, &allocinfo, &top);
+	if (status >= 0)
+		return status;
+	if (top && !allocinfo) {
+		error("--top goes with --allocinfo FILE (see gfp-report --help)");
+		return EXIT_USAGE;
+	}
+	if (allocinfo && optind < argc) {
+		error("--allocinfo takes one FILE; '%s' is another (see gfp-report --help)",
+		      argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!allocinfo && optind >= argc) {
+		error("no FILE given (usage: gfp-report [--path DIR]... FILE..., or --help)");
+		return EXIT_USAGE;
+	}
+	status = 0;
+	if (allocinfo && !show_allocinfo(allocinfo, top))
+		status = EXIT_USAGE;
+	for (int i = optind; i < argc; i++) {
+		if (i > optind)
+			printf("\n");
+		if (!show_file(argv[i]))
+			status = EXIT_USAGE;
+	}
+	modules_free();
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		error("cannot write the standard output: %s", strerror(errno));
+		return EXIT_USAGE;
+	}
+	return status;
+}

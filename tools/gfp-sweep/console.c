@@ -1,0 +1,160 @@
+/*
+ * console.c - the result on the terminal, and what every report shares:
+ * finding groups, the command line and the reproducer.
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "text.h"
+#include "sweep.h"
+
+static bool same_group(const struct run *a, const struct run *b)
+{
+	return a->outcome == b->outcome && strcmp(a->crash_top, b->crash_top) == 0 &&
+	       strcmp(a->inj_site, b->inj_site) == 0;
+}
+
+/* PROG ARGS as a shell would take them back. */
+void command_line(FILE *f)
+{
+	for (char **a = opt.argv; *a; a++) {
+		if (a != opt.argv)
+			fputc(' ', f);
+		text_shell_quote(f, *a);
+	}
+	if (opt.input[0]) {
+		fprintf(f, " < ");
+		text_shell_quote(f, opt.input);
+	}
+}
+
+/* gfp-run as a shell finds it, else the one beside this gfp-sweep (a build
+ * tree's), so that a printed reproducer runs as printed. */
+static const char *gfp_run_path(void)
+{
+	static char path[PATH_MAX];
+	if (path[0])
+		return path;
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+	if (!tool_resolve("gfp-run", path, sizeof(path)) && slash) {
+		snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "gfp-run");
+		if (access(self, X_OK) == 0) {
+			snprintf(path, sizeof(path), "%s", self);
+			return path;
+		}
+	}
+	snprintf(path, sizeof(path), "gfp-run");
+	return path;
+}
+
+/* The policy a run had: --policy's, then its failure point. */
+void full_policy(const struct run *r, char *out, size_t n)
+{
+	char pol[512];
+	policy_of(r, pol, sizeof(pol));
+	snprintf(out, n, "%s%s%s", opt.policy ? opt.policy : "",
+	         opt.policy && *opt.policy ? ";" : "", pol);
+}
+
+/* The run's command with what it depends on: the whole policy, and the junk
+ * filling without which a read of uninitialised memory may pass. */
+void reproducer(FILE *f, const struct run *r)
+{
+	char pol[4096], conf[1024];
+	full_policy(r, pol, sizeof(pol));
+	if (opt.junk) {
+		junk_conf(conf, sizeof(conf));
+		fprintf(f, "MALLOC_CONF=");
+		text_shell_quote(f, conf);
+		fputc(' ', f);
+	}
+	text_shell_quote(f, gfp_run_path());
+	/* As the sweep did: failures in the program's own process only. */
+	fprintf(f, "%s --policy ", opt.follow ? "" : " --no-follow");
+	text_shell_quote(f, pol);
+	fprintf(f, " -- ");
+	command_line(f);
+}
+
+static void print_group_top(size_t g, void *groups)
+{
+	print_crash_top(&runs[((const struct group *)groups)[g].first]);
+}
+
+static void crash_sites_digest(const struct group *groups, size_t ngroups)
+{
+	const char **top = calloc(ngroups ? ngroups : 1, sizeof(*top));
+	double *count = calloc(ngroups ? ngroups : 1, sizeof(*count));
+	if (!top || !count)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct run *r = &runs[groups[g].first];
+		if (r->outcome == O_CRASH)
+			top[g] = r->crash_top;
+		count[g] = (double)groups[g].count;
+	}
+	tool_crash_sites_digest(ngroups, top, count, print_group_top, (void *)groups);
+	free(top);
+	free(count);
+}
+
+/* Groups the findings by (injection site, outcome, crash site), counts the
+ * outcomes and confirms each group by re-running its first failure point. */
+size_t group_runs(struct group *groups, size_t *counts)
+{
+	size_t ngroups = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		counts[runs[i].outcome]++;
+		runs[i].group = -1;
+		if (!is_finding(runs[i].outcome))
+			continue;
+		size_t g = 0;
+		while (g < ngroups && !same_group(&runs[groups[g].first], &runs[i]))
+			g++;
+		if (g == ngroups)
+			groups[ngroups++] = (struct group){i, 0, false};
+		groups[g].count++;
+		runs[i].group = (long)g;
+	}
+	for (size_t g = 0; g < ngroups; g++)
+		groups[g].confirmed = confirm(&runs[groups[g].first], (int)(nruns + 1 + g));
+	return ngroups;
+}
+
+/* The outcomes, then each group with its backtraces and reproducer. */
+void print_results(const struct group *groups, size_t ngroups, const size_t *counts)
+{
+	printf("outcomes:");
+	for (int o = 0; o < O_COUNT; o++)
+		if (counts[o])
+			printf(" %s %zu", outcome_name[o], counts[o]);
+	printf("%s\n", nruns ? "" : " none");
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct run *r = &runs[groups[g].first];
+		printf("\n[%zu] %s", g + 1, outcome_name[r->outcome]);
+		if (r->signal)
+			printf(" (signal %d %s)", r->signal, strsignal(r->signal));
+		printf(" in %zu run%s: allocation failure at site %s, %s %llu\n", groups[g].count,
+		       groups[g].count == 1 ? "" : "s", r->inj_site[0] ? r->inj_site : "-",
+		       r->site[0] ? "hit" : "call", (unsigned long long)r->hit);
+		printf("  the failed allocation:\n");
+		print_frames(r->inj_frames, false);
+		if (r->crash_frames[0]) {
+			printf("  the crash:\n");
+			print_frames(r->crash_frames, true);
+		}
+		printf("  reproduce (%s): ", groups[g].confirmed ? "confirmed" : "NOT reproduced");
+		reproducer(stdout, r);
+		printf("\n");
+	}
+	if (!ngroups)
+		printf("no crash, hang or silent data loss behind any failure point\n");
+	crash_sites_digest(groups, ngroups);
+}

@@ -1,0 +1,68 @@
+/*
+ * json-out.c - --json: every result and group of the sweep as one JSON
+ * object, the input of gfp-report and its merge.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "text.h"
+#include "gfp_build.h"
+#include "sweep.h"
+
+void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "{\"gfp_sweep\":\"%s\",\"mode\":\"%s\",\"program\":[", GFP_VERSION, opt.mode);
+	for (char **a = opt.argv; *a; a++) {
+		if (a != opt.argv)
+			fputc(',', f);
+		text_json_str(f, *a);
+	}
+	fprintf(f, "],\"shard\":\"%d/%d\",\"eligible_calls\":%llu,\"sites\":%zu,\"runs\":%zu,",
+	        opt.shard_k, opt.shard_n, (unsigned long long)eligible, nsites, nruns);
+	fprintf(f, "\"junk\":%s,", opt.junk ? "true" : "false");
+	fprintf(f, "\"outcomes\":{");
+	for (int o = 0; o < O_COUNT; o++)
+		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], counts[o]);
+	fprintf(f, "},\"results\":[");
+	for (size_t i = 0; i < nruns; i++) {
+		const struct run *r = &runs[i];
+		fprintf(f,
+		        "%s{\"site\":\"%s\",\"hit\":%llu,\"outcome\":\"%s\",\"status\":%d,"
+		        "\"signal\":%d,\"injected_site\":\"%s\",\"seconds\":%.3f}",
+		        i ? "," : "", r->site, (unsigned long long)r->hit, outcome_name[r->outcome],
+		        r->status, r->signal, r->inj_site, r->seconds);
+	}
+	fprintf(f, "],\"groups\":[");
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct run *r = &runs[groups[g].first];
+		char pol[4096];
+		full_policy(r, pol, sizeof(pol));
+		fprintf(f,
+		        "%s{\"outcome\":\"%s\",\"count\":%zu,\"first_run\":%zu,\"site\":\"%s\","
+		        "\"policy\":",
+		        g ? "," : "", outcome_name[r->outcome], groups[g].count, groups[g].first,
+		        r->inj_site);
+		text_json_str(f, pol);
+		struct membuf m;
+		reproducer(mem_open(&m), r);
+		fclose(m.f);
+		fprintf(f, ",\"reproducer\":");
+		text_json_str(f, m.buf);
+		free(m.buf);
+		fprintf(f, ",\"confirmed\":%s,\"signal\":%d,\"crash_site\":",
+		        groups[g].confirmed ? "true" : "false", r->signal);
+		text_json_str(f, r->crash_top);
+		fprintf(f, ",\"injection_frames\":");
+		text_json_str(f, r->inj_frames);
+		fprintf(f, ",\"crash_frames\":");
+		text_json_str(f, r->crash_frames);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]}\n");
+	fclose(f);
+}

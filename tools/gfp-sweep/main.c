@@ -1,0 +1,229 @@
+/*
+ * main.c - gfp-sweep: drive a program through its allocation failure points
+ * and report every crash, hang and silent data loss behind one.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "gfp_build.h"
+#include "sweep.h"
+
+/* A count option: a whole number of at least 1. */
+static int positive(const char *name, const char *v)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (end == v || *end || errno || n < 1 || n > INT_MAX)
+		die(EXIT_USAGE, "%s takes a whole number of at least 1, not '%s'", name, v);
+	return (int)n;
+}
+
+/* --policy: the runs' keys; the failure points are the sweep's to choose, and
+ * a trailing separator would double in reproducers. */
+static const char *policy_arg(char *v)
+{
+	for (const char *k = v; (k = strstr(k, "fail.")); k++)
+		if (k == v || k[-1] == ';' || k[-1] == ',' || k[-1] == ' ')
+			die(EXIT_USAGE,
+			    "--policy '%s' has fail.* keys: the sweep chooses the failure points "
+			    "(give the other keys, such as limit= or default=)",
+			    v);
+	size_t n = strlen(v);
+	while (n && (v[n - 1] == ';' || v[n - 1] == ',' || v[n - 1] == ' '))
+		v[--n] = '\0';
+	return v;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
+	        "                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
+	        "                 [--input FILE] [--json FILE] [--junit FILE] [--html FILE]\n"
+	        "                 -- PROG [ARGS...]\n"
+	        "Runs PROG once to record its allocation call sites, then once per failure point\n"
+	        "(sites: the first, second and last hit of every site; nth: every Nth call;\n"
+	        "with --max-runs, every site's first hit or first call comes first),\n"
+	        "and reports the crashes, hangs and silent data losses it finds.\n"
+	        "--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
+	        "report (one testcase per failure point) and as one self-contained HTML page.\n"
+	        "--input FILE is every run's standard input (else /dev/null).\n"
+	        "Exit status: 0 no finding, 1 findings, 2 usage errors, 125 the shim refused\n"
+	        "--policy.\n");
+}
+
+struct sweep_opt opt = {.mode = "sites",
+                        .jobs = 0,
+                        .timeout_s = 0,
+                        .max_runs = 0,
+                        .shard_k = 1,
+                        .shard_n = 1,
+                        .junk = true};
+
+/* The options into opt; returns the exit status when the sweep is not to
+ * run (--help, a usage error), else -1. *lib gets --lib. */
+static int parse_args(int argc, char **argv, const char **lib)
+{
+	static const struct option opts[] = {
+	    {"mode", required_argument, NULL, 'm'},    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'}, {"max-runs", required_argument, NULL, 'M'},
+	    {"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
+	    {"persist", no_argument, NULL, 'P'},       {"follow", no_argument, NULL, 'F'},
+	    {"no-junk", no_argument, NULL, 'J'},       {"json", required_argument, NULL, 'o'},
+	    {"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
+	    {"lib", required_argument, NULL, 'L'},     {"help", no_argument, NULL, 'h'},
+	    {"input", required_argument, NULL, 'i'},   {NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "+m:j:t:M:s:p:o:L:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			opt.mode = optarg;
+			break;
+		case 'j':
+			opt.jobs = positive("-j", optarg);
+			break;
+		case 't':
+			opt.timeout_s = positive("--timeout", optarg);
+			break;
+		case 'M':
+			opt.max_runs = positive("--max-runs", optarg);
+			break;
+		case 'i':
+			if (!realpath(optarg, opt.input) || access(opt.input, R_OK) != 0)
+				die(EXIT_USAGE, "--input %s: %s", optarg, strerror(errno));
+			break;
+		case 's':
+			if (sscanf(optarg, "%d/%d", &opt.shard_k, &opt.shard_n) != 2 ||
+			    opt.shard_n < 1 || opt.shard_k < 1 || opt.shard_k > opt.shard_n)
+				die(EXIT_USAGE, "--shard takes K/N with 1 <= K <= N, e.g. 2/4");
+			break;
+		case 'p':
+			opt.policy = policy_arg(optarg);
+			break;
+		case 'P':
+			opt.persist = true;
+			break;
+		case 'F':
+			opt.follow = true;
+			break;
+		case 'J':
+			opt.junk = false;
+			break;
+		case 'o':
+			opt.json = optarg;
+			break;
+		case 'U':
+			opt.junit = optarg;
+			break;
+		case 'H':
+			opt.html = optarg;
+			break;
+		case 'L':
+			*lib = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(opt.mode, "sites") != 0 && strcmp(opt.mode, "nth") != 0)
+		die(EXIT_USAGE, "--mode is sites or nth, not '%s'", opt.mode);
+	opt.argv = argv + optind;
+	return -1;
+}
+
+/* Everything the runs need, checked before the first one: the shim, the
+ * program, the reports' files, a directory for the runs' files. */
+static void prepare(const char *lib)
+{
+	if (opt.jobs <= 0)
+		opt.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (opt.jobs <= 0)
+		opt.jobs = 1;
+	run_track_init((size_t)opt.jobs + 1);
+	if (lib)
+		snprintf(opt.lib, sizeof(opt.lib), "%s", lib);
+	else if (!tool_find_library(opt.lib, sizeof(opt.lib)))
+		die(EXIT_USAGE, "cannot find %s next to gfp-sweep or in %s", LIB_NAME, GFP_LIBDIR);
+	char resolved[PATH_MAX];
+	if (!tool_resolve(opt.argv[0], resolved, sizeof(resolved)))
+		die(127, "%s: command not found", opt.argv[0]);
+	if (!realpath(resolved, prog_path))
+		prog_path[0] = '\0';
+	if (tool_is_static_elf(resolved))
+		die(126, "%s is statically linked: LD_PRELOAD cannot reach its allocations",
+		    resolved);
+
+	/* The reports' files are checked before the runs, not after them. */
+	const char *outputs[] = {opt.json, opt.junit, opt.html};
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		FILE *o = outputs[i] ? fopen(outputs[i], "a") : NULL;
+		if (outputs[i] && !o)
+			die(EXIT_USAGE, "cannot write %s: %s", outputs[i], strerror(errno));
+		if (o)
+			fclose(o);
+	}
+
+	snprintf(opt.tmp, sizeof(opt.tmp), "%s/gfp-sweep.XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(opt.tmp))
+		die(EXIT_USAGE, "mkdtemp: %s", strerror(errno));
+	atexit(remove_tmp);
+	stop_on_signals();
+}
+
+int main(int argc, char **argv)
+{
+	const char *lib = NULL;
+	opt.started = now();
+	opt.wall_started = time(NULL);
+	int status = parse_args(argc, argv, &lib);
+	if (status >= 0)
+		return status;
+	prepare(lib);
+
+	record();
+	plan();
+	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu run%s (%s mode",
+	        opt.argv[0], (unsigned long long)eligible, nsites, nruns, nruns == 1 ? "" : "s",
+	        opt.mode);
+	if (opt.shard_n > 1)
+		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);
+	fprintf(stdout, ", -j %d)\n", opt.jobs);
+	fflush(stdout);
+	execute(0);
+	if (strcmp(opt.mode, "nth") == 0)
+		execute(plan_missed_sites());
+
+	size_t counts[O_COUNT] = {0};
+	struct group *groups = calloc(nruns + 1, sizeof(*groups));
+	if (!groups)
+		die(EXIT_USAGE, "out of memory");
+	size_t ngroups = group_runs(groups, counts);
+	print_results(groups, ngroups, counts);
+	if (opt.json)
+		write_json(opt.json, groups, ngroups, counts);
+	if (opt.junit)
+		write_junit(opt.junit, groups, counts);
+	if (opt.html)
+		write_html(opt.html, groups, ngroups, counts);
+	fflush(stdout);
+	free(groups);
+	return ngroups ? EXIT_FINDINGS : 0;
+}

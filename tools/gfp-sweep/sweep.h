@@ -1,0 +1,162 @@
+/*
+ * sweep.h - what gfp-sweep's files share: the options, the runs and their
+ * outcomes, the recording run's sites, and each file's functions.
+ */
+#ifndef GFP_SWEEP_H
+#define GFP_SWEEP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "records.h"
+
+#define EXIT_FINDINGS 1
+#define EXIT_USAGE    2
+
+enum outcome { O_OK, O_SILENT, O_HANDLED, O_ABORT, O_CRASH, O_HANG, O_UNREACHED, O_COUNT };
+extern const char *const outcome_name[O_COUNT];
+static inline bool is_finding(enum outcome o)
+{
+	return o == O_SILENT || o == O_CRASH || o == O_HANG;
+}
+
+struct run {
+	char site[17];     /* sites mode: the site to fail */
+	char inj_site[17]; /* the site that failed, from the injection record */
+	uint64_t hit;      /* sites mode: which hit; nth mode: N */
+	enum outcome outcome;
+	int status, signal;
+	char inj_frames[2048]; /* from the injection record */
+	char crash_frames[2048];
+	char crash_top[160]; /* the crash site: top frame's module+offset */
+	pid_t pid;
+	double started, seconds;
+	long group; /* its finding group's index, -1 if it is no finding */
+};
+
+struct sweep_opt {
+	const char *mode, *policy, *json, *junit, *html;
+	int jobs, timeout_s, max_runs, shard_k, shard_n;
+	bool persist, follow, junk;
+	char **argv;
+	char lib[PATH_MAX], tmp[512], input[PATH_MAX];
+	int rec_status; /* the recording run's exit status */
+	bool unstable;  /* two runs without injection wrote different output */
+	double rec_seconds, started;
+	time_t wall_started; /* for the reports' timestamps */
+};
+extern struct sweep_opt opt;
+
+/* The plan (plan.c) and the recording run's sites (first: the
+ * eligible-call number of a site's first hit, 0 if unknown). */
+extern struct run *runs;
+extern size_t nruns;
+extern struct rec_site *sites;
+extern size_t nsites;
+extern uint64_t eligible;
+/* The program as run, resolved; "" if it cannot be. */
+extern char prog_path[PATH_MAX];
+
+/* What a run wrote to its standard output. */
+struct output {
+	char *text;
+	size_t len;
+};
+
+struct group {
+	size_t first; /* index of the first run */
+	size_t count;
+	bool confirmed;
+};
+
+/* One line of frames_of's output, "    symbol (module+offset)", taken
+ * apart; src is the program's source line for it, or "". */
+struct frame {
+	char sym[200], mod[128], off[32], src[600];
+};
+/* Calls fn for each line of frames (frames_of's output); fr is NULL for a
+ * line that is not a frame. The first frame of a crash is the faulting pc,
+ * every other one a return address. */
+typedef void frame_fn(void *ctx, const char *line, size_t len, const struct frame *fr);
+
+/* Formatted text goes through a memory stream: into JSON, or text that
+ * still needs escaping. */
+struct membuf {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+/* What the JUnit and HTML reports start with: the file, open for writing
+ * (or exit 2), the number of findings, the sweep's start in `stamp_fmt`, and
+ * this host's name ("" when unknown). */
+struct report_head {
+	FILE *f;
+	size_t findings;
+	char stamp[64], host[256];
+};
+
+/* run.c */
+/* Room to track the runs in flight: -j runs and one more. */
+void run_track_init(size_t n);
+double now(void);
+void remove_tmp(void);
+void stop_on_signals(void);
+void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+void run_paths(int idx, const char *what, char *out, size_t n);
+void junk_conf(char *out, size_t n);
+pid_t spawn(int idx, const char *policy, bool recording);
+struct output read_output(int idx);
+int wait_run(pid_t pid, double started, double timeout, bool *timed_out);
+double run_timeout(void);
+void execute(size_t from);
+bool confirm(const struct run *r, int idx);
+
+/* frames.c */
+const char *prog_base(void);
+void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx);
+void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr);
+void print_crash_top(const struct run *r);
+void print_frames(const char *frames, bool crash);
+
+/* classify.c */
+
+bool same_output(int idx, const struct output *rec_out);
+void classify(struct run *r, int idx, int st, bool timed_out, const struct output *rec_out);
+
+/* plan.c */
+void record(void);
+void plan(void);
+size_t plan_missed_sites(void);
+void policy_of(const struct run *r, char *out, size_t n);
+
+/* console.c */
+void command_line(FILE *f);
+void full_policy(const struct run *r, char *out, size_t n);
+void reproducer(FILE *f, const struct run *r);
+size_t group_runs(struct group *groups, size_t *counts);
+void print_results(const struct group *groups, size_t ngroups, const size_t *counts);
+
+/* markup.c */
+FILE *mem_open(struct membuf *m);
+void esc_n(FILE *f, const char *s, size_t n, bool attr);
+void esc(FILE *f, const char *s, bool attr);
+void mem_flush(struct membuf *m, FILE *f, bool attr);
+const char *point_kind(const struct run *r);
+void report_open(struct report_head *h, const char *path, const size_t *counts,
+                 const char *stamp_fmt);
+
+/* json-out.c */
+void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts);
+
+/* junit.c */
+void write_junit(const char *path, const struct group *groups, const size_t *counts);
+
+/* html.c */
+void write_html(const char *path, const struct group *groups, size_t ngroups, const size_t *counts);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * records.c - reading GFP_RECORD lines and a report's call sites (records.h)
+ * for gfp-sweep and gfp-report. It interprets documents json.c parsed; it
+ * never prints.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "records.h"
+
+bool rec_find(const char *text, size_t len, const char *event, struct jval *out)
+{
+	for (const char *line = text; line < text + len;) {
+		const char *nl = memchr(line, '\n', (size_t)(text + len - line));
+		size_t l = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
+		char err[128];
+		if (json_parse(line, l, 1, out, err, sizeof(err))) {
+			const char *ev = json_str(out, "event");
+			if (ev && strcmp(ev, event) == 0)
+				return true;
+			json_free(out);
+		}
+		line = nl ? nl + 1 : text + len;
+	}
+	return false;
+}
+
+size_t rec_nframes(const struct jval *rec)
+{
+	const struct jval *f = json_get(rec, "frames");
+	return f && f->type == J_ARR ? f->n : 0;
+}
+
+bool rec_frame(const struct jval *rec, size_t i, struct rec_frame *out)
+{
+	const struct jval *f = json_get(rec, "frames");
+	if (!f || f->type != J_ARR || i >= f->n)
+		return false;
+	out->module = json_str(&f->v[i], "module");
+	out->offset = json_str(&f->v[i], "offset");
+	out->symbol = json_str(&f->v[i], "symbol");
+	return out->module && out->offset;
+}
+
+/* A whole number as the shim writes counts. */
+static bool count_of(const struct jval *v, unsigned long long *out)
+{
+	if (!v || v->type != J_NUM || v->s[0] == '-')
+		return false;
+	char *end;
+	*out = strtoull(v->s, &end, 10);
+	return end != v->s;
+}
+
+unsigned long long rec_sites(const struct jval *rep,
+                             void (*fn)(void *ctx, const struct rec_site *s), void *ctx)
+{
+	unsigned long long eligible = 0;
+	count_of(json_get(rep, "eligible_calls"), &eligible);
+	const struct jval *sites = json_get(rep, "sites");
+	for (size_t i = 0; sites && sites->type == J_ARR && i < sites->n; i++) {
+		const struct jval *o = &sites->v[i];
+		const char *id = json_str(o, "site");
+		struct rec_site s = {.hits = 0, .first = 0};
+		if (!id || !*id || strlen(id) > 16 ||
+		    strspn(id, "0123456789abcdef") != strlen(id) ||
+		    !count_of(json_get(o, "hits"), &s.hits))
+			continue;
+		count_of(json_get(o, "first"), &s.first);
+		memcpy(s.id, id, strlen(id) + 1);
+		fn(ctx, &s);
+	}
+	return eligible;
+}

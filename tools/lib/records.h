@@ -1,0 +1,40 @@
+/*
+ * records.h - the one reader of what the shim writes for the tools:
+ * GFP_RECORD lines (src/records.c) and the call sites of a stats=paths
+ * GFP_REPORT (src/inject.c), read by key through json.h, never by byte
+ * order.
+ */
+#ifndef GFP_TOOLS_RECORDS_H
+#define GFP_TOOLS_RECORDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "json.h"
+
+/* One frame of a record: {"module","offset"[,"symbol"]}. */
+struct rec_frame {
+	const char *module, *offset;
+	const char *symbol; /* NULL when the shim named no symbol */
+};
+
+/* The first record of `event` in a GFP_RECORD file's text, in *out (to be
+ * json_free()d). Each line is read alone, so a line cut short by a killed
+ * process spoils only itself. */
+bool rec_find(const char *text, size_t len, const char *event, struct jval *out);
+/* Record rec's frames: how many, and the i-th; false for a frame without
+ * module and offset. */
+size_t rec_nframes(const struct jval *rec);
+bool rec_frame(const struct jval *rec, size_t i, struct rec_frame *out);
+
+/* A call site of a stats=paths report: {"site":"ID","hits":N,"first":C}. */
+struct rec_site {
+	char id[17];
+	unsigned long long hits, first; /* first: 0 if unknown */
+};
+/* The sites of report rep, in order: fn(ctx, site) for each; returns the
+ * report's eligible_calls (0 when it has none). */
+unsigned long long rec_sites(const struct jval *rep,
+                             void (*fn)(void *ctx, const struct rec_site *s), void *ctx);
+
+#endif
