@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy.h"
 
 const struct gfp_key gfp_keys[GFP_KEY_COUNT] = {
 #define KEY(id, name, type, def, min, max, choices, help)                                          \
