@@ -382,16 +382,6 @@ void context_scope_pop(unsigned cookie);
 extern uint64_t gfp_policy_gen; /* atomic: bumped by every gfp-ctl set */
 void ctl_start(void);
 void ctl_stop(void);
-int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why,
-                    size_t wn);
-/* How the listener's error replies begin; ctl_reply_status tells gfp-ctl
- * what a reply's first line means for its exit status. */
-#define GFP_EXIT_CONFIG     125 /* a bad policy: before main, or refused by gfp-ctl set */
-#define GFP_CTL_ERROR       "error: "
-#define GFP_CTL_REFUSED     GFP_CTL_ERROR "refused: "
-#define GFP_CTL_NOT_APPLIED GFP_CTL_ERROR "not applied at run time: "
-bool ctl_reply_is_error(const char *head, size_t len);
-int ctl_reply_status(const char *first_line, bool is_set);
 void policy_derive(void);
 /* Keys that are fine alone but not together: the message, or NULL; *drop
  * is the key that GFP_STRICT=0 ignores to settle it. */

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "gfpshim.h"
 
@@ -185,6 +186,19 @@ struct gfp_rule_set {
 /* Parses GFP_RULES text into set; 0, or -1 with one line in err naming the
  * rule, the column and what was expected. */
 int rules_parse(struct gfp_rule_set *set, const char *text, char *err, size_t errlen);
+
+/* ------------------------------------------------------------------------
+ * ctl_proto.c - the control socket's path and replies (ctl.c, gfp-ctl).
+ * ---------------------------------------------------------------------- */
+int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why, size_t wn);
+/* How the listener's error replies begin; ctl_reply_status tells gfp-ctl
+ * what a reply's first line means for its exit status. */
+#define GFP_EXIT_CONFIG     125 /* a bad policy: before main, or refused by gfp-ctl set */
+#define GFP_CTL_ERROR       "error: "
+#define GFP_CTL_REFUSED     GFP_CTL_ERROR "refused: "
+#define GFP_CTL_NOT_APPLIED GFP_CTL_ERROR "not applied at run time: "
+bool ctl_reply_is_error(const char *head, size_t len);
+int ctl_reply_status(const char *first_line, bool is_set);
 
 #pragma GCC visibility pop
 
