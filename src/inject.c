@@ -16,8 +16,6 @@
 
 #include "internal.h"
 
-enum { WHERE_ENTRY, WHERE_ATTEMPT };
-
 bool gfp_inject_on;
 bool gfp_inject_simple;
 bool gfp_armed_fast;

@@ -763,9 +763,7 @@ void crash_init(void);
 /* ------------------------------------------------------------------------
  * stats.c - totals per entry point, the GFP_REPORT file.
  * ---------------------------------------------------------------------- */
-/* The values of stats= (their index in keys.def's choices): each level
- * counts what the one before it does, and more. */
-enum { GFP_STATS_OFF, GFP_STATS_TOTALS, GFP_STATS_SITES, GFP_STATS_PATHS };
+/* The values of stats= are enum gfp_stats_level (policy.h). */
 /* The report's largest size. stats=paths: 16384 paths of up to 85 bytes,
  * and as many allocinfo rows of up to 300. */
 #define GFP_REPORT_MAX (8u << 20)

@@ -116,6 +116,14 @@ struct gfp_policy {
 	bool set[GFP_KEY_COUNT]; /* given explicitly, not a default */
 };
 
+/* The values of the ENUM keys, made from their choices in keys.def. stats:
+ * each level counts what the one before it does, and more. */
+#define GFP_CHOICE_ENUM(e, s) e,
+enum gfp_stats_level { GFP_CHOICES_stats(GFP_CHOICE_ENUM, ) };
+enum gfp_oom_action { GFP_CHOICES_oom(GFP_CHOICE_ENUM, ) };
+enum gfp_fail_where { GFP_CHOICES_fail_where(GFP_CHOICE_ENUM, ) };
+enum gfp_reserve_mode { GFP_CHOICES_reserve_mode(GFP_CHOICE_ENUM, ) };
+
 /* `max` of a STR key: what the text must be. */
 #define GFP_STR_ANY 0
 #define GFP_STR_HEX 1
