@@ -168,8 +168,6 @@ uint64_t inject_seed_rng(void)
 	return splitmix((uint64_t)gfp_policy.fail_seed ^ splitmix(gfp_tls.ordinal)) | 1;
 }
 
-#define draw inject_draw
-
 static bool thread_matches(void)
 {
 	char name[16];
@@ -399,7 +397,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	if (p->fail_interval > 1 &&
 	    __atomic_add_fetch(&interval_count, 1, __ATOMIC_RELAXED) % (uint64_t)p->fail_interval)
 		return false;
-	if (draw() >= p->fail_probability)
+	if (inject_draw() >= p->fail_probability)
 		return false;
 	if (stack_filter && !filter_passes())
 		return false;

@@ -20,8 +20,6 @@
  * idle malloc jumps through gfp_je_malloc in one instruction, not two). */
 #pragma GCC visibility push(hidden)
 
-#define GFP_HIDDEN  __attribute__((visibility("hidden")))
-#define GFP_EXPORT  __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
