@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy.h"
 
 const struct gfp_key gfp_keys[GFP_KEY_COUNT] = {
 #define KEY(id, name_, type_, role_, def_, min_, max_, choices_, help_)                            \

@@ -18,20 +18,6 @@
 	(GFP_NORETRY | GFP_RETRY_MAYFAIL | GFP_NOFAIL | GFP_NOWARN | GFP_HIGH | GFP_MEMALLOC |     \
 	 GFP_NOMEMALLOC)
 
-gfp_t context_normalize(gfp_t f)
-{
-	/* A bare modifier (gfp_malloc(n, GFP_NOFAIL)) means GFP_KERNEL | it. */
-	if (!(f & BASE_BITS))
-		f |= GFP_KERNEL;
-	/* NOIO implies NOFS: FS reclaim may do IO. */
-	if (!(f & GFP_IO_BIT))
-		f &= ~GFP_FS_BIT;
-	/* NOMEMALLOC wins over MEMALLOC (__gfp_pfmemalloc_flags). */
-	if (f & GFP_NOMEMALLOC)
-		f &= ~GFP_MEMALLOC;
-	return f;
-}
-
 static gfp_t scoped(gfp_t f)
 {
 	unsigned scope = gfp_tls.scope;

@@ -4,7 +4,7 @@
  * Names are the kernel's without the leading underscores, printed the way
  * %pGg prints them: the base context first, then the modifiers.
  */
-#include "internal.h"
+#include "policy.h"
 
 struct flag_name {
 	const char *name;

@@ -205,7 +205,7 @@ static void check_contradictions(void)
 /* reserve.mode=tokens with prefaulted pools and no budget: see below. */
 bool policy_pool_first(void)
 {
-	return gfp_policy.reserve_mode == 1 && gfp_policy.reserve_prefault && !gfp_budget_on;
+	return gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_policy.reserve_prefault && !gfp_budget_on;
 }
 
 void policy_derive(void)

@@ -16,8 +16,6 @@
 
 #include "internal.h"
 
-enum { WHERE_ENTRY, WHERE_ATTEMPT };
-
 bool gfp_inject_on;
 bool gfp_inject_simple;
 bool gfp_armed_fast;
@@ -170,18 +168,30 @@ uint64_t inject_seed_rng(void)
 	return splitmix((uint64_t)gfp_policy.fail_seed ^ splitmix(gfp_tls.ordinal)) | 1;
 }
 
-#define draw inject_draw
-
 static bool thread_matches(void)
 {
 	char name[16];
 	return glob_match(gfp_policy.fail_thread.v, thread_name(name));
 }
 
-/* fail.depth, as far as the shim looks (32 frames). */
+/* The stack filters look at fail.depth frames, up to the most keys.def
+ * allows: their arrays hold that many. */
+#define FILTER_FRAMES 64
+#define KEY(id, name, type, role, def, min, max, choices, help)                                    \
+	_Static_assert(GFP_K_##id != GFP_K_fail_depth || (max) == FILTER_FRAMES,                   \
+	               "fail.depth's max in keys.def is FILTER_FRAMES");
+#include "keys.def"
+#undef KEY
+
+/* An injection's backtrace (records, fail.verbose) keeps at most 32 of
+ * them: beside fire()'s message buffer, 64 named frames would double the
+ * shim's deepest stack inside malloc. */
+#define FIRE_FRAMES 32
+
 static int fail_depth(void)
 {
-	return (int)gfp_policy.fail_depth < 32 ? (int)gfp_policy.fail_depth : 32;
+	return (int)gfp_policy.fail_depth < FILTER_FRAMES ? (int)gfp_policy.fail_depth
+	                                                  : FILTER_FRAMES;
 }
 
 static bool stack_ok(const struct gfp_frame *f, int n)
@@ -206,14 +216,14 @@ static bool stack_ok(const struct gfp_frame *f, int n)
 static uint64_t filter_compute(const void *arg)
 {
 	(void)arg;
-	struct gfp_frame frames[32];
+	struct gfp_frame frames[FILTER_FRAMES];
 	int n = unwind_capture(frames, fail_depth());
 	return stack_ok(frames, n) ? 2 : 1;
 }
 
 static bool filter_passes(void)
 {
-	uintptr_t ips[32];
+	uintptr_t ips[FILTER_FRAMES];
 	int n = site_ips(ips, fail_depth());
 	/* site_key is odd and the epoch's part even: never 0. */
 	uint64_t key = site_key(ips, n) +
@@ -241,8 +251,8 @@ static bool fire(struct gfp_req *req)
 	gfp_inject_fired(req);
 	if (!records_on() && !gfp_policy.fail_verbose)
 		return true; /* nobody looks: no backtrace to take */
-	struct gfp_frame frames[32];
-	int n = unwind_capture(frames, fail_depth());
+	struct gfp_frame frames[FIRE_FRAMES];
+	int n = unwind_capture(frames, fail_depth() < FIRE_FRAMES ? fail_depth() : FIRE_FRAMES);
 	if (!req->site)
 		req->site = site_of_caller();
 	record_event("injection", req, frames, n, NULL);
@@ -387,7 +397,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	if (p->fail_interval > 1 &&
 	    __atomic_add_fetch(&interval_count, 1, __ATOMIC_RELAXED) % (uint64_t)p->fail_interval)
 		return false;
-	if (draw() >= p->fail_probability)
+	if (inject_draw() >= p->fail_probability)
 		return false;
 	if (stack_filter && !filter_passes())
 		return false;

@@ -20,8 +20,6 @@
  * idle malloc jumps through gfp_je_malloc in one instruction, not two). */
 #pragma GCC visibility push(hidden)
 
-#define GFP_HIDDEN  __attribute__((visibility("hidden")))
-#define GFP_EXPORT  __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
@@ -80,41 +78,8 @@ struct gfp_frame {
 extern const char *const gfp_entry_name[GFP_ENTRY_COUNT];
 extern const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT];
 
-/* ------------------------------------------------------------------------
- * libc.c - string and formatting helpers that never allocate and are safe in
- * signal handlers. The shim runs inside malloc: it cannot use stdio.
- * ---------------------------------------------------------------------- */
-int gfp_vsnprintf(char *buf, size_t n, const char *fmt, va_list ap);
-int gfp_snprintf(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Appends to a bounded buffer; `len` saturates at `cap - 1`. */
-struct gfp_buf {
-	char *p;
-	size_t cap, len;
-};
-void gfp_buf_printf(struct gfp_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void gfp_buf_json_str(struct gfp_buf *b, const char *s);
-int gfp_strcasecmp_n(const char *a, const char *b, size_t n);
-unsigned gfp_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
-bool gfp_write_all(int fd, const char *p, size_t n);
-/* Appends n bytes of what a user wrote, as written except what could act on
- * a terminal or is not UTF-8: control bytes, DEL, C1 controls and bytes of
- * no well-formed UTF-8 character become \xNN. Stops at the buffer's end,
- * never in the middle of an escape or a character. */
-void gfp_buf_quote(struct gfp_buf *b, const char *s, size_t n);
-/* The same into out (cap bytes, NUL-terminated); returns out. */
-const char *gfp_quote(char *out, size_t cap, const char *s, size_t n);
-/* glibc's text for err, without strerror (which may allocate). */
-const char *gfp_strerror(int err);
-
-/* ------------------------------------------------------------------------
- * flags.c - gfp flag names <-> bits.
- * ---------------------------------------------------------------------- */
-/* Writes "NOFS|NOFAIL" style names; returns the length written. */
-size_t gfp_flags_name(gfp_t flags, char *buf, size_t n);
-/* Parses "nofs|nofail" (or 0x...); 0 on success, -1 with *bad pointing at an
- * unknown word, -2 when more than one base context is named. No base context
- * means KERNEL, as a bare modifier does in the kernel's GFP_KERNEL | X. */
-int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, size_t *badlen);
+/* libc.c, flags.c, config.c, rules_parse.c: the policy library. */
+#include "policy.h"
 
 /* ------------------------------------------------------------------------
  * glob.c - the shell patterns of fail.sym/lib/thread and GFP_RULES.
@@ -122,97 +87,6 @@ int gfp_flags_parse(const char *s, size_t len, gfp_t *out, const char **bad, siz
 /* fnmatch(pattern, string, 0) in the C locale, byte by byte; never
  * allocates, any context may call it. */
 bool glob_match(const char *pattern, const char *string);
-
-/* ------------------------------------------------------------------------
- * config.c - the policy, parsed from GFP_POLICY / GFP_POLICY_FILE.
- * ---------------------------------------------------------------------- */
-enum gfp_key_type {
-	GFP_T_BOOL,
-	GFP_T_COUNT,
-	GFP_T_SIZE,
-	GFP_T_MS,
-	GFP_T_PROB,
-	GFP_T_ENUM,
-	GFP_T_FLAGS,
-	GFP_T_STR,
-};
-
-/* A short string value (globs, site ids). */
-struct gfp_str {
-	char v[128];
-};
-
-#define GFP_CTYPE_BOOL  bool
-#define GFP_CTYPE_COUNT int64_t
-#define GFP_CTYPE_SIZE  uint64_t
-#define GFP_CTYPE_MS    uint64_t
-#define GFP_CTYPE_PROB  double
-#define GFP_CTYPE_ENUM  unsigned
-#define GFP_CTYPE_FLAGS gfp_t
-#define GFP_CTYPE_STR   struct gfp_str
-
-enum gfp_key_id {
-#define KEY(id, name, type, role, def, min, max, choices, help) GFP_K_##id,
-#include "keys.def"
-#undef KEY
-	GFP_KEY_COUNT
-};
-
-struct gfp_policy {
-#define KEY(id, name, type, role, def, min, max, choices, help) GFP_CTYPE_##type id;
-#include "keys.def"
-#undef KEY
-	bool set[GFP_KEY_COUNT]; /* given explicitly, not a default */
-};
-
-/* `max` of a STR key: what the text must be. */
-#define GFP_STR_ANY 0
-#define GFP_STR_HEX 1
-
-/* A key's ROLE column in keys.def. */
-enum gfp_key_role {
-	GFP_ROLE_SPEAK,
-	GFP_ROLE_CONTROL,
-	GFP_ROLE_COUNT,
-	GFP_ROLE_SHAPE,
-	GFP_ROLE_BUDGET,
-	GFP_ROLE_RESERVE,
-	GFP_ROLE_INJECT,
-};
-
-struct gfp_key {
-	const char *name;
-	enum gfp_key_type type;
-	const char *def;
-	int64_t min, max;
-	const char *choices;
-	const char *help;
-	size_t offset;
-	enum gfp_key_role role;
-};
-extern const struct gfp_key gfp_keys[GFP_KEY_COUNT];
-
-/* Where an error message comes from: "GFP_POLICY" or "GFP_POLICY_FILE /x:3". */
-struct gfp_cfg_err {
-	char msg[512];
-	int count;
-};
-void config_defaults(struct gfp_policy *pol);
-/* Parses `key=value` pairs separated by ';', ',' or newlines ('#' comments
- * when `file` is true). Returns the number of errors; each is formatted into
- * err->msg (the last one wins) and passed to `report` when it is not NULL. */
-int config_parse(struct gfp_policy *pol, const char *src, const char *text, size_t len, bool file,
-                 void (*report)(const char *msg), struct gfp_cfg_err *err);
-/* Parses one value for key `k`. 0 on success, else -1 with `expect` set. */
-int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void *out,
-                       const char **expect);
-/* Key i back to its default, as if it had not been set. */
-void config_reset_key(struct gfp_policy *pol, size_t i);
-bool config_shapes(const struct gfp_policy *pol);
-/* The nearest key name within a small edit distance, or NULL. */
-const char *config_did_you_mean(const char *key, size_t len);
-/* Prints the value of key `k` from `pol` as the parser accepts it. */
-void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, struct gfp_buf *b);
 
 /* ------------------------------------------------------------------------
  * log.c - every message the shim prints, one write(2) each.
@@ -483,7 +357,6 @@ static inline void gfp_count(uint64_t *c, uint64_t n)
 /* ------------------------------------------------------------------------
  * context.c - current_gfp_context(): explicit flags, default, scopes.
  * ---------------------------------------------------------------------- */
-gfp_t context_normalize(gfp_t f);
 gfp_t context_of(gfp_t explicit_flags);
 /* A request's context: its flags, else a rule's, else default=; worked out
  * the first time something asks, and kept in req->gfp. */
@@ -497,16 +370,6 @@ void context_scope_pop(unsigned cookie);
 extern uint64_t gfp_policy_gen; /* atomic: bumped by every gfp-ctl set */
 void ctl_start(void);
 void ctl_stop(void);
-int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why,
-                    size_t wn);
-/* How the listener's error replies begin; ctl_reply_status tells gfp-ctl
- * what a reply's first line means for its exit status. */
-#define GFP_EXIT_CONFIG     125 /* a bad policy: before main, or refused by gfp-ctl set */
-#define GFP_CTL_ERROR       "error: "
-#define GFP_CTL_REFUSED     GFP_CTL_ERROR "refused: "
-#define GFP_CTL_NOT_APPLIED GFP_CTL_ERROR "not applied at run time: "
-bool ctl_reply_is_error(const char *head, size_t len);
-int ctl_reply_status(const char *first_line, bool is_set);
 void policy_derive(void);
 /* Keys that are fine alone but not together: the message, or NULL; *drop
  * is the key that GFP_STRICT=0 ignores to settle it. */
@@ -558,7 +421,6 @@ void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_sit
  * rules.c - GFP_RULES.
  * ---------------------------------------------------------------------- */
 extern bool gfp_rules_on;
-int rules_parse(const char *text, char *err, size_t errlen);
 int rules_init(const char *text, char *err, size_t errlen);
 const char *rules_text(void);
 gfp_t rules_flags(const struct gfp_req *req);
@@ -888,9 +750,7 @@ void crash_init(void);
 /* ------------------------------------------------------------------------
  * stats.c - totals per entry point, the GFP_REPORT file.
  * ---------------------------------------------------------------------- */
-/* The values of stats= (their index in keys.def's choices): each level
- * counts what the one before it does, and more. */
-enum { GFP_STATS_OFF, GFP_STATS_TOTALS, GFP_STATS_SITES, GFP_STATS_PATHS };
+/* The values of stats= are enum gfp_stats_level (policy.h). */
 /* The report's largest size. stats=paths: 16384 paths of up to 85 bytes,
  * and as many allocinfo rows of up to 300. */
 #define GFP_REPORT_MAX (8u << 20)

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy.h"
 
 /* ------------------------------------------------------------------------
  * A small vsnprintf: %d %i %u %x %X %p %s %c %% with the l, ll, z, j

@@ -15,8 +15,6 @@
 
 #include "internal.h"
 
-enum { OOM_KILL, OOM_ABORT, OOM_FAIL, OOM_WAIT, OOM_NOTIFY };
-
 extern char *program_invocation_short_name;
 
 static int oom_score_adj(void)

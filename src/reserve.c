@@ -156,7 +156,7 @@ int reserve_take(size_t bytes, gfp_t flags)
 		return -1;
 	}
 	t->resv_held = true;
-	if (gfp_policy.reserve_mode == 1 && gfp_budget_on && t->resv_left > 0) {
+	if (gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_budget_on && t->resv_left > 0) {
 		t->exact_only = true;
 		gfp_tls.allowance = 0; /* every request draws, under the lock */
 	}

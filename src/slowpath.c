@@ -25,7 +25,7 @@ static void *attempt_jemalloc(struct gfp_req *req)
 	void *p;
 	struct gfp_thread *t = gfp_tls.thread;
 	/* tokens: a prefaulted reservation serves its thread first. */
-	if (unlikely(t && t->pool) && gfp_policy.reserve_mode == 1 &&
+	if (unlikely(t && t->pool) && gfp_policy.reserve_mode == GFP_RESERVE_TOKENS &&
 	    reserve_pool_may_serve(t, req) && (p = pool_alloc(t->pool, req)))
 		return p;
 	if (req->old)

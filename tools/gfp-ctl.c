@@ -18,7 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy.h"
 
 #define EXIT_USAGE 2
 

@@ -28,7 +28,7 @@
 #include "common.h"
 #include "records.h"
 #include "gfp_build.h"
-#include "internal.h"
+#include "policy.h"
 #include "text.h"
 
 #define EXIT_USAGE    2
@@ -218,8 +218,9 @@ int main(int argc, char **argv)
 		setenv("GFP_POLICY_FILE", policy_file, 1);
 	}
 	if (rules) {
+		static struct gfp_rule_set set;
 		char err[512];
-		if (rules_parse(rules, err, sizeof(err))) {
+		if (rules_parse(&set, rules, err, sizeof(err))) {
 			report_to_stderr(err);
 			return EXIT_CONFIG;
 		}

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "internal.h"
+#include "policy.h"
 
 static struct gfp_key key(enum gfp_key_type t, int64_t min, int64_t max, const char *choices)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "internal.h"
+#include "policy.h"
 
 int main(void)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "internal.h"
+#include "policy.h"
 
 #define SAME(...)                                                                                  \
 	do {                                                                                       \
