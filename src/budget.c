@@ -34,9 +34,8 @@ int gfp_waiters; /* atomic: requests inside the slow path */
 
 struct gfp_budget_fast gfp_budget;
 static int64_t limit_b, min_free_b, batch;
-#define folded gfp_budget.folded /* atomic: estimate of live bytes, see above */
-static int64_t exited_total;     /* atomic: live bytes left by exited threads */
-static int64_t reserved;         /* atomic; written under exact_lock: reserved, not drawn */
+static int64_t exited_total; /* atomic: live bytes left by exited threads */
+static int64_t reserved;     /* atomic; written under exact_lock: reserved, not drawn */
 static pthread_mutex_t exact_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The wait queue: a generation counter bumped by frees under pressure. */
@@ -164,11 +163,6 @@ static void reserved_add(int64_t delta)
 	low_wm_set(__atomic_add_fetch(&reserved, delta, __ATOMIC_RELAXED));
 }
 
-bool budget_enabled(void)
-{
-	return gfp_budget_on;
-}
-
 int64_t budget_limit(void)
 {
 	return limit_b;
@@ -223,10 +217,9 @@ static inline int64_t own_live(const struct gfp_thread *t)
 
 void budget_fold(struct gfp_thread *t, int64_t own)
 {
-	__atomic_add_fetch(&folded, own - t->folded_own, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&gfp_budget.folded, own - t->folded_own, __ATOMIC_RELAXED);
 	t->folded_own = own;
 }
-#define fold budget_fold
 
 /* A thread that exits leaves its live bytes behind (another thread may free
  * them); a forked child adopts the parent's other threads' the same way. */
@@ -235,7 +228,7 @@ bool budget_thread_exit(struct gfp_thread *t)
 	if (!t->allocp)
 		return false;
 	int64_t own = own_live(t);
-	fold(t, own);
+	budget_fold(t, own);
 	__atomic_add_fetch(&exited_total, own, __ATOMIC_RELAXED);
 	return true;
 }
@@ -277,14 +270,14 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	void *p = NULL;
 	gfp_lock(&exact_lock);
 	if (t && t->allocp)
-		fold(t, own_live(t));
+		budget_fold(t, own_live(t));
 	/* Far from the watermark a large request needs no exact count: the
 	 * estimate's slack covers every other thread, and the lock the other
 	 * large ones. */
 	if (want && (!t || !t->exact_only) && budget_clearly_fits(grow)) {
 		p = alloc(req);
 		if (t && t->allocp)
-			fold(t, own_live(t));
+			budget_fold(t, own_live(t));
 		gfp_unlock(&exact_lock);
 		return p;
 	}
@@ -299,7 +292,7 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 		if (p && draw)
 			reserved_add(-reserve_commit_draw(t, draw));
 		if (t && t->allocp)
-			fold(t, own_live(t));
+			budget_fold(t, own_live(t));
 	} else {
 		req->why = GFP_WHY_BUDGET;
 		draw = 0;

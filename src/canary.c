@@ -142,7 +142,7 @@ void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
 	    "(after %u rounds)",
 	    program_invocation_short_name, (int)getpid(), s->req->size, gfp_order(s->req->size),
 	    mode, reason, s->rounds);
-	if (budget_enabled())
+	if (gfp_budget_on)
 		gfp_buf_printf(&b, "; live %lld bytes, limit %lld", (long long)budget_live(),
 		               (long long)budget_limit());
 	unwind_format(&b, frames, n);

@@ -33,8 +33,6 @@ enum gfp_entry {
 	GFP_ENTRY_COUNT
 };
 
-enum gfp_entry_kind { GFP_KIND_ALLOC, GFP_KIND_REALLOC, GFP_KIND_FREE, GFP_KIND_QUERY };
-
 /* Why an attempt failed. */
 enum gfp_why { GFP_WHY_NONE, GFP_WHY_BUDGET, GFP_WHY_REAL, GFP_WHY_INJECT };
 
@@ -76,7 +74,6 @@ struct gfp_frame {
 };
 
 extern const char *const gfp_entry_name[GFP_ENTRY_COUNT];
-extern const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT];
 
 /* libc.c, flags.c, config.c, rules_parse.c: the policy library. */
 #include "policy.h"
@@ -365,7 +362,8 @@ unsigned context_scope_push(gfp_t flags);
 void context_scope_pop(unsigned cookie);
 
 /* ------------------------------------------------------------------------
- * ctl.c - ctl=1: the control socket; init.c: policy_derive.
+ * A policy that changes while the program runs: ctl.c's control socket
+ * (ctl=1), init.c's derivation and checks of a policy, thread.c's pokes.
  * ---------------------------------------------------------------------- */
 extern uint64_t gfp_policy_gen; /* atomic: bumped by every gfp-ctl set */
 void ctl_start(void);
@@ -431,7 +429,6 @@ gfp_t rules_flags(const struct gfp_req *req);
 extern bool gfp_budget_on; /* limit= is set */
 extern int gfp_waiters;    /* atomic: requests in the slow path; frees wake them */
 void budget_init(void);
-bool budget_enabled(void);
 int64_t budget_limit(void);
 int64_t budget_capacity(void);
 int64_t budget_watermark(gfp_t f);
@@ -642,11 +639,11 @@ bool unwind_any_frame(const struct gfp_frame *frames, int n, const char *glob, b
 void *gfp_attempt(struct gfp_req *req, gfp_t f);
 void *gfp_slowpath(struct gfp_req *req) __attribute__((noinline, cold));
 
-bool site_in_ldso(uintptr_t ip);
-
 /* ------------------------------------------------------------------------
  * inject.c - fault injection (the fail.* keys).
  * ---------------------------------------------------------------------- */
+/* site.c's, declared here for the start-up gate's inline below. */
+bool site_in_ldso(uintptr_t ip);
 extern bool gfp_inject_on;     /* some fail.* key can inject */
 extern bool gfp_inject_simple; /* only fail.probability (see inject_init) */
 extern bool gfp_armed_fast;    /* and nothing else shapes allocation: threads stay IDLE */
@@ -704,7 +701,6 @@ void site_init(void);
 struct dl_phdr_info;
 struct gfp_range site_text_of(const struct dl_phdr_info *info);
 bool site_in_shim(uintptr_t ip);
-bool site_in_ldso(uintptr_t ip);
 bool site_in_libc(uintptr_t ip);
 uintptr_t site_first_outside_libc(const uintptr_t *ips, int n);
 uintptr_t site_outside_libc(uintptr_t caller);

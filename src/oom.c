@@ -61,7 +61,7 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome, bool 
 	               gfp_order(s->req->size), names, s->req->gfp, adj);
 	gfp_buf_printf(&b, "gfpshim: error: thread %s (tid %d) looped %u rounds without progress; ",
 	               thread, (int)gettid(), s->rounds);
-	if (budget_enabled())
+	if (gfp_budget_on)
 		gfp_buf_printf(&b, "live %lld bytes, limit %lld, watermark %lld",
 		               (long long)budget_live(), (long long)budget_limit(),
 		               (long long)budget_watermark(s->req->gfp));

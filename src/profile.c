@@ -408,8 +408,6 @@ static inline struct gfp_site_counts *counts(void)
 	return c;
 }
 
-#define add gfp_add
-
 /* Before a realloc: the old block's size and site, taken out of the map
  * while the block is still ours (once rallocx has moved it, another thread
  * may already have its address). */
@@ -421,8 +419,8 @@ void profile_before_realloc(struct gfp_req *req)
 
 static inline void count_live(struct gfp_site_counts *s, size_t usable, int64_t calls)
 {
-	add(&s->live_bytes, calls * (int64_t)usable);
-	add(&s->live_calls, calls);
+	gfp_add(&s->live_bytes, calls * (int64_t)usable);
+	gfp_add(&s->live_calls, calls);
 }
 
 static __attribute__((noinline)) void uncount_orphan(unsigned idx, size_t usable)
@@ -466,17 +464,17 @@ void profile_count(struct gfp_req *req, void *p)
 	unsigned idx = site_index(req);
 	if (idx) {
 		struct gfp_site_counts *s = &c[idx];
-		add((int64_t *)&s->calls, 1);
+		gfp_add((int64_t *)&s->calls, 1);
 		if (p) {
-			add((int64_t *)&s->bytes, (int64_t)req->size);
+			gfp_add((int64_t *)&s->bytes, (int64_t)req->size);
 			size_t usable =
 			    req->old ? sallocx(p, 0) : usable_of(p, req->size, req->mallocx_flags);
 			if (shadow_set(p, idx, usable))
 				count_live(s, usable, 1);
 		} else {
-			add((int64_t *)&s->failures, 1);
+			gfp_add((int64_t *)&s->failures, 1);
 			if (req->why == GFP_WHY_INJECT)
-				add((int64_t *)&s->injections, 1);
+				gfp_add((int64_t *)&s->injections, 1);
 		}
 	}
 	if (p && !idx)
@@ -502,8 +500,8 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
 	size_t usable = (size_t)granules << GRANULE;
 	struct gfp_site_counts *c = sc->last;
 	shadow_write(e, a, sc->idx, usable);
-	add((int64_t *)&c->calls, 1);
-	add((int64_t *)&c->bytes, (int64_t)s->size);
+	gfp_add((int64_t *)&c->calls, 1);
+	gfp_add((int64_t *)&c->bytes, (int64_t)s->size);
 	if (shadow_apart(a, usable))
 		count_live(c, usable, 1);
 	return true;
@@ -544,7 +542,7 @@ void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns)
 	if (!idx)
 		return;
 	if (rounds > 1)
-		add((int64_t *)&c[idx].retries, rounds - 1);
+		gfp_add((int64_t *)&c[idx].retries, rounds - 1);
 	if (ns > c[idx].max_stall_ns)
 		__atomic_store_n(&c[idx].max_stall_ns, ns, __ATOMIC_RELAXED);
 }

@@ -16,12 +16,6 @@ const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
 #undef ENTRY
 };
 
-const unsigned char gfp_entry_kind[GFP_ENTRY_COUNT] = {
-#define ENTRY(id, name, kind) GFP_KIND_##kind,
-#include "entries.def"
-#undef ENTRY
-};
-
 static struct gfp_dest report = {.var = "GFP_REPORT", .fd = -1};
 
 /* GFP_REPORT: checked now, written at exit (dest.c). */
