@@ -8,8 +8,9 @@ prog="$BUILD/tests/inject/inj_deep"
 for want in 64:X 47:X 45:. 32:.; do
 	depth=${want%%:*}
 	out=$(GFP_POLICY="fail.probability=1;fail.sym=deep_root;fail.depth=$depth" \
-		LD_PRELOAD="$SHIM" timeout 30 "$prog" 2>"$TMP/err") ||
-		{ cat "$TMP/err" >&2; fail "fail.depth=$depth: status $?"; }
+		LD_PRELOAD="$SHIM" timeout 30 "$prog" 2>"$TMP/err")
+	st=$?
+	[ $st = 0 ] || { cat "$TMP/err" >&2; fail "fail.depth=$depth: status $st"; }
 	expect_eq "fail.depth=$depth" "${want#*:}" "$out"
 done
 GFP_POLICY="fail.probability=1;fail.sym=deep_root;fail.depth=65" LD_PRELOAD="$SHIM" \
