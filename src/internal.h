@@ -606,9 +606,9 @@ size_t reclaim_oom_notify(void);
 void reclaim_atfork_child(void);
 
 /* ------------------------------------------------------------------------
- * oom.c - the OOM step.
+ * oom.c - the OOM step; what its answer means is decided in decide.h.
  * ---------------------------------------------------------------------- */
-enum oom_result { OOM_RETRY, OOM_PROGRESS, OOM_GIVE_UP };
+#include "decide.h"
 enum oom_result oom_step(struct gfp_slow *s);
 
 /* ------------------------------------------------------------------------
