@@ -731,8 +731,10 @@ bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
 uint64_t ipcache_lookup(struct gfp_ipcache *c, uint64_t key, uint64_t (*compute)(const void *arg),
                         const void *arg);
 int site_ips(uintptr_t *ips, int max);
-uint64_t site_id(const uintptr_t *ips, int n);
-uint64_t site_of_caller(void);
+/* A path id: the hash of a call path (site.depth frames), what fail.site
+ * names and records call "site"; never a profile index (profile.h). */
+uint64_t path_id(const uintptr_t *ips, int n);
+uint64_t path_of_caller(void);
 
 /* ------------------------------------------------------------------------
  * records.c - GFP_RECORD, one JSON line per event.

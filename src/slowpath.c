@@ -58,7 +58,7 @@ static void *nopage(struct gfp_slow *s, const char *reason)
 		gfp_snprintf(extra, sizeof(extra), "\"reason\":\"%s\",\"rounds\":%u", reason,
 		             s->rounds);
 		if (!s->req->site)
-			s->req->site = site_of_caller();
+			s->req->site = path_of_caller();
 		record_event("failure", s->req, frames, n, extra);
 	}
 	canary_warn_alloc(s, reason);
