@@ -41,23 +41,23 @@ static uint64_t splitmix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-/* stats=paths: eligible calls per call path (the site id fail.site takes,
- * site.depth frames deep), for gfp-sweep's recording run, and the first of
- * them by the process's eligible-call number (what fail.nth counts), so that
- * a sweep of every Nth call can still reach every site. */
-#define SITE_TABLE 16384
-struct site_count {
+/* The hit table (stats=paths): eligible calls per call path (the path id
+ * fail.site takes, site.depth frames deep), for gfp-sweep's recording run,
+ * and the first of them by the process's eligible-call number (what fail.nth
+ * counts), so that a sweep of every Nth call can still reach every path. */
+#define HIT_TABLE 16384
+struct hit_count {
 	uint64_t id;    /* atomic; 0 = empty */
 	uint64_t hits;  /* atomic */
 	uint64_t first; /* atomic: the lowest call number seen, 0 = none yet */
 };
-static struct site_count site_table[SITE_TABLE];
+static struct hit_count hit_table[HIT_TABLE];
 static uint64_t sites_overflow; /* atomic: calls whose site found no slot */
 static bool count_sites;
 
 /* Threads number their calls before they count them: the first to count a
  * site need not hold its lowest number, so keep the minimum. */
-static void site_first(struct site_count *e, uint64_t call)
+static void hit_first(struct hit_count *e, uint64_t call)
 {
 	uint64_t cur = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
 	while ((cur == 0 || call < cur) &&
@@ -66,18 +66,18 @@ static void site_first(struct site_count *e, uint64_t call)
 		;
 }
 
-static void site_count(uint64_t id, uint64_t call)
+static void hit_count_add(uint64_t id, uint64_t call)
 {
 	id |= id == 0;
 	for (unsigned i = 0; i < 64; i++) {
-		struct site_count *e = &site_table[(id + i) % SITE_TABLE];
+		struct hit_count *e = &hit_table[(id + i) % HIT_TABLE];
 		uint64_t cur = __atomic_load_n(&e->id, __ATOMIC_ACQUIRE);
 		if (cur == 0 && __atomic_compare_exchange_n(&e->id, &cur, id, false,
 		                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			cur = id;
 		if (cur == id) {
 			__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
-			site_first(e, call);
+			hit_first(e, call);
 			return;
 		}
 	}
@@ -90,15 +90,15 @@ void inject_report_sites(struct gfp_buf *b)
 	               (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
 	               (unsigned long long)__atomic_load_n(&sites_overflow, __ATOMIC_RELAXED));
 	const char *sep = "";
-	for (unsigned i = 0; i < SITE_TABLE; i++) {
-		uint64_t id = __atomic_load_n(&site_table[i].id, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < HIT_TABLE; i++) {
+		uint64_t id = __atomic_load_n(&hit_table[i].id, __ATOMIC_ACQUIRE);
 		if (!id)
 			continue;
 		gfp_buf_printf(
 		    b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu}", sep,
 		    (unsigned long long)id,
-		    (unsigned long long)__atomic_load_n(&site_table[i].hits, __ATOMIC_RELAXED),
-		    (unsigned long long)__atomic_load_n(&site_table[i].first, __ATOMIC_RELAXED));
+		    (unsigned long long)__atomic_load_n(&hit_table[i].hits, __ATOMIC_RELAXED),
+		    (unsigned long long)__atomic_load_n(&hit_table[i].first, __ATOMIC_RELAXED));
 		sep = ",";
 	}
 	gfp_buf_printf(b, "]");
@@ -254,7 +254,7 @@ static bool fire(struct gfp_req *req)
 	struct gfp_frame frames[FIRE_FRAMES];
 	int n = unwind_capture(frames, fail_depth() < FIRE_FRAMES ? fail_depth() : FIRE_FRAMES);
 	if (!req->site)
-		req->site = site_of_caller();
+		req->site = path_of_caller();
 	record_event("injection", req, frames, n, NULL);
 	if (gfp_policy.fail_verbose && !(req->gfp & GFP_NOWARN)) {
 		char msg[8192], names[128];
@@ -362,8 +362,8 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		req->call =
 		    process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
 		if (count_sites) {
-			req->site = site_of_caller();
-			site_count(req->site, req->call);
+			req->site = path_of_caller();
+			hit_count_add(req->site, req->call);
 		}
 	}
 
@@ -375,7 +375,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		if (!first)
 			return false;
 		if (!req->site)
-			req->site = site_of_caller();
+			req->site = path_of_caller();
 		if (req->site != site_wanted)
 			return false;
 		uint64_t hit = __atomic_add_fetch(&site_hits, 1, __ATOMIC_RELAXED);

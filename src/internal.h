@@ -603,9 +603,9 @@ size_t reclaim_oom_notify(void);
 void reclaim_atfork_child(void);
 
 /* ------------------------------------------------------------------------
- * oom.c - the OOM step.
+ * oom.c - the OOM step; what its answer means is decided in decide.h.
  * ---------------------------------------------------------------------- */
-enum oom_result { OOM_RETRY, OOM_PROGRESS, OOM_GIVE_UP };
+#include "decide.h"
 enum oom_result oom_step(struct gfp_slow *s);
 
 /* ------------------------------------------------------------------------
@@ -727,8 +727,10 @@ bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
 uint64_t ipcache_lookup(struct gfp_ipcache *c, uint64_t key, uint64_t (*compute)(const void *arg),
                         const void *arg);
 int site_ips(uintptr_t *ips, int max);
-uint64_t site_id(const uintptr_t *ips, int n);
-uint64_t site_of_caller(void);
+/* A path id: the hash of a call path (site.depth frames), what fail.site
+ * names and records call "site"; never a profile index (profile.h). */
+uint64_t path_id(const uintptr_t *ips, int n);
+uint64_t path_of_caller(void);
 
 /* ------------------------------------------------------------------------
  * records.c - GFP_RECORD, one JSON line per event.

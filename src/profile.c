@@ -111,16 +111,16 @@ static uint16_t module_intern(const char *name)
 	return (uint16_t)nmods;
 }
 
-static unsigned site_index_slow(const struct gfp_req *req);
+static unsigned caller_index_slow(const struct gfp_req *req);
 
 /* The thread's last site (gfp_tls.site) is the one loops allocate from;
  * the profiled routes count there without asking. */
-static unsigned site_index(const struct gfp_req *req)
+static unsigned caller_index(const struct gfp_req *req)
 {
 	struct gfp_site_cache *sc = &gfp_tls.site;
 	if (req->caller && req->caller == sc->caller)
 		return sc->idx;
-	unsigned idx = site_index_slow(req);
+	unsigned idx = caller_index_slow(req);
 	/* A caller inside libc (strdup) is many sites: only the return
 	 * address names the site by itself may be remembered. */
 	if (idx && sc->counts && req->caller && !site_in_libc(req->caller) &&
@@ -136,7 +136,7 @@ static unsigned site_index(const struct gfp_req *req)
 	return idx;
 }
 
-static unsigned site_index_slow(const struct gfp_req *req)
+static unsigned caller_index_slow(const struct gfp_req *req)
 {
 	uintptr_t addr = site_outside_libc(req->caller);
 	uint64_t key = site_key(&addr, 1);
@@ -461,7 +461,7 @@ void profile_count(struct gfp_req *req, void *p)
 	if (!c)
 		return;
 	gfp_tls.guard++;
-	unsigned idx = site_index(req);
+	unsigned idx = caller_index(req);
 	if (idx) {
 		struct gfp_site_counts *s = &c[idx];
 		gfp_add((int64_t *)&s->calls, 1);
@@ -537,7 +537,7 @@ void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns)
 	if (!c)
 		return;
 	gfp_tls.guard++;
-	unsigned idx = site_index(req);
+	unsigned idx = caller_index(req);
 	gfp_tls.guard--;
 	if (!idx)
 		return;

@@ -96,7 +96,7 @@ void reserve_drawn(struct gfp_req *req, int64_t draw)
 		             t ? (long long)t->resv_left : 0LL,
 		             t ? (long long)t->thread_left : 0LL);
 		if (!req->site)
-			req->site = site_of_caller();
+			req->site = path_of_caller();
 		record_event("reserve", req, frames, n, extra);
 	}
 }

@@ -238,15 +238,15 @@ static uint64_t compute_id(const void *arg)
 	return id | (id == 0); /* 0 means absent */
 }
 
-uint64_t site_id(const uintptr_t *ips, int n)
+uint64_t path_id(const uintptr_t *ips, int n)
 {
 	struct frames f = {ips, n};
 	return ipcache_lookup(&ids, site_key(ips, n), compute_id, &f);
 }
 
-uint64_t site_of_caller(void)
+uint64_t path_of_caller(void)
 {
 	uintptr_t ips[32];
 	int n = site_ips(ips, (int)gfp_policy.site_depth);
-	return site_id(ips, n);
+	return path_id(ips, n);
 }

@@ -14,12 +14,6 @@
 
 #define NOFAIL_MIN_RESERVE GFP_HIGH /* NOFAIL's last resort: ALLOC_MIN_RESERVE */
 
-static bool costly(const struct gfp_req *req)
-{
-	/* A reservation is many small blocks, not one of its size. */
-	return !req->reserve && req->size > gfp_policy.costly;
-}
-
 static void *attempt_jemalloc(struct gfp_req *req)
 {
 	void *p;
@@ -64,7 +58,7 @@ static void *nopage(struct gfp_slow *s, const char *reason)
 		gfp_snprintf(extra, sizeof(extra), "\"reason\":\"%s\",\"rounds\":%u", reason,
 		             s->rounds);
 		if (!s->req->site)
-			s->req->site = site_of_caller();
+			s->req->site = path_of_caller();
 		record_event("failure", s->req, frames, n, extra);
 	}
 	canary_warn_alloc(s, reason);
@@ -87,35 +81,22 @@ static size_t slow_reclaim(struct gfp_slow *s)
 	return reclaim_run(s->req->gfp, want, s->req->why == GFP_WHY_REAL);
 }
 
-enum retry { RETRY, FAIL, MAY_OOM };
-
-/* should_reclaim_retry and the early exits around it. */
-static enum retry slow_should_retry(struct gfp_slow *s, bool progress, const char **why)
+/* The retry decision's inputs for this round: what the request is, what
+ * reclaim did, and the policy's knobs; decide.c reads nothing else. */
+static struct gfp_retry_in retry_in(const struct gfp_slow *s, gfp_t f, bool progress)
 {
-	gfp_t f = s->req->gfp;
-	if (progress && !costly(s->req))
-		s->no_progress = 0; /* only order <= 3 resets the count */
-	else
-		s->no_progress++;
-	if (f & GFP_NOFAIL)
-		/* Retried forever; small ones still reach the OOM step. */
-		return s->no_progress >= (unsigned)gfp_policy.retries && !costly(s->req) ? MAY_OOM
-		                                                                         : RETRY;
-	if (f & GFP_NORETRY) {
-		*why = "NORETRY: one round of reclaim did not help";
-		return FAIL;
-	}
-	if (costly(s->req) && !(f & GFP_RETRY_MAYFAIL)) {
-		*why = "costly size: the kernel gives up after one round above order 3";
-		return FAIL;
-	}
-	if (s->no_progress < (unsigned)gfp_policy.retries)
-		return RETRY;
-	if (f & GFP_RETRY_MAYFAIL) {
-		*why = "RETRY_MAYFAIL: no progress in the allowed rounds";
-		return FAIL;
-	}
-	return MAY_OOM; /* too small to fail: loop, or the OOM step */
+	return (struct gfp_retry_in){
+	    .flags = f,
+	    .size = s->req->size,
+	    .reserve = s->req->reserve,
+	    .progress = progress,
+	    .rounds = s->rounds,
+	    .no_progress = s->no_progress,
+	    .costly = (size_t)gfp_policy.costly,
+	    .retries = (unsigned)gfp_policy.retries,
+	    .nofs_fail = gfp_policy.nofs_fail,
+	    .oom = (enum gfp_oom_action)gfp_policy.oom,
+	};
 }
 
 static void *slowpath(struct gfp_req *req, struct gfp_slow *sp);
@@ -151,9 +132,10 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 		return nopage(sp, "allocation from inside reclaim");
 	if (!req->reserve)
 		canary_misuse(sp);
-	if (!(f & GFP_DIRECT_RECLAIM_BIT))
-		/* NOWAIT/ATOMIC already tried their reserve; NOFAIL cannot help. */
-		return nopage(sp, "cannot reclaim (NOWAIT/ATOMIC)");
+	struct gfp_retry_in in = retry_in(sp, f, false);
+	struct gfp_retry_out out;
+	if (gfp_retry_decide(&in, &out) == GFP_RETRY_FAIL)
+		return nopage(sp, out.why);
 
 	void *p = NULL;
 	int saved_errno = errno; /* a success leaves errno as the caller had it */
@@ -178,26 +160,17 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 		p = gfp_attempt(req, attempt_flags);
 		if (p)
 			break;
-		enum retry r = slow_should_retry(sp, freed != 0, &why);
-		if (r == FAIL)
+		in = retry_in(sp, f, freed != 0);
+		enum gfp_retry r = gfp_retry_decide(&in, &out);
+		sp->no_progress = out.no_progress;
+		if (r == GFP_RETRY_OOM) {
+			enum oom_result o = oom_step(sp);
+			r = gfp_retry_after_oom(f, o, &out);
+			sp->no_progress = out.no_progress;
+		}
+		if (r == GFP_RETRY_FAIL) {
+			why = out.why;
 			break;
-		if (r == MAY_OOM) {
-			if (!(f & GFP_FS_BIT)) {
-				/* 3.19 failed !__GFP_FS here; cc87317726f8 restored the loop. */
-				if (gfp_policy.nofs_fail && !(f & GFP_NOFAIL)) {
-					why =
-					    "NOFS/NOIO without progress (nofs_fail=1, Linux 3.19)";
-					break;
-				}
-			} else {
-				enum oom_result o = oom_step(sp);
-				if (o == OOM_GIVE_UP && !(f & GFP_NOFAIL)) {
-					why = "the OOM step gave up (oom=fail)";
-					break;
-				}
-				if (o == OOM_PROGRESS)
-					sp->no_progress = 0;
-			}
 		}
 		canary_tick(sp);
 		budget_wait(gen, gfp_policy.wait);
