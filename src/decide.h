@@ -14,6 +14,8 @@
 
 #include "policy.h"
 
+#pragma GCC visibility push(hidden)
+
 /* What the OOM step (oom.c) answers. */
 enum oom_result { OOM_RETRY, OOM_PROGRESS, OOM_GIVE_UP };
 
@@ -45,5 +47,7 @@ struct gfp_retry_out {
 enum gfp_retry gfp_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out);
 /* What the OOM step's answer means for a request of `flags`. */
 enum gfp_retry gfp_retry_after_oom(gfp_t flags, enum oom_result o, struct gfp_retry_out *out);
+
+#pragma GCC visibility pop
 
 #endif

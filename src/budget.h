@@ -1,0 +1,164 @@
+/*
+ * budget.h - budget.c: limit=, watermarks, waiting for memory.
+ */
+#ifndef GFP_BUDGET_H
+#define GFP_BUDGET_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "thread.h"
+#include "types.h"
+
+#pragma GCC visibility push(hidden)
+
+extern bool gfp_budget_on; /* limit= is set */
+extern int gfp_waiters;    /* atomic: requests in the slow path; frees wake them */
+void budget_init(void);
+int64_t budget_limit(void);
+int64_t budget_capacity(void);
+int64_t budget_watermark(gfp_t f);
+int64_t budget_live(void);
+int64_t budget_thread_live(const struct gfp_thread *t);
+void budget_thread_start(struct gfp_thread *t);
+/* true when it counted what the thread holds into the exited threads' total. */
+bool budget_thread_exit(struct gfp_thread *t);
+void budget_exited_delta(int64_t delta);
+/* Calls alloc(req) if the budget allows the request under flags f. */
+void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
+void budget_fold(struct gfp_thread *t, int64_t own);
+/* preload/malloc.c's budget routes: set(true) points them at their own
+ * functions, set(false) at the shim's (see budget_revoke). */
+void budget_route_hook(void);
+int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left);
+int64_t budget_reserve_upto(int64_t *left, int64_t want);
+void budget_unreserve(int64_t *left);
+int64_t budget_reserved(void);
+
+/* What the fast path reads of the budget (budget.c explains the scheme). */
+struct gfp_budget_fast {
+	int64_t low_wm;     /* the lowest watermark: limit - min_free */
+	int64_t batch;      /* how far a thread may drift before it folds */
+	int64_t folded;     /* atomic: the shared estimate of live bytes */
+	uint64_t grant_gen; /* atomic: bumped to take back every allowance */
+};
+extern struct gfp_budget_fast gfp_budget;
+extern unsigned gfp_nr_threads; /* atomic: threads under the policy */
+
+static inline int64_t budget_own_live(const struct gfp_thread *t)
+{
+	return (int64_t)(__atomic_load_n(t->allocp, __ATOMIC_RELAXED) -
+	                 __atomic_load_n(t->deallocp, __ATOMIC_RELAXED));
+}
+
+/*
+ * The fast path's budget check is an allowance: charge the thread may take
+ * before it must look again. budget_fast_ok grants up to one batch when the
+ * shared estimate, the request and every thread's possible drift (two
+ * batches each) stay under the lowest watermark; frees do not give it back
+ * (the next grant sees them in jemalloc's counters).
+ *
+ * A request is charged 2n + 8 for n bytes (with its alignment added to n):
+ * no jemalloc size class is larger (8 bytes at least, at most 25 % more above
+ * 16 bytes, 32 for 17), so a spent allowance bounds the usable bytes the
+ * thread took, and the drift stays within a batch between two looks.
+ */
+#define GFP_CHARGE(n) (2 * (n) + 8)
+/* Requests from here up cannot be served; their charge saturates. */
+#define GFP_CHARGE_MAX ((size_t)1 << 61)
+
+static inline size_t budget_charge(size_t size, size_t align)
+{
+	return size < GFP_CHARGE_MAX && align < GFP_CHARGE_MAX ? GFP_CHARGE(size + align)
+	                                                       : (size_t)INT64_MAX;
+}
+
+/* Takes `charge` from the thread's allowance; false, leaving it below zero
+ * (which no grant does), when the allowance does not cover it. One
+ * instruction on the thread's own word, which no other thread writes: it
+ * does not see a revocation (budget_allowance_take does; the budget routes
+ * that call this directly are pointed away first, budget.c). A charge of
+ * 2^63 or more reads as negative and passes: only preload/malloc.c's routes
+ * make one, by wrapping GFP_CHARGE for a request jemalloc cannot serve,
+ * whose NULL then sends it to the engine, where the next grant sets the
+ * allowance right again. */
+static inline __attribute__((always_inline)) bool gfp_allowance_take(size_t charge)
+{
+#if defined(__x86_64__)
+	asm goto("subq %0, %1\n\tjl %l[out]"
+	         :
+	         : "r"(charge), "m"(gfp_tls.allowance)
+	         : "cc", "memory"
+	         : out);
+	return true;
+out:
+	return false;
+#else
+	return __atomic_sub_fetch(&gfp_tls.allowance, (int64_t)charge, __ATOMIC_RELAXED) >= 0;
+#endif
+}
+
+/* True when `extra` bytes beyond the shared estimate certainly stay under
+ * the low watermark, whatever the other threads (each within a batch or two
+ * of the estimate) do meanwhile. */
+static inline bool budget_clearly_fits(int64_t extra)
+{
+	int64_t slack =
+	    2 * gfp_budget.batch * (int64_t)__atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
+	return __atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + extra + slack <=
+	       __atomic_load_n(&gfp_budget.low_wm, __ATOMIC_RELAXED);
+}
+
+/* The engine's take: only from an allowance no revocation has taken back. */
+static inline bool budget_allowance_take(size_t charge)
+{
+	if (unlikely(gfp_tls.allowance_gen !=
+	             __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE)))
+		return false;
+	return gfp_allowance_take(charge);
+}
+
+/* Sets the calling thread's allowance, valid while the generation is `gen`. */
+void budget_grant(int64_t amount, uint64_t gen);
+
+/* True when a request of `charge` certainly fits under every watermark,
+ * whatever the other threads do meanwhile; grants the thread the rest of a
+ * batch to take without looking. */
+static inline bool budget_fast_ok(struct gfp_thread *t, size_t charge)
+{
+	if (unlikely(!t || !t->allocp || charge > (uint64_t)gfp_budget.batch || t->exact_only))
+		return false;
+	/* The generation before the look: a revocation during it wins. */
+	uint64_t gen = __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE);
+	int64_t own = budget_own_live(t), drift = own - t->folded_own;
+	if (unlikely(drift > gfp_budget.batch || drift < -gfp_budget.batch)) {
+		budget_fold(t, own);
+		drift = 0;
+	}
+	if (!budget_clearly_fits(drift + (int64_t)charge))
+		return false;
+	/* The drift stays within a batch until the next look. */
+	budget_grant(gfp_budget.batch - (drift > 0 ? drift : 0) - (int64_t)charge, gen);
+	return true;
+}
+
+/* After a free while someone waits: fold at once, so that the waiter sees
+ * the memory. */
+static inline void budget_after_free(struct gfp_thread *t)
+{
+	if (unlikely(!t || !t->allocp))
+		return;
+	budget_fold(t, budget_own_live(t));
+}
+void budget_waiter_enter(void);
+void budget_waiter_exit(void);
+uint64_t budget_free_gen(void);
+void budget_wake_waiters(void);
+void budget_wait(uint64_t seen, uint64_t ms);
+void budget_atfork_child(void);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_BUDGET_H */

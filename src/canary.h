@@ -1,0 +1,25 @@
+/*
+ * canary.h - canary.c: canary, failure report, misuse warnings.
+ */
+#ifndef GFP_CANARY_H
+#define GFP_CANARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types.h"
+
+#pragma GCC visibility push(hidden)
+
+uint64_t gfp_now_ns(void);
+unsigned gfp_order(size_t size);
+void canary_tick(struct gfp_slow *s);
+void canary_warn(const struct gfp_slow *s);
+void canary_warn_alloc(const struct gfp_slow *s, const char *reason);
+bool canary_oom_report_ok(unsigned *missed);
+void canary_misuse(const struct gfp_slow *s);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_CANARY_H */

@@ -1,0 +1,18 @@
+/*
+ * ctl.h - ctl.c: a policy that changes while the program runs, through the
+ * control socket (ctl=1).
+ */
+#ifndef GFP_CTL_H
+#define GFP_CTL_H
+
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+extern uint64_t gfp_policy_gen; /* atomic: bumped by every gfp-ctl set */
+void ctl_start(void);
+void ctl_stop(void);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_CTL_H */

@@ -1,0 +1,45 @@
+/*
+ * dest.h - dest.c: every destination the shim writes to (GFP_LOG, GFP_RECORD,
+ * GFP_REPORT): named once at start-up, opened once, never through a symlink.
+ */
+#ifndef GFP_DEST_H
+#define GFP_DEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#pragma GCC visibility push(hidden)
+
+enum gfp_dest_kind {
+	GFP_DEST_APPEND, /* messages and records: one write(2) each, appended */
+	GFP_DEST_REPORT, /* a whole file at exit: a new file renamed into place */
+};
+struct gfp_dest {
+	const char *var; /* GFP_LOG, ...: names it in messages */
+	int fd;          /* atomic; -1: nowhere (or a report's path) */
+	bool own;        /* fd was opened from path: dev and ino tell it apart */
+	bool log;        /* GFP_LOG: its own failure goes to stderr */
+	bool dead;       /* atomic: a write failed, was reported; no more */
+	dev_t dev;
+	ino_t ino;
+	char path[1024]; /* a report's path (%p: the pid), or what fd opened */
+};
+/* Parses stderr, fd:N (also /dev/stdout, /dev/stderr, /dev/fd/N) or a path
+ * into d and checks it can be written; 0, or -1 with one line in err. A
+ * path is ignored when secure. */
+int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, const char *value,
+                 bool secure, char *err, size_t errlen);
+/* One write(2) of the text: false when it failed (the first failure is
+ * reported, later writes are not tried). Keeps errno; never raises SIGPIPE. */
+bool gfp_dest_write(struct gfp_dest *d, const char *p, size_t n);
+/* A report: the whole text, into a file that replaces the path (or down
+ * the descriptor); failures are reported. */
+void gfp_dest_publish(struct gfp_dest *d, const char *p, size_t n);
+bool gfp_dest_on(const struct gfp_dest *d);
+/* "a directory", "a FIFO", ...: what a path is, for messages. */
+const char *gfp_file_type(mode_t mode);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_DEST_H */

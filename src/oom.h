@@ -1,0 +1,16 @@
+/*
+ * oom.h - oom.c: the OOM step; what its answer means is decided in decide.h.
+ */
+#ifndef GFP_OOM_H
+#define GFP_OOM_H
+
+#include "decide.h"
+#include "types.h"
+
+#pragma GCC visibility push(hidden)
+
+enum oom_result oom_step(struct gfp_slow *s);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_OOM_H */

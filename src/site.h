@@ -1,0 +1,55 @@
+/*
+ * site.h - site.c: where a call comes from: call-path ids, the loaded objects.
+ */
+#ifndef GFP_SITE_H
+#define GFP_SITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types.h"
+
+#pragma GCC visibility push(hidden)
+
+void site_init(void);
+bool site_in_ldso(uintptr_t ip);
+/* An object's executable segments, as one range; 0, 0 if it has none. */
+struct dl_phdr_info;
+struct gfp_range site_text_of(const struct dl_phdr_info *info);
+bool site_in_shim(uintptr_t ip);
+bool site_in_libc(uintptr_t ip);
+uintptr_t site_first_outside_libc(const uintptr_t *ips, int n);
+uintptr_t site_outside_libc(uintptr_t caller);
+uint64_t site_key(const uintptr_t *ips, int n);
+/* The file name (no directory) of the module that holds ip - "" for the main
+ * program - and ip's offset in it; NULL when no module holds it. */
+const char *site_module(uintptr_t ip, uintptr_t *off);
+/* The loaded object that holds ip, and its mapping's start; NULL if none. */
+struct link_map *site_object(uintptr_t ip, uintptr_t *base);
+/* A map from keys of raw addresses to non-zero values, for values that are
+ * costly to compute once per call site (site ids, rule masks). */
+#define GFP_IPCACHE_SIZE  32768
+#define GFP_IPCACHE_PROBE 16
+struct gfp_ipcache {
+	struct gfp_ipcache_entry {
+		uint64_t key;   /* atomic; 0 = empty */
+		uint64_t value; /* atomic */
+	} e[GFP_IPCACHE_SIZE];
+};
+uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key); /* 0: absent */
+/* false when the key's neighbourhood is full (the value is then not kept) */
+bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
+/* The cached value, or compute(arg) (under the guard, never 0) kept for next time. */
+uint64_t ipcache_lookup(struct gfp_ipcache *c, uint64_t key, uint64_t (*compute)(const void *arg),
+                        const void *arg);
+int site_ips(uintptr_t *ips, int max);
+/* A path id: the hash of a call path (site.depth frames), what fail.site
+ * names and records call "site"; never a profile index (profile.h). */
+uint64_t path_id(const uintptr_t *ips, int n);
+uint64_t path_of_caller(void);
+void site_atfork_child(void);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_SITE_H */
