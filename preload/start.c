@@ -55,7 +55,7 @@ static void *thread_start(void *p)
 {
 	struct trampoline t = *(struct trampoline *)p;
 	dallocx(p, 0);
-	gfp_tls.ordinal = t.ordinal;
+	gfp_tls.inject.ordinal = t.ordinal;
 	if (t.enter && gfp_tls.mode == GFP_TLS_UNDECIDED)
 		thread_enter(true);
 	return t.start(t.arg);

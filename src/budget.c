@@ -104,8 +104,8 @@ static void routes_back(void)
 
 void budget_grant(int64_t amount, uint64_t gen)
 {
-	gfp_tls.allowance = amount;
-	gfp_tls.allowance_gen = gen;
+	gfp_tls.budget.allowance = amount;
+	gfp_tls.budget.allowance_gen = gen;
 	if (unlikely(!__atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) && routed)
 		routes_back();
 	thread_reap_late();

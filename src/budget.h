@@ -89,14 +89,15 @@ static inline __attribute__((always_inline)) bool gfp_allowance_take(size_t char
 #if defined(__x86_64__)
 	asm goto("subq %0, %1\n\tjl %l[out]"
 	         :
-	         : "r"(charge), "m"(gfp_tls.allowance)
+	         : "r"(charge), "m"(gfp_tls.budget.allowance)
 	         : "cc", "memory"
 	         : out);
 	return true;
 out:
 	return false;
 #else
-	return __atomic_sub_fetch(&gfp_tls.allowance, (int64_t)charge, __ATOMIC_RELAXED) >= 0;
+	return __atomic_sub_fetch(&gfp_tls.budget.allowance, (int64_t)charge, __ATOMIC_RELAXED) >=
+	       0;
 #endif
 }
 
@@ -114,7 +115,7 @@ static inline bool budget_clearly_fits(int64_t extra)
 /* The engine's take: only from an allowance no revocation has taken back. */
 static inline bool budget_allowance_take(size_t charge)
 {
-	if (unlikely(gfp_tls.allowance_gen !=
+	if (unlikely(gfp_tls.budget.allowance_gen !=
 	             __atomic_load_n(&gfp_budget.grant_gen, __ATOMIC_ACQUIRE)))
 		return false;
 	return gfp_allowance_take(charge);

@@ -160,12 +160,12 @@ void inject_init(void)
 
 uint64_t inject_child_ordinal(void)
 {
-	return splitmix(gfp_tls.ordinal * 0x100000001b3ULL + ++gfp_tls.children);
+	return splitmix(gfp_tls.inject.ordinal * 0x100000001b3ULL + ++gfp_tls.inject.children);
 }
 
 uint64_t inject_seed_rng(void)
 {
-	return splitmix((uint64_t)gfp_policy.fail_seed ^ splitmix(gfp_tls.ordinal)) | 1;
+	return splitmix((uint64_t)gfp_policy.fail_seed ^ splitmix(gfp_tls.inject.ordinal)) | 1;
 }
 
 static bool thread_matches(void)
@@ -293,7 +293,7 @@ static bool eligible(struct gfp_req *req)
  * the simple (probability-only) mode: it was eligible and the draw fired. */
 bool inject_simple_fire(struct gfp_req *req)
 {
-	req->call = gfp_tls.calls;
+	req->call = gfp_tls.inject.calls;
 	context_resolve(req);
 	if (req->gfp & GFP_NOFAIL) { /* never at entry: the next eligible call instead */
 		gfp_tls.inject_left = 1;
@@ -335,13 +335,13 @@ bool inject_countdown(struct gfp_req *req)
 		/* The thread's first eligible call: where does its first
 		 * injection fall, counting this call as the first? */
 		int64_t g = inject_next_gap();
-		gfp_tls.calls++;
+		gfp_tls.inject.calls++;
 		if (g > 1) {
 			gfp_tls.countdown = gfp_tls.gap = g - 1;
 			return false;
 		}
 	} else {
-		gfp_tls.calls += (uint64_t)gfp_tls.gap;
+		gfp_tls.inject.calls += (uint64_t)gfp_tls.gap;
 	}
 	bool fail = inject_simple_fire(req);
 	gfp_tls.countdown = gfp_tls.gap = inject_next_gap();
@@ -358,7 +358,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	/* A request is one eligible call, however many attempts it makes. */
 	bool first = !req->call;
 	if (first) {
-		uint64_t tcall = ++gfp_tls.calls;
+		uint64_t tcall = ++gfp_tls.inject.calls;
 		req->call =
 		    process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
 		if (count_sites) {
@@ -408,5 +408,5 @@ void inject_atfork_child(void)
 {
 	/* The child counts its own calls; the parent's sequence is not its. */
 	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
-	gfp_tls.calls = 0;
+	gfp_tls.inject.calls = 0;
 }

@@ -36,13 +36,13 @@ bool inject_countdown(struct gfp_req *req);
  * thread's creation order, so a seed reproduces with threads. */
 static inline double inject_draw(void)
 {
-	uint64_t x = gfp_tls.rng;
+	uint64_t x = gfp_tls.inject.rng;
 	if (unlikely(!x))
 		x = inject_seed_rng();
 	x ^= x >> 12;
 	x ^= x << 25;
 	x ^= x >> 27;
-	gfp_tls.rng = x;
+	gfp_tls.inject.rng = x;
 	return (double)((x * 0x2545f4914f6cdd1dULL) >> 11) * (1.0 / 9007199254740992.0);
 }
 
@@ -57,7 +57,7 @@ static inline bool inject_simple_candidate(uintptr_t caller)
 {
 	if (unlikely(!__atomic_load_n(&gfp_main_started, __ATOMIC_RELAXED)) || site_in_ldso(caller))
 		return false;
-	gfp_tls.calls++;
+	gfp_tls.inject.calls++;
 	if (gfp_tls.inject_left == 0)
 		gfp_tls.inject_left = inject_next_gap();
 	return --gfp_tls.inject_left == 0;

@@ -158,7 +158,7 @@ int reserve_take(size_t bytes, gfp_t flags)
 	t->resv_held = true;
 	if (gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_budget_on && t->resv_left > 0) {
 		t->exact_only = true;
-		gfp_tls.allowance = 0; /* every request draws, under the lock */
+		gfp_tls.budget.allowance = 0; /* every request draws, under the lock */
 	}
 	__atomic_add_fetch(&rs.taken, 1, __ATOMIC_RELAXED);
 	note_peak();

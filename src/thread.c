@@ -132,7 +132,7 @@ static void thread_exit(void *arg)
 	gfp_unlock(&registry_lock);
 	gfp_tls.thread = NULL;
 	gfp_tls.exiting = 1;
-	gfp_tls.allowance = 0; /* every call to the engine */
+	gfp_tls.budget.allowance = 0; /* every call to the engine */
 	become_idle();
 	gfp_tls.guard--;
 }
@@ -227,7 +227,7 @@ enum gfp_tls_mode thread_enter(bool may_register)
 	do {
 		gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
 		if (gen != gfp_tls.decided_gen)
-			gfp_tls.rng = 0; /* fail.seed may have changed: seed again */
+			gfp_tls.inject.rng = 0; /* fail.seed may have changed: seed again */
 		gfp_tls.decided_gen = gen;
 		bool idle = !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) ||
 		            gfp_tls.exiting || gfp_armed_fast;

@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget_structs.h"
+#include "inject_structs.h"
+#include "profile_structs.h"
 #include "types.h"
 
 #pragma GCC visibility push(hidden)
@@ -58,15 +61,12 @@ struct gfp_tls {
 	 * with fail.probability alone it counts down to the next injection
 	 * (inject.c: inject_countdown). 0 in a new thread: undecided. */
 	int64_t countdown;
-	/* budget.c: what the thread may still charge before the budget looks
-	 * again (gfp_allowance_take), granted at generation allowance_gen. */
-	int64_t allowance;
-	uint64_t allowance_gen;
-	int64_t gap;          /* inject.c: what countdown was last set to */
-	uint64_t decided_gen; /* gfp_policy_gen when the mode was decided */
-	int64_t inject_left;  /* inject.c: a policy thread's calls to its next injection */
-	unsigned char mode;   /* enum gfp_tls_mode: what the engine reads */
-	unsigned char guard;  /* >0 while the shim works: nested calls go raw */
+	struct gfp_tls_budget budget; /* budget.c: the allowance (budget_structs.h) */
+	int64_t gap;                  /* inject.c: what countdown was last set to */
+	uint64_t decided_gen;         /* gfp_policy_gen when the mode was decided */
+	int64_t inject_left;          /* inject.c: a policy thread's calls to its next injection */
+	unsigned char mode;           /* enum gfp_tls_mode: what the engine reads */
+	unsigned char guard;          /* >0 while the shim works: nested calls go raw */
 	unsigned char exiting;
 	unsigned char exit_counted; /* budget_thread_exit took what it held */
 	unsigned char in_reclaim;   /* >0 while shrinkers run: PF_MEMALLOC */
@@ -74,11 +74,8 @@ struct gfp_tls {
 	 * (idle, or a policy that counts nothing per free while nobody waits).
 	 * Other threads flip it when waiters come and go (thread.c). */
 	unsigned char free_direct;
-	unsigned scope;    /* context.c: the thread's scopes */
-	uint64_t ordinal;  /* inject.c: from the thread's creation order */
-	uint64_t children; /* inject.c: threads this one created */
-	uint64_t rng;      /* inject.c: the thread's generator, 0 = unseeded */
-	uint64_t calls;    /* inject.c: eligible calls of this thread */
+	unsigned scope;               /* context.c: the thread's scopes */
+	struct gfp_tls_inject inject; /* inject.c: the generator, calls (inject_structs.h) */
 	int *errnop;
 	int saved_errno; /* fastpath.c: free's, across jemalloc's call */
 	struct gfp_thread *thread;
@@ -90,37 +87,7 @@ struct gfp_tls {
 	} stash; /* fastpath.c: the common request, across jemalloc's call */
 	/* What the thread's calls counted, per entry (gfp_thread.stats). */
 	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
-	/* profile.c, stats=sites: the thread's count array (NULL until it
-	 * counts, and past its exit) and the site it counted last, which the
-	 * profiled routes count into without looking the site up (caller 0:
-	 * none). */
-	struct gfp_site_cache {
-		struct gfp_site_counts *counts, *last; /* last = &counts[idx] */
-		uintptr_t caller;
-		uint32_t idx;
-		/* The routes' leaf of the shadow map: that of the chunk
-		 * that starts at `base` (GFP_ROUTE_NONE: none), while the
-		 * thread counts. */
-		uintptr_t base;
-		/* That leaf's address less base / 4: the map word of p in
-		 * the chunk is at words + (p >> 4) * 4. */
-		uintptr_t words;
-		/* The shadow map's leaves of the chunks the thread used last,
-		 * by chunk number + 1 (0: empty): a live set of mixed sizes
-		 * spans several chunks (32 cover 64 MiB of heap; 8 missed on
-		 * allocbench's mixed). */
-		struct gfp_leaf_ref {
-			uintptr_t chunk;
-			uint16_t *leaf;
-		} leaves[32];
-		/* The sites it used lately, by caller (gfp_recent_slot;
-		 * caller 0: empty), where a route finds a call's site when it
-		 * is not the last one's. */
-		struct gfp_recent_site {
-			uintptr_t caller;
-			uint32_t idx;
-		} recent[64];
-	} site;
+	struct gfp_site_cache site; /* profile.c, stats=sites (profile_structs.h) */
 };
 /* gfp_tls.site.base without a leaf: no address a program can free is
  * within a chunk of it, and NULL is not either. */

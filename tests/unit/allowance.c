@@ -79,7 +79,7 @@ static void *holder(void *arg)
 {
 	(void)arg;
 	grant();
-	CHECK(gfp_tls.allowance > 2 * GFP_CHARGE(BLOCK));
+	CHECK(gfp_tls.budget.allowance > 2 * GFP_CHARGE(BLOCK));
 	atomic_fetch_add(&granted, 1);
 	while (!atomic_load(&filled))
 		sleep_ms(1);

@@ -1,0 +1,42 @@
+/*
+ * profile_structs.h - profile.c's part of the thread-local state
+ * (gfp_tls.site, thread.h), apart from profile.h so that thread.h can embed it.
+ */
+#ifndef GFP_PROFILE_STRUCTS_H
+#define GFP_PROFILE_STRUCTS_H
+
+#include <stdint.h>
+
+/* profile.c, stats=sites: the thread's count array (NULL until it
+ * counts, and past its exit) and the site it counted last, which the
+ * profiled routes count into without looking the site up (caller 0:
+ * none). */
+struct gfp_site_cache {
+	struct gfp_site_counts *counts, *last; /* last = &counts[idx] */
+	uintptr_t caller;
+	uint32_t idx;
+	/* The routes' leaf of the shadow map: that of the chunk
+	 * that starts at `base` (GFP_ROUTE_NONE: none), while the
+	 * thread counts. */
+	uintptr_t base;
+	/* That leaf's address less base / 4: the map word of p in
+	 * the chunk is at words + (p >> 4) * 4. */
+	uintptr_t words;
+	/* The shadow map's leaves of the chunks the thread used last,
+	 * by chunk number + 1 (0: empty): a live set of mixed sizes
+	 * spans several chunks (32 cover 64 MiB of heap; 8 missed on
+	 * allocbench's mixed). */
+	struct gfp_leaf_ref {
+		uintptr_t chunk;
+		uint16_t *leaf;
+	} leaves[32];
+	/* The sites it used lately, by caller (gfp_recent_slot;
+	 * caller 0: empty), where a route finds a call's site when it
+	 * is not the last one's. */
+	struct gfp_recent_site {
+		uintptr_t caller;
+		uint32_t idx;
+	} recent[64];
+};
+
+#endif /* GFP_PROFILE_STRUCTS_H */
