@@ -21,8 +21,8 @@ extern void *(*gfp_je_aligned_alloc)(size_t, size_t); /* power-of-two align >= 8
 /* Where jemalloc's code lies: 0, 0 until backend_init. */
 extern struct gfp_range gfp_je_text;
 /* The gfp_je_* are jemalloc's own malloc, free...: they answer as glibc
- * does but for the cases preload/malloc.c's routes check. Else the x-API
- * wrappers above serve (a jemalloc built with a prefix). */
+ * does but for the cases the routes check (preload/routes.c). Else the
+ * x-API wrappers above serve (a jemalloc built with a prefix). */
 extern bool gfp_je_own;
 void backend_init(void);
 

@@ -29,8 +29,9 @@ void budget_exited_delta(int64_t delta);
 /* Calls alloc(req) if the budget allows the request under flags f. */
 void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
 void budget_fold(struct gfp_thread *t, int64_t own);
-/* preload/malloc.c's budget routes: set(true) points them at their own
- * functions, set(false) at the shim's (see budget_revoke). */
+/* route.c chose the budget family (preload/routes.c): points its allocations
+ * at their own functions (route_budget_switch), from now on under the
+ * budget's lock, so that budget_revoke can point them at the shim's. */
 void budget_route_hook(void);
 int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left);
 int64_t budget_reserve_upto(int64_t *left, int64_t want);
@@ -80,10 +81,10 @@ static inline size_t budget_charge(size_t size, size_t align)
  * instruction on the thread's own word, which no other thread writes: it
  * does not see a revocation (budget_allowance_take does; the budget routes
  * that call this directly are pointed away first, budget.c). A charge of
- * 2^63 or more reads as negative and passes: only preload/malloc.c's routes
- * make one, by wrapping GFP_CHARGE for a request jemalloc cannot serve,
- * whose NULL then sends it to the engine, where the next grant sets the
- * allowance right again. */
+ * 2^63 or more reads as negative and passes: only the budget family
+ * (preload/routes.c) makes one, by wrapping GFP_CHARGE for a request
+ * jemalloc cannot serve, whose NULL then sends it to the engine, where the
+ * next grant sets the allowance right again. */
 static inline __attribute__((always_inline)) bool gfp_allowance_take(size_t charge)
 {
 #if defined(__x86_64__)

@@ -3,7 +3,7 @@
  *
  * It serves every call that meets the shim: C++ new and delete, valloc,
  * pvalloc and reallocarray always, and malloc and its kin wherever their
- * routes are the shim's (preload/malloc.c). With no policy active an
+ * routes are the shim's (route.c). With no policy active an
  * allocation costs one thread-local decrement and the jemalloc call; a free,
  * one thread-local read and the jemalloc call. Everything else - the first
  * call of a thread, a policy, a real ENOMEM - leaves through one tail call

@@ -1,5 +1,5 @@
 /*
- * profile.h - stats=sites in the profiled routes (preload/malloc.c): a block
+ * profile.h - stats=sites in the profiled routes (preload/routes.c): a block
  * jemalloc just returned is counted, and a freed one taken out, in line,
  * when the thread's last call site and the shadow map's one-word form cover
  * the call. Whatever they do not cover goes through the shim to profile.c,
