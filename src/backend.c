@@ -17,7 +17,8 @@
 #include <jemalloc/jemalloc.h>
 #include <link.h>
 
-#include "internal.h"
+#include "backend.h"
+#include "site.h"
 
 static void *via_mallocx(size_t n)
 {

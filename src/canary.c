@@ -11,7 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "log.h"
+#include "init.h"
+#include "budget.h"
+#include "canary.h"
+#include "unwind.h"
+#include "records.h"
 
 #define WINDOW_NS (10ULL * 1000000000ULL)
 #define MSG_MAX   8192

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "policy.h"
+#include "log.h"
+#include "compat.h"
 
 struct glibc_var {
 	const char *name;

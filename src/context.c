@@ -10,7 +10,10 @@
  * pop clears exactly those, so LIFO nesting is exact without a stack
  * (memalloc_flags_save).
  */
-#include "internal.h"
+#include "init.h"
+#include "thread.h"
+#include "context.h"
+#include "rules.h"
 
 #define BASE_BITS    (GFP_DIRECT_RECLAIM_BIT | GFP_KSWAPD_RECLAIM_BIT | GFP_IO_BIT | GFP_FS_BIT)
 #define SCOPE_CLEARS (GFP_IO_BIT | GFP_FS_BIT | GFP_DIRECT_RECLAIM_BIT)

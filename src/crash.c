@@ -11,7 +11,10 @@
 #include <signal.h>
 #include <string.h>
 
-#include "internal.h"
+#include "thread.h"
+#include "unwind.h"
+#include "records.h"
+#include "crash.h"
 
 static const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 static struct sigaction previous[NSIG];

@@ -48,7 +48,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "log.h"
+#include "init.h"
+#include "ctl.h"
+#include "rules.h"
+#include "budget.h"
+#include "inject.h"
+#include "stats.h"
 
 static int listen_fd = -1;
 static pid_t owner;

@@ -28,7 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy.h"
+#include "log.h"
+#include "dest.h"
 
 /* What the messages quote of a path. */
 #define QUOTED_PATH 512

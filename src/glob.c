@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "internal.h"
+#include "glob.h"
 
 /* glibc gives up on a class name this long. */
 #define CLASS_MAX 256

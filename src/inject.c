@@ -14,7 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "glob.h"
+#include "log.h"
+#include "init.h"
+#include "context.h"
+#include "rules.h"
+#include "budget.h"
+#include "unwind.h"
+#include "inject.h"
+#include "records.h"
 
 bool gfp_inject_on;
 bool gfp_inject_simple;

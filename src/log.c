@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy.h"
+#include "log.h"
+#include "dest.h"
 
 #define LOG_LINE_MAX 4096
 

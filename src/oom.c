@@ -13,7 +13,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "log.h"
+#include "init.h"
+#include "budget.h"
+#include "reclaim.h"
+#include "oom.h"
+#include "canary.h"
+#include "unwind.h"
+#include "records.h"
 
 extern char *program_invocation_short_name;
 

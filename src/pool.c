@@ -29,7 +29,7 @@
 
 #include <jemalloc/jemalloc.h>
 
-#include "internal.h"
+#include "reserve.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */

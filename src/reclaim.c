@@ -13,7 +13,9 @@
 
 #include <jemalloc/jemalloc.h>
 
-#include "internal.h"
+#include "policy.h"
+#include "thread.h"
+#include "reclaim.h"
 
 #define MAX_SHRINKERS 64
 #define MAX_NOTIFIERS 16

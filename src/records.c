@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "policy.h"
+#include "dest.h"
+#include "records.h"
 
 static struct gfp_dest out = {.var = "GFP_RECORD", .fd = -1};
 static uint64_t seq; /* atomic */

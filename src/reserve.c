@@ -19,7 +19,14 @@
  */
 #include <errno.h>
 
-#include "internal.h"
+#include "init.h"
+#include "context.h"
+#include "budget.h"
+#include "reserve.h"
+#include "unwind.h"
+#include "slowpath.h"
+#include "site.h"
+#include "records.h"
 
 /* Statistics for the report; changed only by reservation events. */
 static struct {

@@ -26,7 +26,12 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "internal.h"
+#include "glob.h"
+#include "init.h"
+#include "thread.h"
+#include "rules.h"
+#include "unwind.h"
+#include "site.h"
 
 /* The rules of GFP_RULES, as rules_parse.c made them. */
 static struct gfp_rule_set set;

@@ -15,7 +15,9 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "internal.h"
+#include "init.h"
+#include "thread.h"
+#include "site.h"
 
 static struct gfp_range self_text, ldso_text, libc_text;
 

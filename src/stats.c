@@ -8,7 +8,15 @@
 #include <unistd.h>
 
 #include "gfp_build.h"
-#include "internal.h"
+#include "log.h"
+#include "dest.h"
+#include "init.h"
+#include "profile_api.h"
+#include "rules.h"
+#include "budget.h"
+#include "reserve.h"
+#include "inject.h"
+#include "stats.h"
 
 const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
 #define ENTRY(id, name, kind) name,

@@ -25,7 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "glob.h"
+#include "thread.h"
+#include "unwind.h"
+#include "site.h"
 
 /* The shim's own module: frames inside it are not the caller's. */
 static const char self_marker;
