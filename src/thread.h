@@ -1,8 +1,11 @@
 /*
- * thread.h - thread.c: the per-thread state. struct gfp_tls is the thread's
- * word block that the routes reach in one instruction (%fs-relative); its
- * fields are commented by the module that owns them. struct gfp_thread is
- * the part other threads reach (ctl.c's pokes, the budget's sums).
+ * thread.h - thread.c: the per-thread state. struct gfp_tls is the block the
+ * routes reach in one instruction (%fs-relative): a run of fields that one
+ * module owns is that module's struct, from its X_structs.h (budget,
+ * inject, profile); the other fields say their owner. The order is the
+ * routes' (countdown, allowance, mode and free_direct on the first cache
+ * line): keep the offsets when moving a field. struct gfp_thread is the
+ * part other threads reach (ctl.c's pokes, the budget's sums).
  */
 #ifndef GFP_THREAD_H
 #define GFP_THREAD_H
