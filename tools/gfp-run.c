@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "records.h"
+#include "record_reader.h"
 #include "gfp_build.h"
 #include "policy.h"
 #include "text.h"

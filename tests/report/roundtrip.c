@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "records.h"
+#include "record_reader.h"
 #include "text.h"
 #include "../unit/check.h"
 

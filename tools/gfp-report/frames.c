@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "common.h"
-#include "records.h"
+#include "record_reader.h"
 #include "symbolize.h"
 #include "report.h"
 

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "common.h"
-#include "records.h"
+#include "record_reader.h"
 #include "text.h"
 #include "sweep.h"
 

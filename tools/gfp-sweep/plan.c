@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "records.h"
+#include "record_reader.h"
 #include "text.h"
 #include "sweep.h"
 

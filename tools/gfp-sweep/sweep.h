@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "records.h"
+#include "record_reader.h"
 
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE    2

@@ -1,6 +1,6 @@
 /*
  * json.c - the tools' JSON reader (json.h) and its compact writer. It owns
- * parsing only: what a document means is for records.c and the tools.
+ * parsing only: what a document means is for record_reader.c and the tools.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /*
- * records.c - reading GFP_RECORD lines and a report's call sites (records.h)
+ * record_reader.c - reading GFP_RECORD lines and a report's call sites (record_reader.h)
  * for gfp-sweep and gfp-report. It interprets documents json.c parsed; it
  * never prints.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "records.h"
+#include "record_reader.h"
 
 bool rec_find(const char *text, size_t len, const char *event, struct jval *out)
 {

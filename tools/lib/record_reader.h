@@ -1,11 +1,11 @@
 /*
- * records.h - the one reader of what the shim writes for the tools:
+ * record_reader.h - the one reader of what the shim writes for the tools:
  * GFP_RECORD lines (src/records.c) and the call sites of a stats=paths
  * GFP_REPORT (src/inject.c), read by key through json.h, never by byte
  * order.
  */
-#ifndef GFP_TOOLS_RECORDS_H
-#define GFP_TOOLS_RECORDS_H
+#ifndef GFP_TOOLS_RECORD_READER_H
+#define GFP_TOOLS_RECORD_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
