@@ -227,7 +227,7 @@ static void counted_free(void *p)
 }
 
 /* The profiled family (stats=sites alone): jemalloc's own
- * function, then the block counted at the thread's last call site and its
+ * function, then the block counted at the thread's last caller and its
  * map entry written, in line (profile.h); profile.c through
  * gfp_alloc_profiled for a block the line cannot count, the shim's policy
  * path for a request jemalloc fails. A free takes its block out of the map
@@ -246,7 +246,7 @@ static inline __attribute__((always_inline)) void *je_alloc(enum gfp_entry e, si
 static __attribute__((noinline)) void *profiled_general(void *p, enum gfp_entry e, size_t n,
                                                         size_t fit, size_t align, uintptr_t caller)
 {
-	if (caller == gfp_tls.site.caller && fit - 9 <= GFP_SITE_TABLE_MAX - 9 &&
+	if (caller == gfp_tls.caller.caller && fit - 9 <= GFP_SIZE_TABLE_MAX - 9 &&
 	    profile_route_rechunk(p) && profile_route_count(p, e, n, fit, caller))
 		return p;
 	int flags = e == GFP_E_calloc ? MALLOCX_ZERO : align ? MALLOCX_ALIGN(align) : 0;
@@ -254,12 +254,12 @@ static __attribute__((noinline)) void *profiled_general(void *p, enum gfp_entry 
 }
 
 /* A block the route could not count in line, most often a call from
- * another site than the last one's: one the thread used lately becomes its
+ * another caller than the last one's: one the thread used lately becomes its
  * last, and the route counts the block. */
 static __attribute__((noinline)) void *profiled_miss(void *p, enum gfp_entry e, size_t n,
                                                      size_t fit, size_t align, uintptr_t caller)
 {
-	if (caller != gfp_tls.site.caller && profile_route_switch(caller) &&
+	if (caller != gfp_tls.caller.caller && profile_route_switch(caller) &&
 	    profile_route_count(p, e, n, fit, caller))
 		return p;
 	return profiled_general(p, e, n, fit, align, caller);

@@ -20,8 +20,8 @@
  * A thread past its exit still allocates and frees, in later key
  * destructors: the budget counted what it held then (exit_counted), and
  * hears of the rest here and in free_other, as jemalloc's counters of the
- * thread are no longer read; a counted block it reallocates leaves its site
- * like a freed one. */
+ * thread are no longer read; a counted block it reallocates leaves its
+ * caller's counts like a freed one. */
 static void *raw_alloc(struct gfp_req *req)
 {
 	bool profiled = gfp_profile_on && req->old;

@@ -35,7 +35,7 @@ static bool process_count;              /* fail.nth counts the process's calls *
 static int64_t times_left;              /* atomic */
 static int64_t space_left;              /* atomic */
 static uint64_t interval_count;         /* atomic */
-static uint64_t site_wanted, site_hits; /* site_hits atomic */
+static uint64_t path_wanted, path_hits; /* path_hits atomic */
 static bool fired;                      /* atomic: for fail.persist */
 static bool stack_filter;
 static uint64_t filter_epoch; /* atomic: one more at each inject_init */
@@ -60,11 +60,11 @@ struct hit_count {
 	uint64_t first; /* atomic: the lowest call number seen, 0 = none yet */
 };
 static struct hit_count hit_table[HIT_TABLE];
-static uint64_t sites_overflow; /* atomic: calls whose site found no slot */
-static bool count_sites;
+static uint64_t hit_overflow; /* atomic: calls whose path found no slot (JSON: sites_overflow) */
+static bool count_paths;
 
 /* Threads number their calls before they count them: the first to count a
- * site need not hold its lowest number, so keep the minimum. */
+ * path need not hold its lowest number, so keep the minimum. */
 static void hit_first(struct hit_count *e, uint64_t call)
 {
 	uint64_t cur = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
@@ -89,14 +89,14 @@ static void hit_count_add(uint64_t id, uint64_t call)
 			return;
 		}
 	}
-	__atomic_add_fetch(&sites_overflow, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&hit_overflow, 1, __ATOMIC_RELAXED);
 }
 
-void inject_report_sites(struct gfp_buf *b)
+void inject_report_paths(struct gfp_buf *b)
 {
 	gfp_buf_printf(b, ",\"eligible_calls\":%llu,\"sites_overflow\":%llu,\"sites\":[",
 	               (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
-	               (unsigned long long)__atomic_load_n(&sites_overflow, __ATOMIC_RELAXED));
+	               (unsigned long long)__atomic_load_n(&hit_overflow, __ATOMIC_RELAXED));
 	const char *sep = "";
 	for (unsigned i = 0; i < HIT_TABLE; i++) {
 		uint64_t id = __atomic_load_n(&hit_table[i].id, __ATOMIC_ACQUIRE);
@@ -132,24 +132,24 @@ void inject_init(void)
 		gfp_inject_on = false;
 		return;
 	}
-	count_sites = p->stats == GFP_STATS_PATHS;
+	count_paths = p->stats == GFP_STATS_PATHS;
 	gfp_inject_on =
-	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_sites;
-	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_sites;
+	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_paths;
+	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_paths;
 	/* At start-up, and after a gfp-ctl set: every count starts again, as
 	 * for a new process (threads draw afresh too, thread.c). */
 	times_left = p->fail_times;
 	space_left = (int64_t)p->fail_space;
 	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&interval_count, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&site_hits, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&path_hits, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&fired, false, __ATOMIC_RELAXED);
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
 	               p->fail_reject_lib.v[0];
 	__atomic_add_fetch(&filter_epoch, 1, __ATOMIC_RELAXED);
 	/* Only a probability (and a seed, where, verbose, stack filters): the
 	 * fast path decides by itself whether a call is a candidate. */
-	gfp_inject_simple = p->fail_probability > 0 && !count_sites && !p->fail_nth &&
+	gfp_inject_simple = p->fail_probability > 0 && !count_paths && !p->fail_nth &&
 	                    !p->fail_site.v[0] && !p->fail_persist && !p->fail_thread.v[0] &&
 	                    p->fail_times < 0 && !p->fail_space && p->fail_interval <= 1 &&
 	                    !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
@@ -160,10 +160,10 @@ void inject_init(void)
 	 * a real failure is jemalloc's answer, as when idle. */
 	gfp_armed_fast =
 	    gfp_inject_simple && !gfp_budget_on && !p->stats && !gfp_rules_on && !config_shapes(p);
-	site_wanted = 0;
+	path_wanted = 0;
 	for (const char *c = p->fail_site.v; *c; c++)
-		site_wanted =
-		    site_wanted * 16 + (uint64_t)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
+		path_wanted =
+		    path_wanted * 16 + (uint64_t)(*c <= '9' ? *c - '0' : (*c | 0x20) - 'a' + 10);
 }
 
 uint64_t inject_child_ordinal(void)
@@ -261,8 +261,8 @@ static bool fire(struct gfp_req *req)
 		return true; /* nobody looks: no backtrace to take */
 	struct gfp_frame frames[FIRE_FRAMES];
 	int n = unwind_capture(frames, fail_depth() < FIRE_FRAMES ? fail_depth() : FIRE_FRAMES);
-	if (!req->site)
-		req->site = path_of_caller();
+	if (!req->path)
+		req->path = path_of_caller();
 	record_event("injection", req, frames, n, NULL);
 	if (gfp_policy.fail_verbose && !(req->gfp & GFP_NOWARN)) {
 		char msg[8192], names[128];
@@ -273,7 +273,7 @@ static bool fire(struct gfp_req *req)
 		    "gfpshim: info: FAULT_INJECTION: forcing a failure: size %zu mode:%s "
 		    "%#x entry %s call %llu site %016llx",
 		    req->size, names, req->gfp, gfp_entry_name[req->entry],
-		    (unsigned long long)req->call, (unsigned long long)req->site);
+		    (unsigned long long)req->call, (unsigned long long)req->path);
 		unwind_format(&b, frames, n);
 		msg[b.len++] = '\n';
 		gfp_log_raw(msg, b.len);
@@ -369,9 +369,9 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		uint64_t tcall = ++gfp_tls.inject.calls;
 		req->call =
 		    process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
-		if (count_sites) {
-			req->site = path_of_caller();
-			hit_count_add(req->site, req->call);
+		if (count_paths) {
+			req->path = path_of_caller();
+			hit_count_add(req->path, req->call);
 		}
 	}
 
@@ -382,11 +382,11 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	if (p->fail_site.v[0]) {
 		if (!first)
 			return false;
-		if (!req->site)
-			req->site = path_of_caller();
-		if (req->site != site_wanted)
+		if (!req->path)
+			req->path = path_of_caller();
+		if (req->path != path_wanted)
 			return false;
-		uint64_t hit = __atomic_add_fetch(&site_hits, 1, __ATOMIC_RELAXED);
+		uint64_t hit = __atomic_add_fetch(&path_hits, 1, __ATOMIC_RELAXED);
 		return hit == (uint64_t)p->fail_site_hit ? fire(req) : false;
 	}
 	if (p->fail_probability <= 0)

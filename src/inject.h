@@ -23,7 +23,7 @@ void inject_init(void);
 /* GFP_INJECT_PID names another process: this one neither injects nor
  * reports (its GFP_REPORT would overwrite the one under test's). */
 bool inject_other_process(void);
-void inject_report_sites(struct gfp_buf *b);
+void inject_report_paths(struct gfp_buf *b);
 bool inject_should_fail(struct gfp_req *req, bool at_attempt);
 uint64_t inject_child_ordinal(void);
 void inject_atfork_child(void);

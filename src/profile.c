@@ -2,29 +2,32 @@
  * profile.c - per-call-site statistics (stats=sites, and paths), like the
  * kernel's allocation profiling (/proc/allocinfo, kernel-semantics.md §10).
  *
- * A site is the return address of the allocation entry point, or, when that
- * lies in libc (strdup, getline, fopen), the first frame outside libc: the
- * kernel's codetag is a call site in the source, and so is this. Sites get a
- * small index the first time they are seen (a lock-free cache keyed by the
- * address, site.c), and each thread counts into its own array, indexed by
- * site, that only it writes: no atomic read-modify-write on a call.
+ * What it counts by is the caller: the return address of the allocation
+ * entry point, or, when that lies in libc (strdup, getline, fopen), the
+ * first frame outside libc (site.c: site_outside_libc). The kernel's codetag
+ * is a call site in the source, and so is this; the report calls a caller's
+ * row a "site". Callers get a small index, the caller index, the first time
+ * they are seen (a lock-free cache keyed by the address, site.c), and each
+ * thread counts into its own array, indexed by caller, that only it writes:
+ * no atomic read-modify-write on a call. (Never a path id: that is site.c's
+ * hash of several frames, which injection and stats=paths use.)
  *
- * Live bytes need the site and the usable size of the block being freed.
+ * Live bytes need the caller and the usable size of the block being freed.
  * Like the kernel's slab object extensions, a shadow map keeps a 16-bit
  * entry for every 8-byte granule (the layout: profile.h). The entry of the
- * granule that starts a block holds its site; a block of more than 8 bytes
+ * granule that starts a block holds its caller index; a block of more than 8 bytes
  * starts on a 16-byte boundary and has its own second granule, whose entry
  * holds its usable size (in granules), so that neither end of a block asks
  * jemalloc for its size (sallocx costs more than malloc itself). Such a
  * block is live exactly while its entries are in the map, so its free only
  * clears them, and a report finds its live bytes by walking the map (its
  * cost grows with the heap, by a 4-byte load per 16 bytes of it, and is paid
- * per report, not per call). A larger block's entry holds only its site; its
+ * per report, not per call). A larger block's entry holds only its caller; its
  * live bytes are counted apart, and the thread that frees it takes them off
- * that site in its own array, so the sum over threads is exact.
+ * that caller in its own array, so the sum over threads is exact.
  * A directory of 2 MiB chunks (open addressing, filled under a lock once
  * per chunk) points to leaves of 256K entries, mapped on first use; each
- * thread keeps the leaves it used last (gfp_tls.site), where the profiled
+ * thread keeps the leaves it used last (gfp_tls.caller), where the profiled
  * routes find them in line.
  */
 #include <dlfcn.h>
@@ -38,7 +41,7 @@
 
 #include "profile.h"
 
-#define MAX_SITES   16384 /* index 0: not tracked */
+#define MAX_CALLERS 16384 /* index 0: not tracked */
 #define CHUNK_SHIFT GFP_CHUNK_SHIFT
 #define GRANULE     GFP_GRANULE
 #define LEAF_LEN    (1u << (CHUNK_SHIFT - GRANULE))
@@ -47,35 +50,35 @@
 /* The map's rule: an entry is nonzero only while the counted block it
  * describes is live (every free clears, whatever path it takes), so an
  * uncounted block finds zeros. A size entry has GFP_SHADOW_SIZE, which no
- * site entry has, so that it can never be read as a block's. */
-_Static_assert(MAX_SITES - 1 <= GFP_SHADOW_MASK, "a site index must fit beside the flags");
-_Static_assert(GFP_SITE_TABLE_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry must hold it");
+ * caller entry has, so that it can never be read as a block's. */
+_Static_assert(MAX_CALLERS - 1 <= GFP_SHADOW_MASK, "a caller index must fit beside the flags");
+_Static_assert(GFP_SIZE_TABLE_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry must hold it");
 
 bool gfp_profile_on;
 
-static uintptr_t site_addr[MAX_SITES]; /* the address that names each site */
-/* Where each site lies, taken when it is first seen: a library unloaded
+static uintptr_t caller_addr[MAX_CALLERS]; /* the address that names each caller */
+/* Where each caller lies, taken when it is first seen: a library unloaded
  * since (dlclose) is still named in the report. Modules are interned
- * (site_mod indexes mod_name, 0: unknown). Under lock. */
+ * (mod indexes mod_name, 0: unknown). Under lock. */
 #define MAX_MODULES 256
 static char mod_name[MAX_MODULES][64];
 static unsigned nmods;
 static struct {
 	uint16_t mod;
 	uintptr_t off;
-} site_where[MAX_SITES];
-static unsigned nsites; /* atomic */
+} caller_where[MAX_CALLERS];
+static unsigned ncallers; /* atomic */
 static struct gfp_ipcache index_of;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct gfp_site_counts dead[MAX_SITES]; /* exited threads, under lock */
+static struct gfp_caller_counts dead[MAX_CALLERS]; /* exited threads, under lock */
 /* Live bytes and calls given back by frees without counts of their own to
  * take them from (a thread past its exit, whose counts joined dead's):
  * atomic, as such a free may come from anywhere, even from under `lock`. */
 static struct {
 	int64_t bytes, calls;
-} orphan[MAX_SITES];
+} orphan[MAX_CALLERS];
 static bool warned_full;
-uint32_t gfp_site_words[GFP_SITE_TABLE_MAX + 1]; /* [0]: malloc(0)'s, a byte's */
+uint32_t gfp_size_words[GFP_SIZE_TABLE_MAX + 1]; /* [0]: malloc(0)'s, a byte's */
 
 static struct {
 	uintptr_t chunk; /* atomic: chunk number + 1; 0 = empty */
@@ -85,17 +88,17 @@ static struct {
 void profile_init(void)
 {
 	gfp_profile_on = gfp_policy.stats >= GFP_STATS_SITES;
-	if (!gfp_profile_on || gfp_site_words[0])
+	if (!gfp_profile_on || gfp_size_words[0])
 		return;
 	int saved = errno;
-	for (size_t n = 0; n <= GFP_SITE_TABLE_MAX; n++)
-		gfp_site_words[n] = (uint32_t)((nallocx(n ? n : 1, 0) >> GRANULE) | GFP_SHADOW_SIZE)
+	for (size_t n = 0; n <= GFP_SIZE_TABLE_MAX; n++)
+		gfp_size_words[n] = (uint32_t)((nallocx(n ? n : 1, 0) >> GRANULE) | GFP_SHADOW_SIZE)
 		                    << 16;
 	errno = saved;
 }
 
 /* ------------------------------------------------------------------------
- * Sites
+ * Callers
  * ---------------------------------------------------------------------- */
 
 /* Under lock: the index of a module's name, 0 when the table is full. */
@@ -113,25 +116,25 @@ static uint16_t module_intern(const char *name)
 
 static unsigned caller_index_slow(const struct gfp_req *req);
 
-/* The thread's last site (gfp_tls.site) is the one loops allocate from;
+/* The thread's last caller (gfp_tls.caller) is the one loops allocate from;
  * the profiled routes count there without asking. */
 static unsigned caller_index(const struct gfp_req *req)
 {
-	struct gfp_site_cache *sc = &gfp_tls.site;
+	struct gfp_caller_cache *sc = &gfp_tls.caller;
 	if (req->caller && req->caller == sc->caller)
 		return sc->idx;
 	unsigned idx = caller_index_slow(req);
-	/* A caller inside libc (strdup) is many sites: only the return
-	 * address names the site by itself may be remembered. */
+	/* A caller inside libc (strdup) is many callers: only the return
+	 * address names the caller by itself may be remembered. */
 	if (idx && sc->counts && req->caller && !site_in_libc(req->caller) &&
 	    !site_in_shim(req->caller)) {
-		struct gfp_recent_site *r = &sc->recent[gfp_recent_slot(req->caller)];
+		struct gfp_recent_caller *r = &sc->recent[gfp_recent_slot(req->caller)];
 		r->caller = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		r->idx = idx;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		r->caller = req->caller;
-		gfp_site_make_last(req->caller, idx);
+		gfp_caller_make_last(req->caller, idx);
 	}
 	return idx;
 }
@@ -153,17 +156,17 @@ static unsigned caller_index_slow(const struct gfp_req *req)
 		mod = program_invocation_short_name;
 	gfp_lock(&lock);
 	idx = (unsigned)ipcache_get(&index_of, key);
-	/* A site the cache could not keep is looked for in the table itself,
+	/* A caller the cache could not keep is looked for in the table itself,
 	 * so that it never gets a second index. */
-	for (unsigned i = 1; !idx && i <= nsites; i++)
-		if (site_addr[i] == addr)
+	for (unsigned i = 1; !idx && i <= ncallers; i++)
+		if (caller_addr[i] == addr)
 			idx = i;
-	if (!idx && nsites + 1 < MAX_SITES) {
-		idx = nsites + 1;
-		site_addr[idx] = addr;
-		site_where[idx].mod = mod ? module_intern(mod) : 0;
-		site_where[idx].off = off;
-		__atomic_store_n(&nsites, idx, __ATOMIC_RELEASE);
+	if (!idx && ncallers + 1 < MAX_CALLERS) {
+		idx = ncallers + 1;
+		caller_addr[idx] = addr;
+		caller_where[idx].mod = mod ? module_intern(mod) : 0;
+		caller_where[idx].off = off;
+		__atomic_store_n(&ncallers, idx, __ATOMIC_RELEASE);
 		ipcache_put(&index_of, key, idx);
 	}
 	bool full = !idx && !warned_full;
@@ -173,7 +176,7 @@ static unsigned caller_index_slow(const struct gfp_req *req)
 		gfp_log(GFP_LOG_WARNING,
 		        "stats=sites: more than %d call sites; the rest are not "
 		        "counted per site",
-		        MAX_SITES - 1);
+		        MAX_CALLERS - 1);
 	return idx;
 }
 
@@ -211,7 +214,7 @@ static inline uint16_t *entry_of(uint16_t *leaf, uintptr_t addr)
 	return &leaf[(addr & ((1u << CHUNK_SHIFT) - 1)) >> GRANULE];
 }
 
-static inline struct gfp_site_counts *counts(void);
+static inline struct gfp_caller_counts *counts(void);
 
 /* The profiled routes look in one leaf, the one the thread used last; only
  * a thread that counts has one (profile.h), even one that only frees, whose
@@ -219,7 +222,7 @@ static inline struct gfp_site_counts *counts(void);
  * handler's route that sees the chunk must see its leaf. */
 static inline void route_leaf_set(uintptr_t addr, uint16_t *leaf)
 {
-	struct gfp_site_cache *sc = &gfp_tls.site;
+	struct gfp_caller_cache *sc = &gfp_tls.caller;
 	uintptr_t base = addr & ~(GFP_CHUNK_SIZE - 1);
 	if (sc->base == base || !counts())
 		return;
@@ -294,9 +297,9 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
  * their mallocx flags); 0 when the table does not cover the request. */
 static inline unsigned usable_granules(size_t size, int flags)
 {
-	if (unlikely((flags & ~MALLOCX_ZERO) || size > GFP_SITE_TABLE_MAX))
+	if (unlikely((flags & ~MALLOCX_ZERO) || size > GFP_SIZE_TABLE_MAX))
 		return 0;
-	return (gfp_site_words[size] >> 16) & GFP_SHADOW_MASK;
+	return (gfp_size_words[size] >> 16) & GFP_SHADOW_MASK;
 }
 
 /* The usable size of a block malloc or calloc just returned. */
@@ -306,7 +309,7 @@ static inline size_t usable_of(const void *p, size_t size, int flags)
 	return g ? (size_t)g << GRANULE : sallocx(p, 0);
 }
 
-/* Whether a counted block's live bytes are counted apart, in its site's
+/* Whether a counted block's live bytes are counted apart, in its caller's
  * live counters: when its entries do not give its size (over 128 KiB: the
  * free asks jemalloc). Every other block is live exactly while its entries
  * are in the map, and the report counts them there (walk_live). */
@@ -321,7 +324,7 @@ static inline void entry_put(uint16_t *e, unsigned v)
 	__atomic_store_n(e, (uint16_t)v, __ATOMIC_RELAXED);
 }
 
-/* Writes a block's entries: its site (0: not counted) and usable size.
+/* Writes a block's entries: its caller index (0: not counted) and usable size.
  * (Relaxed atomics, as a report may walk the map meanwhile.) */
 static inline void shadow_write(uint16_t *e, uintptr_t addr, unsigned idx, size_t usable)
 {
@@ -353,7 +356,7 @@ static bool shadow_set(const void *p, unsigned idx, size_t usable)
 	return e && idx && shadow_apart(a, usable);
 }
 
-/* The site index of the block at p, and its usable size, cleared: the block
+/* The caller index of the block at p, and its usable size, cleared: the block
  * is going away. 0 when it was not counted. */
 static inline unsigned shadow_take(const void *p, size_t *usable)
 {
@@ -381,43 +384,43 @@ static inline unsigned shadow_take(const void *p, size_t *usable)
  * Counting (each thread in its own array)
  * ---------------------------------------------------------------------- */
 
-static __attribute__((noinline)) struct gfp_site_counts *counts_create(void)
+static __attribute__((noinline)) struct gfp_caller_counts *counts_create(void)
 {
 	struct gfp_thread *t = gfp_tls.thread;
 	if (!t)
 		return NULL;
-	void *m = mmap(NULL, MAX_SITES * sizeof(struct gfp_site_counts), PROT_READ | PROT_WRITE,
+	void *m = mmap(NULL, MAX_CALLERS * sizeof(struct gfp_caller_counts), PROT_READ | PROT_WRITE,
 	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
-	__atomic_store_n(&t->sites, m, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->callers, m, __ATOMIC_RELEASE);
 	return m;
 }
 
 /* The calling thread's counts, NULL if it has none and can get none. */
-static inline struct gfp_site_counts *counts(void)
+static inline struct gfp_caller_counts *counts(void)
 {
 	struct gfp_thread *t = gfp_tls.thread;
-	if (likely(gfp_tls.site.counts))
-		return gfp_tls.site.counts;
+	if (likely(gfp_tls.caller.counts))
+		return gfp_tls.caller.counts;
 	if (!t)
 		return NULL;
-	struct gfp_site_counts *c = t->sites ? t->sites : counts_create();
+	struct gfp_caller_counts *c = t->callers ? t->callers : counts_create();
 	if (!gfp_tls.exiting)
-		gfp_tls.site.counts = c; /* the routes', until the thread exits */
+		gfp_tls.caller.counts = c; /* the routes', until the thread exits */
 	return c;
 }
 
-/* Before a realloc: the old block's size and site, taken out of the map
+/* Before a realloc: the old block's size and caller index, taken out of the map
  * while the block is still ours (once rallocx has moved it, another thread
  * may already have its address). */
 void profile_before_realloc(struct gfp_req *req)
 {
 	req->old_usable = 0;
-	req->old_site = shadow_take(req->old, &req->old_usable);
+	req->old_caller_idx = shadow_take(req->old, &req->old_usable);
 }
 
-static inline void count_live(struct gfp_site_counts *s, size_t usable, int64_t calls)
+static inline void count_live(struct gfp_caller_counts *s, size_t usable, int64_t calls)
 {
 	gfp_add(&s->live_bytes, calls * (int64_t)usable);
 	gfp_add(&s->live_calls, calls);
@@ -429,10 +432,10 @@ static __attribute__((noinline)) void uncount_orphan(unsigned idx, size_t usable
 	__atomic_sub_fetch(&orphan[idx].calls, 1, __ATOMIC_RELAXED);
 }
 
-/* A counted block is gone: its bytes leave its site. */
+/* A counted block is gone: its bytes leave its caller's counts. */
 static inline void uncount_live(unsigned idx, size_t usable)
 {
-	struct gfp_site_counts *c = counts();
+	struct gfp_caller_counts *c = counts();
 	if (likely(c))
 		count_live(&c[idx], usable, -1);
 	else
@@ -444,12 +447,12 @@ static inline void uncount_live(unsigned idx, size_t usable)
  * grown in place into p. */
 void profile_after_realloc(const struct gfp_req *req, void *p)
 {
-	if (!req->old_site)
+	if (!req->old_caller_idx)
 		return;
 	if (!p)
-		shadow_set(req->old, req->old_site, req->old_usable);
+		shadow_set(req->old, req->old_caller_idx, req->old_usable);
 	else if (shadow_apart((uintptr_t)req->old, req->old_usable))
-		uncount_live(req->old_site, req->old_usable);
+		uncount_live(req->old_caller_idx, req->old_usable);
 }
 
 /* A request ended: p is the block, or NULL. */
@@ -457,13 +460,13 @@ void profile_count(struct gfp_req *req, void *p)
 {
 	if (req->old)
 		profile_after_realloc(req, p);
-	struct gfp_site_counts *c = counts();
+	struct gfp_caller_counts *c = counts();
 	if (!c)
 		return;
 	gfp_tls.guard++;
 	unsigned idx = caller_index(req);
 	if (idx) {
-		struct gfp_site_counts *s = &c[idx];
+		struct gfp_caller_counts *s = &c[idx];
 		gfp_add((int64_t *)&s->calls, 1);
 		if (p) {
 			gfp_add((int64_t *)&s->bytes, (int64_t)req->size);
@@ -478,17 +481,17 @@ void profile_count(struct gfp_req *req, void *p)
 		}
 	}
 	if (p && !idx)
-		shadow_set(p, 0, 0); /* an uncounted block: no stale site at its address */
+		shadow_set(p, 0, 0); /* an uncounted block: no stale caller at its address */
 	gfp_tls.guard--;
 }
 
 /* profile_count's common case, for a block `s` asked for and got: the
- * thread's last site, and a block in the chunk it used last. false when the
+ * thread's last caller, and a block in the chunk it used last. false when the
  * request needs the general way. */
 bool profile_count_quick(void *p, const struct gfp_stash *s)
 {
 	uintptr_t a = (uintptr_t)p;
-	struct gfp_site_cache *sc = &gfp_tls.site;
+	struct gfp_caller_cache *sc = &gfp_tls.caller;
 	uint16_t *e = entry_quick(a);
 	if (unlikely(!e || !s->caller || s->caller != sc->caller))
 		return false;
@@ -498,7 +501,7 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
 	if (unlikely(!granules))
 		return false;
 	size_t usable = (size_t)granules << GRANULE;
-	struct gfp_site_counts *c = sc->last;
+	struct gfp_caller_counts *c = sc->last;
 	shadow_write(e, a, sc->idx, usable);
 	gfp_add((int64_t *)&c->calls, 1);
 	gfp_add((int64_t *)&c->bytes, (int64_t)s->size);
@@ -533,7 +536,7 @@ bool profile_route_free_other(void *p)
 /* The slow path's share: rounds beyond the first, and how long it took. */
 void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns)
 {
-	struct gfp_site_counts *c = counts();
+	struct gfp_caller_counts *c = counts();
 	if (!c)
 		return;
 	gfp_tls.guard++;
@@ -559,11 +562,11 @@ void profile_free(const void *p)
  * Threads and the report
  * ---------------------------------------------------------------------- */
 
-static void fold(struct gfp_site_counts *into, const struct gfp_site_counts *from, unsigned n)
+static void fold(struct gfp_caller_counts *into, const struct gfp_caller_counts *from, unsigned n)
 {
 	for (unsigned i = 1; i <= n; i++) {
-		const struct gfp_site_counts *f = &from[i];
-		struct gfp_site_counts *t = &into[i];
+		const struct gfp_caller_counts *f = &from[i];
+		struct gfp_caller_counts *t = &into[i];
 		t->live_bytes += __atomic_load_n(&f->live_bytes, __ATOMIC_RELAXED);
 		t->live_calls += __atomic_load_n(&f->live_calls, __ATOMIC_RELAXED);
 		t->calls += __atomic_load_n(&f->calls, __ATOMIC_RELAXED);
@@ -583,24 +586,24 @@ void profile_thread_exit(struct gfp_thread *t)
 {
 	/* Its own exit: its later calls, counted nowhere, take the shim's way
 	 * (the leaves stay: the map outlives every thread). */
-	gfp_tls.site.caller = 0;
-	gfp_tls.site.base = GFP_ROUTE_NONE;
-	memset(gfp_tls.site.recent, 0, sizeof(gfp_tls.site.recent));
-	gfp_tls.site.counts = gfp_tls.site.last = NULL;
-	if (!t->sites)
+	gfp_tls.caller.caller = 0;
+	gfp_tls.caller.base = GFP_ROUTE_NONE;
+	memset(gfp_tls.caller.recent, 0, sizeof(gfp_tls.caller.recent));
+	gfp_tls.caller.counts = gfp_tls.caller.last = NULL;
+	if (!t->callers)
 		return;
-	unsigned n = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
+	unsigned n = __atomic_load_n(&ncallers, __ATOMIC_ACQUIRE);
 	/* Both under the lock a report holds throughout, so that no report
 	 * sees the counts both in dead and in the thread. */
 	gfp_lock(&lock);
-	fold(dead, t->sites, n);
-	memset(t->sites, 0, (n + 1) * sizeof(struct gfp_site_counts));
+	fold(dead, t->callers, n);
+	memset(t->callers, 0, (n + 1) * sizeof(struct gfp_caller_counts));
 	gfp_unlock(&lock);
 }
 
-/* One site entry's block, if the map alone counts it: an 8-byte block, or
+/* One caller entry's block, if the map alone counts it: an 8-byte block, or
  * one whose size entry `next` is. */
-static inline void walk_entry(struct gfp_site_counts *sum, unsigned n, unsigned e, unsigned next)
+static inline void walk_entry(struct gfp_caller_counts *sum, unsigned n, unsigned e, unsigned next)
 {
 	unsigned idx = e & GFP_SHADOW_MASK;
 	size_t usable;
@@ -616,11 +619,11 @@ static inline void walk_entry(struct gfp_site_counts *sum, unsigned n, unsigned 
 	sum[idx].live_calls++;
 }
 
-/* The live blocks the map alone counts (shadow_apart), added to their sites:
+/* The live blocks the map alone counts (shadow_apart), added to their callers:
  * a free then only clears its block's word. A 16-byte-aligned word holds a
- * block's two entries, or the site entries of two 8-byte blocks. Frees and
+ * block's two entries, or the caller entries of two 8-byte blocks. Frees and
  * allocations meanwhile make it a moment's view, as the counters are. */
-static void walk_live(struct gfp_site_counts *sum, unsigned n)
+static void walk_live(struct gfp_caller_counts *sum, unsigned n)
 {
 	for (unsigned d = 0; d < DIR_LEN; d++) {
 		if (!__atomic_load_n(&dir[d].chunk, __ATOMIC_ACQUIRE))
@@ -640,23 +643,23 @@ static void walk_live(struct gfp_site_counts *sum, unsigned n)
 
 static int by_live_bytes(const void *a, const void *b)
 {
-	const struct gfp_site_counts *x = a, *y = b;
+	const struct gfp_caller_counts *x = a, *y = b;
 	return x->live_bytes < y->live_bytes ? 1 : x->live_bytes > y->live_bytes ? -1 : 0;
 }
 
 struct row {
-	struct gfp_site_counts c; /* first: by_live_bytes compares it */
+	struct gfp_caller_counts c; /* first: by_live_bytes compares it */
 	unsigned idx;
 };
 
 void profile_report(struct gfp_buf *b)
 {
-	static struct row rows[MAX_SITES];
-	static struct gfp_site_counts sum[MAX_SITES];
-	unsigned n = __atomic_load_n(&nsites, __ATOMIC_ACQUIRE);
+	static struct row rows[MAX_CALLERS];
+	static struct gfp_caller_counts sum[MAX_CALLERS];
+	unsigned n = __atomic_load_n(&ncallers, __ATOMIC_ACQUIRE);
 	gfp_lock(&lock); /* lock, then registry_lock: never the other way */
 	memcpy(sum, dead, (n + 1) * sizeof(sum[0]));
-	thread_each_sites(fold, sum, n);
+	thread_each_callers(fold, sum, n);
 	gfp_unlock(&lock);
 	walk_live(sum, n);
 	for (unsigned i = 1; i <= n; i++) {
@@ -670,10 +673,10 @@ void profile_report(struct gfp_buf *b)
 	qsort(rows, nr, sizeof(rows[0]), by_live_bytes);
 	gfp_buf_printf(b, ",\"allocinfo\":[");
 	for (unsigned r = 0; r < nr; r++) {
-		const struct gfp_site_counts *c = &rows[r].c;
-		uintptr_t ip = site_addr[rows[r].idx];
-		uintptr_t off = site_where[rows[r].idx].off, now_off = ip;
-		const char *mod = mod_name[site_where[rows[r].idx].mod];
+		const struct gfp_caller_counts *c = &rows[r].c;
+		uintptr_t ip = caller_addr[rows[r].idx];
+		uintptr_t off = caller_where[rows[r].idx].off, now_off = ip;
+		const char *mod = mod_name[caller_where[rows[r].idx].mod];
 		const char *now = site_module(ip, &now_off);
 		if (now && !*now)
 			now = program_invocation_short_name;
@@ -681,7 +684,7 @@ void profile_report(struct gfp_buf *b)
 			mod = now ? now : "?", off = now_off;
 		/* Exported names only; gfp-report names the rest from the
 		 * module's symbol tables and debug information. Not when the
-		 * site's module is gone (another may lie there now). */
+		 * caller's module is gone (another may lie there now). */
 		const char *sym = "";
 		uintptr_t symoff = 0;
 		Dl_info info;

@@ -15,7 +15,7 @@
 
 #pragma GCC visibility push(hidden)
 
-struct gfp_site_counts {
+struct gfp_caller_counts {
 	int64_t live_bytes, live_calls;
 	uint64_t calls, bytes, failures, injections, retries, max_stall_ns;
 };

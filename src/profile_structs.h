@@ -1,6 +1,6 @@
 /*
  * profile_structs.h - profile.c's part of the thread-local state
- * (gfp_tls.site, thread.h), apart from profile.h so that thread.h can embed it.
+ * (gfp_tls.caller, thread.h), apart from profile.h so that thread.h can embed it.
  */
 #ifndef GFP_PROFILE_STRUCTS_H
 #define GFP_PROFILE_STRUCTS_H
@@ -8,11 +8,11 @@
 #include <stdint.h>
 
 /* profile.c, stats=sites: the thread's count array (NULL until it
- * counts, and past its exit) and the site it counted last, which the
- * profiled routes count into without looking the site up (caller 0:
+ * counts, and past its exit) and the caller it counted last, which the
+ * profiled routes count into without looking its index up (caller 0:
  * none). */
-struct gfp_site_cache {
-	struct gfp_site_counts *counts, *last; /* last = &counts[idx] */
+struct gfp_caller_cache {
+	struct gfp_caller_counts *counts, *last; /* last = &counts[idx] */
 	uintptr_t caller;
 	uint32_t idx;
 	/* The routes' leaf of the shadow map: that of the chunk
@@ -30,10 +30,10 @@ struct gfp_site_cache {
 		uintptr_t chunk;
 		uint16_t *leaf;
 	} leaves[32];
-	/* The sites it used lately, by caller (gfp_recent_slot;
-	 * caller 0: empty), where a route finds a call's site when it
+	/* The callers it used lately, by address (gfp_recent_slot;
+	 * caller 0: empty), where a route finds a call's index when it
 	 * is not the last one's. */
-	struct gfp_recent_site {
+	struct gfp_recent_caller {
 		uintptr_t caller;
 		uint32_t idx;
 	} recent[64];

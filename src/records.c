@@ -48,7 +48,7 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 		    &b,
 		    ",\"site\":\"%016llx\",\"size\":%zu,\"flags\":\"%s\",\"mode\":\"%#x\","
 		    "\"entry\":\"%s\",\"call\":%llu",
-		    (unsigned long long)req->site, req->size, names, req->gfp,
+		    (unsigned long long)req->path, req->size, names, req->gfp,
 		    gfp_entry_name[req->entry], (unsigned long long)req->call);
 	}
 	if (extra && *extra)

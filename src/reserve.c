@@ -102,8 +102,8 @@ void reserve_drawn(struct gfp_req *req, int64_t draw)
 		             req->may_draw_thread ? "thread" : "reservation", (long long)draw,
 		             t ? (long long)t->resv_left : 0LL,
 		             t ? (long long)t->thread_left : 0LL);
-		if (!req->site)
-			req->site = path_of_caller();
+		if (!req->path)
+			req->path = path_of_caller();
 		record_event("reserve", req, frames, n, extra);
 	}
 }

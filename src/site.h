@@ -1,5 +1,8 @@
 /*
- * site.h - site.c: where a call comes from: call-path ids, the loaded objects.
+ * site.h - site.c: where a call comes from (a "site", the user-facing word):
+ * the caller outside libc, call-path ids, the loaded objects. Inside the
+ * shim a path is a call-path id and a caller a return address (README: How
+ * a request flows); site_* names only this module.
  */
 #ifndef GFP_SITE_H
 #define GFP_SITE_H

@@ -57,8 +57,8 @@ static void *nopage(struct gfp_slow *s, const char *reason)
 		char extra[256];
 		gfp_snprintf(extra, sizeof(extra), "\"reason\":\"%s\",\"rounds\":%u", reason,
 		             s->rounds);
-		if (!s->req->site)
-			s->req->site = path_of_caller();
+		if (!s->req->path)
+			s->req->path = path_of_caller();
 		record_event("failure", s->req, frames, n, extra);
 	}
 	canary_warn_alloc(s, reason);

@@ -75,7 +75,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 	}
 	gfp_buf_printf(b, "}");
 	if (gfp_policy.stats == GFP_STATS_PATHS)
-		inject_report_sites(b);
+		inject_report_paths(b);
 	if (gfp_policy.stats >= GFP_STATS_SITES)
 		profile_report(b);
 	if (gfp_policy.reserve_thread || gfp_budget_on || gfp_policy.reserve_prefault)

@@ -19,7 +19,7 @@
 #include "route.h"
 
 __thread struct gfp_tls gfp_tls
-    __attribute__((tls_model("initial-exec"))) = {.site.base = GFP_ROUTE_NONE};
+    __attribute__((tls_model("initial-exec"))) = {.caller.base = GFP_ROUTE_NONE};
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_thread *live;                      /* threads under a policy */
@@ -158,9 +158,9 @@ static struct gfp_thread *block_get(void)
 			return NULL;
 		t = m;
 	}
-	struct gfp_site_counts *sites = t->sites; /* cleared at exit, kept for reuse */
+	struct gfp_caller_counts *callers = t->callers; /* cleared at exit, kept for reuse */
 	memset(t, 0, sizeof(*t));
-	t->sites = sites;
+	t->callers = callers;
 	t->tid = (int)gettid();
 	return t;
 }
@@ -338,13 +338,13 @@ void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT])
 	gfp_unlock(&registry_lock);
 }
 
-void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_site_counts *,
-                                  unsigned),
-                       struct gfp_site_counts *into, unsigned n)
+void thread_each_callers(void (*fn)(struct gfp_caller_counts *, const struct gfp_caller_counts *,
+                                    unsigned),
+                         struct gfp_caller_counts *into, unsigned n)
 {
 	gfp_lock(&registry_lock);
 	for (struct gfp_thread *t = live; t; t = t->next) {
-		const struct gfp_site_counts *s = __atomic_load_n(&t->sites, __ATOMIC_ACQUIRE);
+		const struct gfp_caller_counts *s = __atomic_load_n(&t->callers, __ATOMIC_ACQUIRE);
 		if (s)
 			fn(into, s, n);
 	}

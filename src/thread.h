@@ -29,7 +29,7 @@ enum gfp_tls_mode {
 };
 
 struct gfp_pool;
-struct gfp_site_counts;
+struct gfp_caller_counts;
 
 /* Per-thread block, allocated with mmap and reused after the thread exits. */
 struct gfp_thread {
@@ -39,12 +39,13 @@ struct gfp_thread {
 	 * when last folded into the shared estimate. */
 	const uint64_t *allocp, *deallocp;
 	int64_t folded_own;
-	struct gfp_site_counts *sites; /* profile.c: counts per call site; kept with the block */
-	int64_t *countdown;            /* &gfp_tls.countdown of the thread: ctl.c pokes it */
-	int exit_rounds;               /* thread.c: destructor rounds seen */
-	unsigned char *free_direct;    /* &gfp_tls.free_direct: flipped while someone waits */
-	unsigned char *mode;           /* &gfp_tls.mode: set UNDECIDED by a poke */
-	const uint64_t *decided_gen;   /* &gfp_tls.decided_gen */
+	struct gfp_caller_counts
+	    *callers;                /* profile.c: counts per caller index; kept with the block */
+	int64_t *countdown;          /* &gfp_tls.countdown of the thread: ctl.c pokes it */
+	int exit_rounds;             /* thread.c: destructor rounds seen */
+	unsigned char *free_direct;  /* &gfp_tls.free_direct: flipped while someone waits */
+	unsigned char *mode;         /* &gfp_tls.mode: set UNDECIDED by a poke */
+	const uint64_t *decided_gen; /* &gfp_tls.decided_gen */
 	/* reserve.c: bytes reserved and not drawn yet, by gfp_reserve and by
 	 * reserve.thread; changed only under the budget's exact lock. */
 	int64_t resv_left, thread_left;
@@ -90,9 +91,9 @@ struct gfp_tls {
 	} stash; /* fastpath.c: the common request, across jemalloc's call */
 	/* What the thread's calls counted, per entry (gfp_thread.stats). */
 	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
-	struct gfp_site_cache site; /* profile.c, stats=sites (profile_structs.h) */
+	struct gfp_caller_cache caller; /* profile.c, stats=sites (profile_structs.h) */
 };
-/* gfp_tls.site.base without a leaf: no address a program can free is
+/* gfp_tls.caller.base without a leaf: no address a program can free is
  * within a chunk of it, and NULL is not either. */
 #define GFP_ROUTE_NONE ((uintptr_t)1 << 63)
 extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
@@ -172,10 +173,10 @@ void thread_poke_all(void);
 void thread_update_free_direct(void);
 /* Drops the threads past their exit that are gone from the late list. */
 void thread_reap_late(void);
-/* Calls fn(into, t->sites, n) for every live thread with counts. */
-void thread_each_sites(void (*fn)(struct gfp_site_counts *, const struct gfp_site_counts *,
-                                  unsigned),
-                       struct gfp_site_counts *into, unsigned n);
+/* Calls fn(into, t->callers, n) for every live thread with counts. */
+void thread_each_callers(void (*fn)(struct gfp_caller_counts *, const struct gfp_caller_counts *,
+                                    unsigned),
+                         struct gfp_caller_counts *into, unsigned n);
 
 #pragma GCC visibility pop
 
