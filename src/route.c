@@ -22,21 +22,59 @@ static struct route_choice chosen;
 static bool jemalloc_may_fail; /* route_watch_jemalloc was called */
 bool route_free_switches;
 
+/* The roles of what is in force (1u << GFP_ROLE_*): each key the policy
+ * sets, by its ROLE column in keys.def, and the two inputs that are not keys:
+ * GFP_RULES shapes failing requests, GFP_RECORD records them. */
+#define ROLE(r)     (1u << GFP_ROLE_##r)
+#define ROLE_RECORD (1u << (GFP_ROLE_INJECT + 1))
+#define SHAPING     (ROLE(SHAPE) | ROLE(BUDGET) | ROLE(RESERVE))
+
+static unsigned roles_in_force(void)
+{
+	unsigned r = 0;
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
+		if (gfp_policy.set[i])
+			r |= 1u << gfp_keys[i].role;
+	if (gfp_rules_on)
+		r |= ROLE(SHAPE);
+	if (records_on())
+		r |= ROLE_RECORD;
+	return r;
+}
+
+/* From the roles; a role's key is set, but some keys also have an off value
+ * (limit=0, reserve.thread=0, ctl=0, fail.probability=0), and a few facts
+ * are no key's role at all: those stay explicit below. Runs at start-up and
+ * on a gfp-ctl set, never on a route. tests/unit/routes.c checks that this
+ * equals what the modules derive (policy_derive) for every policy it builds. */
 struct route_needs route_needs_now(void)
 {
-	return (struct route_needs){
-	    /* jemalloc's own functions only if they were found, and only for a
-	     * policy that cannot change later */
-	    .fixed = gfp_je_own && !gfp_policy.ctl,
-	    .failures = gfp_slowpath_on,
-	    .records = records_on(),
-	    .stats = gfp_policy.stats,
-	    .injections = gfp_inject_on,
-	    .injections_fast = gfp_armed_fast,
-	    .budget = gfp_budget_on,
-	    .thread_reserve = gfp_policy.reserve_thread != 0,
-	    .pool_first = policy_pool_first(),
+	const struct gfp_policy *p = &gfp_policy;
+	unsigned r = roles_in_force();
+	struct route_needs n = {
+	    /* not a role: jemalloc's own functions were found */
+	    .fixed = gfp_je_own && !((r & ROLE(CONTROL)) && p->ctl),
+	    .records = r & ROLE_RECORD,
+	    /* the level, which GFP_REPORT raises to totals without the key */
+	    .stats = p->stats,
+	    .budget = (r & ROLE(BUDGET)) && p->limit,
+	    .thread_reserve = (r & ROLE(RESERVE)) && p->reserve_thread,
 	};
+	/* INJECT keys arm only at these three (the others refine an armed
+	 * one); stats=paths counts through injection's hit table. Not a role:
+	 * GFP_INJECT_PID may name another process. */
+	bool armed =
+	    (r & ROLE(INJECT)) && (p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0]);
+	bool paths = (r & ROLE(COUNT)) && p->stats == GFP_STATS_PATHS;
+	bool here = (armed || paths) && !inject_other_process();
+	n.injections = here;
+	n.failures = (r & SHAPING) || (armed && here);
+	/* Not a role: fail.probability alone (gfp_inject_simple, inject.c),
+	 * with nothing that shapes or counts. */
+	n.injections_fast = armed && here && gfp_inject_simple && !(r & SHAPING) && !p->stats;
+	/* Not a role: two SHAPE keys' values, tokens prefaulted, no budget. */
+	n.pool_first = p->reserve_mode == GFP_RESERVE_TOKENS && p->reserve_prefault && !n.budget;
+	return n;
 }
 
 /* Each family but the shim's skips something, so each is chosen only when

@@ -15,8 +15,8 @@
 
 #pragma GCC visibility push(hidden)
 
-/* What the process's policy must see of a call, from the flags its modules
- * derive from the keys' ROLE column (keys.def), GFP_RULES and GFP_RECORD. */
+/* What the process's policy must see of a call: from the ROLE column
+ * (keys.def) of the keys it sets, GFP_RULES and GFP_RECORD (route.c). */
 struct route_needs {
 	bool fixed;           /* the routes may leave the shim for good: jemalloc's
 	                       * own functions were found, and no ctl=1 (CONTROL)
@@ -52,7 +52,8 @@ struct route_choice {
 	enum route_kind free;
 };
 
-/* The flags of the policy as gfp_init derived it. */
+/* The needs of the policy as it stands (start-up, gfp-ctl set): from the
+ * roles, and equal to the flags its modules derive (tests/unit/routes.c). */
 struct route_needs route_needs_now(void);
 /* Pure: the cheapest routes that still show the policy all it needs. */
 struct route_choice route_choose(const struct route_needs *n);

@@ -4,6 +4,9 @@
  * (tools/lib/records.c): each field as written, frames in order, symbols
  * with JSON escapes, a frame without module or symbol. A change to what
  * records.c writes that the tools would misread fails here, not in a sweep.
+ * Likewise the report's "sites" array (stats=paths, inject.c's hit table,
+ * written by stats_format) against the tools' rec_sites: each path's id,
+ * hits and first call as the shim counted them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "json.h"
 #include "record_reader.h"
 #include "text.h"
 #include "../unit/check.h"
@@ -87,6 +91,85 @@ static void check_kind(const char *text, size_t len, const struct kind *k)
 	json_free(&rec);
 }
 
+/* Call paths of stats=paths, counted as the injection decision counts
+ * eligible calls: the ids are what the shim computed (req->site). */
+struct path_seen {
+	uint64_t id, first;
+	unsigned long long hits;
+};
+static struct path_seen seen[8];
+static size_t nseen;
+
+static __attribute__((noinline)) void eligible_call(void)
+{
+	struct gfp_req req = {.entry = GFP_E_malloc, .size = 64, .gfp = GFP_KERNEL};
+	CHECK(!inject_should_fail(&req, false));
+	size_t i = 0;
+	while (i < nseen && seen[i].id != req.site)
+		i++;
+	if (i == nseen && nseen < 8)
+		seen[nseen++] = (struct path_seen){.id = req.site, .first = req.call};
+	if (i < nseen)
+		seen[i].hits++;
+	__asm__ volatile("" ::: "memory"); /* no tail call: a frame of its own */
+}
+
+/* Within the test every frame is the shim's (it links the engine): other
+ * paths go through libc's qsort. */
+static int compare_and_count(const void *x, const void *y)
+{
+	eligible_call();
+	return (*(const int *)x > *(const int *)y) - (*(const int *)x < *(const int *)y);
+}
+
+static void site_read(void *ctx, const struct rec_site *s)
+{
+	size_t *matched = ctx;
+	matched[1]++;
+	for (size_t i = 0; i < nseen; i++) {
+		char id[17];
+		snprintf(id, sizeof(id), "%016llx", (unsigned long long)seen[i].id);
+		if (strcmp(s->id, id) != 0)
+			continue;
+		++*matched;
+		CHECK(s->hits == seen[i].hits);
+		CHECK(s->first == seen[i].first);
+	}
+}
+
+static void check_sites(void)
+{
+	config_defaults(&gfp_policy);
+	gfp_policy.stats = GFP_STATS_PATHS;
+	gfp_policy.fail_startup = true; /* eligible before main's hook ran */
+	policy_derive();
+	for (int i = 0; i < 3; i++)
+		eligible_call();
+	int two[2] = {2, 1};
+	for (int i = 0; i < 2; i++)
+		qsort(two, 2, sizeof(int), compare_and_count);
+	CHECK(nseen >= 2 && nseen < 8);
+
+	static char out[1 << 16];
+	struct gfp_buf b = {out, sizeof(out) - 1, 0};
+	struct gfp_entry_stats st[GFP_ENTRY_COUNT];
+	stats_format(&b, st);
+	out[b.len] = '\0';
+	struct jval rep;
+	char err[256];
+	if (!json_parse(out, b.len, 1, &rep, err, sizeof(err))) {
+		fprintf(stderr, "the report does not parse: %s\n%s", err, out);
+		check_failures++;
+		return;
+	}
+	size_t matched[2] = {0, 0};                      /* matched, read */
+	CHECK(rec_sites(&rep, site_read, matched) == 5); /* eligible_calls */
+	CHECK(matched[0] == nseen && matched[1] == nseen);
+	if (check_failures)
+		fprintf(stderr, "the report as written:\n%s", out);
+	json_free(&rep);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/gfp-roundtrip.XXXXXX", err[256];
@@ -111,5 +194,6 @@ int main(void)
 	free(text);
 	close(fd);
 	unlink(path);
+	check_sites();
 	return CHECK_DONE();
 }

@@ -1,7 +1,10 @@
 /*
  * Every policy the key table allows, one or two keys at a time (each key at
- * every choice or a bound of its type), with and without GFP_RULES: derived
- * as gfp_init derives it, then routed by route_choose. The invariants are
+ * every choice or a bound of its type) and three at a time (each at its
+ * first and last value), with and without GFP_RULES, with and without
+ * GFP_RECORD: derived as gfp_init derives it, then routed by route_choose.
+ * The needs route.c derives from the keys' roles must equal the flags the
+ * modules derive (policy_derive), field by field. The invariants are
  * stated in the keys' ROLE column, not in route.c's terms:
  *   a key that counts never gets a route that does not count;
  *   a key that injects never lets an allocation bypass injection;
@@ -13,6 +16,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "route.h"
@@ -23,6 +27,7 @@ static const char *kind_name[ROUTE_KINDS] = {"shim",    "direct",   "watched",
                                              "counted", "profiled", "budget"};
 static int chosen[ROUTE_KINDS];
 static int policies;
+static bool records; /* GFP_RECORD is on */
 
 /* The values key k is tried at: every choice or a bound of its type. */
 static int values_of(const struct gfp_key *k, char out[VALUES][64])
@@ -79,12 +84,30 @@ static bool set_as(enum gfp_key_role role)
 #define EXPECT(cond)                                                                               \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "policy '%s'%s: alloc=%s free=%s: ", text,                 \
-			        rules ? " with rules" : "", kind_name[c.alloc],                    \
-			        kind_name[c.free]);                                                \
+			fprintf(stderr, "policy '%s'%s%s: alloc=%s free=%s: ", text,               \
+			        rules ? " with rules" : "", records ? " with records" : "",        \
+			        kind_name[c.alloc], kind_name[c.free]);                            \
 			CHECK(cond);                                                               \
 		}                                                                                  \
 	} while (0)
+
+/* What the modules derived, as route_needs_now once read it. */
+static struct route_needs module_needs(void)
+{
+	return (struct route_needs){
+	    .fixed = gfp_je_own && !gfp_policy.ctl,
+	    .failures = gfp_slowpath_on,
+	    .records = records_on(),
+	    .stats = gfp_policy.stats,
+	    .injections = gfp_inject_on,
+	    .injections_fast = gfp_armed_fast,
+	    .budget = gfp_budget_on,
+	    .thread_reserve = gfp_policy.reserve_thread != 0,
+	    .pool_first = policy_pool_first(),
+	};
+}
+
+#define SAME(field) EXPECT(needs.field == mod.field && #field " as the modules derive it")
 
 static void route_policy(const char *text, bool rules)
 {
@@ -99,6 +122,16 @@ static void route_policy(const char *text, bool rules)
 	policy_derive();
 	struct route_needs needs = route_needs_now();
 	struct route_choice c = route_choose(&needs);
+	struct route_needs mod = module_needs();
+	SAME(fixed);
+	SAME(failures);
+	SAME(records);
+	SAME(stats);
+	SAME(injections);
+	SAME(injections_fast);
+	SAME(budget);
+	SAME(thread_reserve);
+	SAME(pool_first);
 	policies++;
 	chosen[c.alloc]++;
 	chosen[c.free]++;
@@ -129,8 +162,49 @@ static void route_policy(const char *text, bool rules)
 		EXPECT(c.alloc == ROUTE_SHIM && c.free == ROUTE_SHIM);
 	if (p->reserve_mode == 1 && p->reserve_prefault && !p->limit)
 		EXPECT(c.alloc == ROUTE_SHIM); /* only the shim tries the pool first */
-	if (!shapes && !injects && (!set_as(GFP_ROLE_COUNT) || !p->stats) && !p->ctl)
+	if (records)
+		EXPECT(c.alloc != ROUTE_DIRECT && c.alloc != ROUTE_WATCHED); /* sees failures */
+	if (!shapes && !injects && !records && (!set_as(GFP_ROLE_COUNT) || !p->stats) && !p->ctl)
 		EXPECT(c.alloc == ROUTE_DIRECT && c.free == ROUTE_DIRECT);
+}
+
+static char vals[GFP_KEY_COUNT][VALUES][64];
+static int nvals[GFP_KEY_COUNT];
+
+/* Three keys at their first and last values only, so that the test stays
+ * well under a second. */
+static int tri(size_t k, int a)
+{
+	return a ? nvals[k] - 1 : 0;
+}
+
+static void route_all(bool rules, char *text, size_t size)
+{
+	route_policy("", rules);
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
+		for (int a = 0; a < nvals[i]; a++) {
+			snprintf(text, size, "%s=%.63s", gfp_keys[i].name, vals[i][a]);
+			route_policy(text, rules);
+			for (size_t j = i + 1; j < GFP_KEY_COUNT; j++)
+				for (int b = 0; b < nvals[j]; b++) {
+					snprintf(text, size, "%s=%.63s;%s=%.63s", gfp_keys[i].name,
+					         vals[i][a], gfp_keys[j].name, vals[j][b]);
+					route_policy(text, rules);
+				}
+		}
+	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
+		for (size_t j = i + 1; j < GFP_KEY_COUNT; j++)
+			for (size_t k = j + 1; k < GFP_KEY_COUNT; k++)
+				for (int abc = 0; abc < 8; abc++) {
+					int a = tri(i, abc & 1), b = tri(j, abc >> 1 & 1),
+					    c = tri(k, abc >> 2);
+					if ((abc & 1 && !a) || (abc & 2 && !b) || (abc & 4 && !c))
+						continue; /* a key of one value */
+					snprintf(text, size, "%s=%.63s;%s=%.63s;%s=%.63s",
+					         gfp_keys[i].name, vals[i][a], gfp_keys[j].name,
+					         vals[j][b], gfp_keys[k].name, vals[k][c]);
+					route_policy(text, rules);
+				}
 }
 
 int main(void)
@@ -139,26 +213,21 @@ int main(void)
 	/* Where jemalloc's own functions were not found every route is the
 	 * shim's: route as if they were, to check the choice itself. */
 	gfp_je_own = true;
-	static char vals[GFP_KEY_COUNT][VALUES][64];
-	int nvals[GFP_KEY_COUNT];
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
 		nvals[i] = values_of(&gfp_keys[i], vals[i]);
-	char text[512];
-	for (int rules = 0; rules < 2; rules++) {
-		route_policy("", rules);
-		for (size_t i = 0; i < GFP_KEY_COUNT; i++)
-			for (int a = 0; a < nvals[i]; a++) {
-				snprintf(text, sizeof(text), "%s=%.63s", gfp_keys[i].name,
-				         vals[i][a]);
-				route_policy(text, rules);
-				for (size_t j = i + 1; j < GFP_KEY_COUNT; j++)
-					for (int b = 0; b < nvals[j]; b++) {
-						snprintf(text, sizeof(text), "%s=%.63s;%s=%.63s",
-						         gfp_keys[i].name, vals[i][a],
-						         gfp_keys[j].name, vals[j][b]);
-						route_policy(text, rules);
-					}
-			}
+	char text[512], path[] = "/tmp/gfp-routes.XXXXXX", err[256];
+	/* GFP_RECORD cannot be turned off again: off first, then on. */
+	for (int rec = 0; rec < 2; rec++) {
+		if (rec) {
+			int fd = mkstemp(path);
+			CHECK(fd >= 0 && records_set_dest(path, false, err, sizeof(err)) == 0);
+			CHECK(records_on());
+			close(fd);
+			unlink(path);
+		}
+		records = rec;
+		for (int rules = 0; rules < 2; rules++)
+			route_all(rules, text, sizeof(text));
 	}
 	fprintf(stderr, "%d policies routed:", policies);
 	for (int k = 0; k < ROUTE_KINDS; k++) {
