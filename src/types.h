@@ -31,24 +31,18 @@ enum gfp_why { GFP_WHY_NONE, GFP_WHY_BUDGET, GFP_WHY_REAL, GFP_WHY_INJECT };
 /* One allocation request inside the engine. */
 struct gfp_req {
 	enum gfp_entry entry;
-	int mallocx_flags; /* MALLOCX_ZERO, MALLOCX_ALIGN(): what jemalloc is asked */
-	size_t size;       /* bytes asked for; never 0 (mallocx forbids it) */
-	size_t align;      /* 0 for the natural alignment */
-	void *old;         /* realloc: the block being moved */
-	gfp_t gfp;         /* explicit flags on entry, the effective context after */
-	enum gfp_why why;  /* set by a failed attempt */
-	bool ctx_resolved; /* gfp holds the effective context */
-	uintptr_t caller;  /* return address of the entry point, 0 if unknown */
-	/* The call-path id (site.h: path_of_caller) once computed, else 0.
-	 * TRANSITIONAL: `site` is its old name, kept as an alias only until
-	 * tests/report/roundtrip.c says .path; remove the union then. */
-	union {
-		uint64_t path;
-		uint64_t site;
-	};
-	uint64_t call;           /* eligible-call number (injection) */
-	bool explicit_flags;     /* gfp_malloc & co.: the slow path applies even when idle */
-	size_t old_usable;       /* realloc under stats=sites: the old block's usable size */
+	int mallocx_flags;   /* MALLOCX_ZERO, MALLOCX_ALIGN(): what jemalloc is asked */
+	size_t size;         /* bytes asked for; never 0 (mallocx forbids it) */
+	size_t align;        /* 0 for the natural alignment */
+	void *old;           /* realloc: the block being moved */
+	gfp_t gfp;           /* explicit flags on entry, the effective context after */
+	enum gfp_why why;    /* set by a failed attempt */
+	bool ctx_resolved;   /* gfp holds the effective context */
+	uintptr_t caller;    /* return address of the entry point, 0 if unknown */
+	uint64_t path;       /* the call-path id (site.h: path_of_caller) once computed, else 0 */
+	uint64_t call;       /* eligible-call number (injection) */
+	bool explicit_flags; /* gfp_malloc & co.: the slow path applies even when idle */
+	size_t old_usable;   /* realloc under stats=sites: the old block's usable size */
 	unsigned old_caller_idx; /* realloc under stats=sites: the old block's caller index */
 	bool reserve;            /* gfp_reserve: an attempt takes a reservation, not a block */
 	bool may_draw_thread;    /* would otherwise loop: reserve.thread may serve it */

@@ -92,7 +92,7 @@ static void check_kind(const char *text, size_t len, const struct kind *k)
 }
 
 /* Call paths of stats=paths, counted as the injection decision counts
- * eligible calls: the ids are what the shim computed (req->site). */
+ * eligible calls: the ids are what the shim computed (req->path). */
 struct path_seen {
 	uint64_t id, first;
 	unsigned long long hits;
@@ -105,10 +105,10 @@ static __attribute__((noinline)) void eligible_call(void)
 	struct gfp_req req = {.entry = GFP_E_malloc, .size = 64, .gfp = GFP_KERNEL};
 	CHECK(!inject_should_fail(&req, false));
 	size_t i = 0;
-	while (i < nseen && seen[i].id != req.site)
+	while (i < nseen && seen[i].id != req.path)
 		i++;
 	if (i == nseen && nseen < 8)
-		seen[nseen++] = (struct path_seen){.id = req.site, .first = req.call};
+		seen[nseen++] = (struct path_seen){.id = req.path, .first = req.call};
 	if (i < nseen)
 		seen[i].hits++;
 	__asm__ volatile("" ::: "memory"); /* no tail call: a frame of its own */
@@ -179,7 +179,7 @@ int main(void)
 	struct gfp_req req = {.entry = GFP_E_malloc,
 	                      .size = 4096,
 	                      .gfp = GFP_KERNEL,
-	                      .site = 0x0123456789abcdefULL,
+	                      .path = 0x0123456789abcdefULL,
 	                      .call = 7};
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		record_event(kinds[i].event, kinds[i].has_req ? &req : NULL, frames, 3,
