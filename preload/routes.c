@@ -232,6 +232,7 @@ static void counted_free(void *p)
  * gfp_alloc_profiled for a block the line cannot count, the shim's policy
  * path for a request jemalloc fails. A free takes its block out of the map
  * in line, or goes the shim's way. */
+
 /* jemalloc's function of entry e (malloc, calloc, or an aligned one), as
  * the route's arguments a and b ask it. */
 static inline __attribute__((always_inline)) void *je_alloc(enum gfp_entry e, size_t a, size_t b)

@@ -201,13 +201,16 @@ static void check_contradictions(void)
 	}
 }
 
-/* What the policy's keys make of the process; again after gfp-ctl set. */
-/* reserve.mode=tokens with prefaulted pools and no budget: see below. */
+/* reserve.mode=tokens with prefaulted pools and no budget: a thread's
+ * requests are served from its pool before jemalloc, so every call of the
+ * thread must reach the shim (route.c). */
 bool policy_pool_first(void)
 {
-	return gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_policy.reserve_prefault && !gfp_budget_on;
+	return gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_policy.reserve_prefault &&
+	       !gfp_budget_on;
 }
 
+/* What the policy's keys make of the process; again after gfp-ctl set. */
 void policy_derive(void)
 {
 	/* Any key that shapes allocation puts the process under the policy;

@@ -47,9 +47,6 @@ static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *fro
 	}
 }
 
-/* Runs from the thread's own pthread key destructor. Late calls of this
- * thread (other destructors, libc teardown) stay idle: registering again
- * would only ask glibc for another destructor round. */
 /* An idle thread's calls are jemalloc's alone, but for what must still be
  * seen: injection's countdown (armed), every free under stats=sites (the map
  * keeps no entry of a freed block), and every call of a thread past its exit
@@ -92,6 +89,9 @@ static void late_reap(void)
 	errno = saved;
 }
 
+/* Runs from the thread's own pthread key destructor. Late calls of this
+ * thread (other destructors, libc teardown) stay idle: registering again
+ * would only ask glibc for another destructor round. */
 static void thread_exit(void *arg)
 {
 	struct gfp_thread *t = arg;
