@@ -146,8 +146,8 @@ static unsigned caller_index_slow(const struct gfp_req *req)
 	unsigned idx = (unsigned)ipcache_get(&index_of, key);
 	if (idx)
 		return idx;
-	/* dladdr before the lock: it takes the loader's, which a thread in
-	 * dlopen holds while it allocates. */
+	/* Its module now, while it is loaded (a report may come after a
+	 * dlclose); outside the lock, as little as possible runs under it. */
 	uintptr_t off = addr;
 	gfp_tls.guard++;
 	const char *mod = site_module(addr, &off);

@@ -1,7 +1,7 @@
 /*
  * unwind.c - backtraces for warnings: libunwind walks the stack, the ELF
  * symbol tables name the functions (so static functions of the program are
- * named too), dladdr names the module.
+ * named too), site.c's _dl_find_object names the module.
  *
  * A frame is named only by a function symbol whose size covers its address;
  * otherwise it has no name and reads as module+offset. libunwind's own
@@ -10,8 +10,8 @@
  * stripped object took the name of whatever exported function preceded it.
  *
  * Only on the slow path, never with a shim lock held, always with the guard
- * raised: libunwind and dladdr may allocate or take the loader's lock, and
- * what they allocate must go straight to jemalloc. The symbol tables are
+ * raised: libunwind and dl_iterate_phdr may allocate or take the loader's
+ * lock, and what they allocate must go straight to jemalloc. The symbol tables are
  * read with open and mmap only.
  */
 #define UNW_LOCAL_ONLY
@@ -29,26 +29,6 @@
 #include "thread.h"
 #include "unwind.h"
 #include "site.h"
-
-/* The shim's own module: frames inside it are not the caller's. */
-static const char self_marker;
-
-static const void *self_base(void)
-{
-	static const void *base;
-	if (!base) {
-		Dl_info info;
-		if (dladdr(&self_marker, &info))
-			base = info.dli_fbase;
-	}
-	return base;
-}
-
-static bool in_shim(uintptr_t ip)
-{
-	uintptr_t base;
-	return site_object(ip, &base) && (const void *)base == self_base();
-}
 
 /*
  * Naming a function maps the object's symbol table, which fails when memory
@@ -257,21 +237,25 @@ static void name_slots_map(void)
 		name_slots = m;
 }
 
-/* The slot of pc, with name_lock held; NULL (not held) when there is none. */
-static struct name_slot *name_slot_lock(uintptr_t pc)
+/* Once per backtrace: the names go when a module was unloaded since. */
+static void names_forget_unloaded(void)
 {
-	if (pthread_mutex_trylock(&name_lock) != 0)
-		return NULL;
-	if (!name_slots) {
-		pthread_mutex_unlock(&name_lock);
-		return NULL;
-	}
+	if (!name_slots || pthread_mutex_trylock(&name_lock) != 0)
+		return;
 	unsigned long long subs = 0;
 	dl_iterate_phdr(read_subs, &subs);
 	if (subs != name_subs) {
 		memset(name_slots, 0, NAME_SLOTS * sizeof(*name_slots));
 		name_subs = subs;
 	}
+	pthread_mutex_unlock(&name_lock);
+}
+
+/* The slot of pc, with name_lock held; NULL (not held) when there is none. */
+static struct name_slot *name_slot_lock(uintptr_t pc)
+{
+	if (!name_slots || pthread_mutex_trylock(&name_lock) != 0)
+		return NULL;
 	return &name_slots[(pc * 0x9e3779b97f4a7c15ULL) >> 51]; /* 13 bits: NAME_SLOTS */
 }
 
@@ -331,6 +315,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 	unw_cursor_t cursor;
 	int n = 0;
 	gfp_tls.guard++;
+	names_forget_unloaded();
 	bool lent = reserve_lend();
 	if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
 		bool outside = false, after_signal = false;
@@ -352,7 +337,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 					continue;
 				outside = true;
 			}
-			if (!outside && in_shim(ip))
+			if (!outside && site_in_shim(ip))
 				continue;
 			outside = true;
 			struct gfp_frame *f = &frames[n++];

@@ -9,6 +9,9 @@
 #   tight  limit=3M, oom=fail, short waits: requests wait and fail, the
 #          case copes with NULL; the budget is checked too
 #   fail   fail.probability=2%: the case copes with NULL
+#   filter the same, through a stack filter that names every new call path's
+#          frames (the per-address name cache, shared by the threads and
+#          emptied by dlclose) and matches globs, under LANG=C.UTF-8
 #   sites  stats=sites: at exit the report shows no live bytes at the
 #          program's own call sites (it freed every block, whatever thread
 #          made or freed it)
@@ -114,8 +117,10 @@ run idle
 run limit GFP_POLICY='limit=64M' TORTURE_LIMIT=$((64 << 20))
 run tight GFP_POLICY="$TIGHT" TORTURE_LIMIT=$((3 << 20)) TORTURE_NULLS=ok
 run fail GFP_POLICY='fail.probability=0.02;fail.seed=17' TORTURE_NULLS=ok
+run filter GFP_POLICY='fail.probability=0.02;fail.seed=17;fail.reject.sym=nomatch_[[:alpha:]]*' \
+	LANG=C.UTF-8 LC_ALL=C.UTF-8 TORTURE_NULLS=ok
 run sites GFP_POLICY='stats=sites' GFP_REPORT="$TMP/sites.%p.json"
 run rules GFP_POLICY='limit=4M;oom=fail;wait=1ms;retries=2' GFP_RULES="$RULES" \
 	TORTURE_LIMIT=$((4 << 20)) TORTURE_HEADROOM=$((256 << 10)) TORTURE_NULLS=ok
 
-[ ${#failures[@]} = 0 ] || fail "$tcase failed in ${#failures[@]} of 6 modes: $(printf '%s; ' "${failures[@]}")"
+[ ${#failures[@]} = 0 ] || fail "$tcase failed in ${#failures[@]} of 7 modes: $(printf '%s; ' "${failures[@]}")"
