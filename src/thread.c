@@ -190,13 +190,24 @@ static struct gfp_thread *register_thread(void)
 	return t;
 }
 
+/* Whether a thread that is not past its exit runs idle under the policy. */
+static bool policy_idle(void)
+{
+	return !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) || gfp_armed_fast;
+}
+
+/* Whether a live thread is registered: under ctl=1 idle threads are too, so
+ * that a change can reach them; without the exit key a block could not be
+ * given back, so none is taken. */
+static bool registers(bool idle)
+{
+	return exit_key_ok && (!idle || gfp_policy.ctl);
+}
+
 /* Whether thread_enter registers a new thread in this process. */
 bool thread_registers(void)
 {
-	if (!gfp_init() || !exit_key_ok)
-		return false;
-	bool idle = !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) || gfp_armed_fast;
-	return !idle || gfp_policy.ctl;
+	return gfp_init() && registers(policy_idle());
 }
 
 const char *thread_name(char name[16])
@@ -229,13 +240,8 @@ enum gfp_tls_mode thread_enter(bool may_register)
 		if (gen != gfp_tls.decided_gen)
 			gfp_tls.inject.rng = 0; /* fail.seed may have changed: seed again */
 		gfp_tls.decided_gen = gen;
-		bool idle = !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) ||
-		            gfp_tls.exiting || gfp_armed_fast;
-		/* Under ctl=1 idle threads are registered too, so that a change
-		 * can reach them; without the exit key a block could not be
-		 * given back, so none is taken. */
-		if (may_register && !gfp_tls.thread && exit_key_ok && !gfp_tls.exiting &&
-		    (!idle || gfp_policy.ctl))
+		bool idle = gfp_tls.exiting || policy_idle();
+		if (may_register && !gfp_tls.thread && !gfp_tls.exiting && registers(idle))
 			register_thread();
 		/* Injection draws start afresh: the next eligible call draws the
 		 * gap to the next injection (inject_countdown, and
