@@ -62,6 +62,11 @@ void unwind_init(void)
 {
 	reserve_map();
 	name_slots_map();
+	/* libunwind's global cache of register states sits behind a mutex: a
+	 * fork while another thread unwinds hands the child that mutex held,
+	 * and the child's first backtrace (an OOM report, a record) waits for
+	 * ever. Each thread's own cache takes no lock. */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 }
 
 static bool reserve_lend(void)
