@@ -24,6 +24,16 @@ static inline bool is_finding(enum outcome o)
 	return o == O_SILENT || o == O_CRASH || o == O_HANG;
 }
 
+/* Where a silent run's output first left the recording run's (classify.c):
+ * the byte offset, its line and column (1-based), both outputs' sizes and
+ * the differing line of each, control bytes quoted. */
+struct evidence {
+	long long offset; /* -1: no evidence (the run is not silent) */
+	long line, column;
+	long long expected_bytes, actual_bytes;
+	char expected[256], actual[256];
+};
+
 struct run {
 	char site[17];     /* sites mode: the site to fail */
 	char inj_site[17]; /* the site that failed, from the injection record */
@@ -36,6 +46,7 @@ struct run {
 	pid_t pid;
 	double started, seconds;
 	long group; /* its finding group's index, -1 if it is no finding */
+	struct evidence ev;
 };
 
 struct sweep_opt {
