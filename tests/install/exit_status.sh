@@ -4,4 +4,4 @@
 # executable 126, a bad policy key 125, a bad option 2, ...); see
 # exit_status.py.
 source "$TESTS/lib.sh"
-/usr/bin/python3 "$TESTS/install/exit_status.py" || fail "exit statuses disagree with --help (above)"
+/usr/bin/python3 -B "$TESTS/install/exit_status.py" || fail "exit statuses disagree with --help (above)"

@@ -3,4 +3,4 @@
 # "TOOL: error: message", usage errors with the hint "try 'TOOL --help'";
 # see messages.py for the invocations.
 source "$TESTS/lib.sh"
-/usr/bin/python3 "$TESTS/install/messages.py" || fail "messages disagree (above)"
+/usr/bin/python3 -B "$TESTS/install/messages.py" || fail "messages disagree (above)"
