@@ -122,32 +122,31 @@ static const char *help_of(const struct flag_help *h, size_t n, const char *name
 	return NULL;
 }
 
-/* Every name flags.c gives is described here, and only those. */
+/* Whether every name of one kind that flags.c gives is described here, and
+ * only those. */
+static bool described(const char *kind, char (*names)[128], size_t n, const struct flag_help *h,
+                      size_t nh)
+{
+	bool ok = n == nh;
+	for (size_t i = 0; i < n; i++)
+		if (!help_of(h, nh, names[i])) {
+			fprintf(stderr,
+			        "docgen: error: flags.c names the %s %s: describe it in "
+			        "doc/docgen.c\n",
+			        kind, names[i]);
+			ok = false;
+		}
+	if (n != nh)
+		fprintf(stderr,
+		        "docgen: error: doc/docgen.c describes %zu %ss, flags.c names %zu\n", nh,
+		        kind, n);
+	return ok;
+}
+
 static bool flags_agree(void)
 {
-	bool ok = nbases == NBASES && nmods == NMODIFIERS;
-	for (size_t i = 0; i < nbases; i++)
-		if (!help_of(base_help, NBASES, bases[i])) {
-			fprintf(stderr,
-			        "docgen: error: flags.c names the context %s: describe it "
-			        "in doc/docgen.c\n",
-			        bases[i]);
-			ok = false;
-		}
-	for (size_t i = 0; i < nmods; i++)
-		if (!help_of(modifier_help, NMODIFIERS, modifiers[i])) {
-			fprintf(stderr,
-			        "docgen: error: flags.c names the modifier %s: describe "
-			        "it in doc/docgen.c\n",
-			        modifiers[i]);
-			ok = false;
-		}
-	if (!ok)
-		fprintf(stderr,
-		        "docgen: error: doc/docgen.c describes %zu contexts and %zu "
-		        "modifiers, flags.c names %zu and %zu\n",
-		        NBASES, NMODIFIERS, nbases, nmods);
-	return ok;
+	bool bases_ok = described("context", bases, nbases, base_help, NBASES);
+	return described("modifier", modifiers, nmods, modifier_help, NMODIFIERS) && bases_ok;
 }
 
 /* ------------------------------------------------------------------------
