@@ -10,9 +10,10 @@
 # has left the shim (strerror's text) leaves no live bytes. Three runs,
 # the same numbers. gfp-report --allocinfo prints the rows in the kernel's
 # layout (version line, header, "%12lli %8llu file:line [module] func:name"),
-# by live bytes, --top N only N; a report without "allocinfo" exits 2 naming
-# the file. stats=sites has no call-path counting; stats=paths has it (the
-# "sites" array gfp-sweep plans from) and the allocinfo rows too.
+# by live bytes, --top N only N, from any directory (the program is where
+# the report says); a report without "allocinfo" exits 2 naming the file.
+# stats=sites has no call-path counting; stats=paths has it (the "sites"
+# array gfp-sweep plans from) and the allocinfo rows too.
 source "$TESTS/lib.sh"
 REPORT=$BUILD/tools/gfp-report
 DIR=$BUILD/tests/report
@@ -138,8 +139,20 @@ done
 expect_eq "--top 1 exit status" 0 "$?"
 expect_eq "--top 1: version, header and one row" "$(head -3 "$TMP/ai")" "$(cat "$TMP/top")"
 
-# Not found: module+offset and the recorded name (exported), else '?'.
-(cd "$TMP" && "$REPORT" --allocinfo "$TMP/sites.json") >"$TMP/ai" 2>"$TMP/err"
+# From another directory: the program is found at the path the report
+# names, its rows named as from the build directory.
+(cd / && "$REPORT" --allocinfo "$TMP/sites.json") >"$TMP/ai_root" 2>"$TMP/err"
+expect_eq "--allocinfo from /: exit status" 0 "$?"
+expect_eq "--allocinfo from /: the same rows" "$(cat "$TMP/ai")" "$(cat "$TMP/ai_root")"
+
+# Not found (the program is gone from its path): module+offset and the
+# recorded name (exported), else '?'.
+mkdir "$TMP/gone"
+cp "$PROG" "$TMP/gone/allocprog"
+run_shim GFP_POLICY=stats=sites GFP_REPORT="$TMP/gone.json" "$TMP/gone/allocprog" >/dev/null 2>&1 ||
+	fail "allocprog copy under stats=sites failed"
+rm "$TMP/gone/allocprog"
+(cd "$TMP" && "$REPORT" --allocinfo "$TMP/gone.json") >"$TMP/ai" 2>"$TMP/err"
 expect_eq "module not found: exit status" 0 "$?"
 expect_contains "module not found: module+offset, recorded name" "$TMP/ai" \
 	'^      102400      100 allocprog\+0x[0-9a-f]+ \[allocprog\] func:keep $'

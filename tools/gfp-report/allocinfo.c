@@ -9,15 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize.h"
+#include "frame.h"
 #include "text.h"
 #include "report.h"
 
 /* The allocation's own line and the function it is written in, inlined or
  * not, as the kernel's codetag names the place alloc_hooks() expands. */
 struct site_row {
-	const struct jval *obj;
-	const char *module, *offset, *symbol;
+	struct rec_frame fr;
 	long long live_bytes;
 	unsigned long long live_calls;
 	size_t order;
@@ -55,36 +54,35 @@ static void print_site_row(const struct site_row *r)
 	buf[0] = '\0';
 	char *end = NULL;
 	errno = 0;
-	unsigned long long off = strtoull(r->offset, &end, 0);
+	unsigned long long off = strtoull(r->fr.offset, &end, 0);
 	struct sym_module *m = NULL;
-	if (end != r->offset && !*end && errno == 0)
-		m = find_module(r->module);
+	if (end != r->fr.offset && !*end && errno == 0)
+		m = frame_module(r->fr.module, r->fr.path, r->fr.build_id);
 	char name[256] = "?";
 	size_t nlen = 0;
-	if (m && !sym_tag(m, off, true, r->module, buf, sizeof(buf), &len) &&
+	if (m && !sym_tag(m, off, true, r->fr.module, buf, sizeof(buf), &len) &&
 	    sym_name(m, off, true, name, sizeof(name), &nlen))
 		name[strcspn(name, "+")] = '\0';
-	else if (!len && r->symbol && *r->symbol)
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(r->symbol, "+"), r->symbol);
+	else if (!len && r->fr.symbol && *r->fr.symbol)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(r->fr.symbol, "+"), r->fr.symbol);
 	if (!len)
-		snprintf(buf, sizeof(buf), "%s+%s [%s] func:%s", r->module, r->offset, r->module,
-		         name);
+		snprintf(buf, sizeof(buf), "%s+%s [%s] func:%s", r->fr.module, r->fr.offset,
+		         r->fr.module, name);
 	/* The kernel ends each line with a space, too. */
 	printf("%12lli %8llu %s \n", r->live_bytes, r->live_calls, buf);
 }
 
-static bool print_allocinfo(const char *path, const struct jval *ai, long top)
+static bool print_allocinfo(const char *path, const struct jval *rep, const struct jval *ai,
+                            long top)
 {
 	struct site_row *rows = xrealloc(NULL, (ai->n + 1) * sizeof(*rows));
 	for (size_t i = 0; i < ai->n; i++) {
 		const struct jval *o = &ai->v[i];
 		struct site_row *r = &rows[i];
-		*r = (struct site_row){
-		    o, json_str(o, "module"), json_str(o, "offset"), json_str(o, "symbol"), 0, 0,
-		    i};
+		*r = (struct site_row){.order = i};
 		unsigned long long unused = 0;
 		long long unused_s = 0;
-		if (!r->module || !r->offset ||
+		if (!rec_frame_of(o, rep, &r->fr) ||
 		    !integer(json_get(o, "live_bytes"), true, &r->live_bytes, &unused) ||
 		    !integer(json_get(o, "live_calls"), false, &unused_s, &r->live_calls)) {
 			error("%s: allocinfo row %zu lacks \"module\", \"offset\" or an integer "
@@ -133,7 +131,7 @@ bool show_allocinfo(const char *path, long top)
 		      path, stats ? stats : "?");
 	} else {
 		set_dirs(NULL);
-		ok = print_allocinfo(path, ai, top);
+		ok = print_allocinfo(path, &v, ai, top);
 	}
 	json_free(&v);
 	free(text);

@@ -2,7 +2,7 @@
  * main.c - gfp-report: print what the shim and gfp-sweep wrote, with frames
  * named by function and source line, and join the parts of a sharded sweep.
  *
- *   gfp-report [--path DIR]... FILE...
+ *   gfp-report [--path DIR]... [--debug-dir DIR]... FILE...
  *   gfp-report [--path DIR]... --allocinfo FILE [--top N]
  *   gfp-report merge [-o OUT] PART.json...
  *
@@ -10,8 +10,9 @@
  * JSON event per line) or a gfp-sweep --json result; its kind is told from
  * its keys, not its name, because all three are usually called *.json.
  * Frames are recorded as module basename + offset from the module's start,
- * the same across ASLR and machines; libdwfl maps them back to functions and
- * lines when it finds the module and its debug information.
+ * the same across ASLR and machines, and each module's path and build-id;
+ * libdwfl maps them back to functions and lines when it finds the module
+ * (frame.c) and its debug information.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -72,13 +73,16 @@ char *xstrdup(const char *s)
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: gfp-report [--path DIR]... FILE...\n"
-	        "       gfp-report [--path DIR]... --allocinfo FILE [--top N]\n"
+	        "usage: gfp-report [--path DIR]... [--debug-dir DIR]... FILE...\n"
+	        "       gfp-report [options] --allocinfo FILE [--top N]\n"
 	        "       gfp-report merge [-o OUT.json] PART.json...\n"
 	        "Prints a GFP_REPORT file (entry points, call sites), a GFP_RECORD file (one\n"
 	        "block per event) or a gfp-sweep --json result (outcomes, findings and their\n"
 	        "reproducers), with frames named 'function file:line' where the module and its\n"
-	        "debug information are found: in each --path DIR, then the directory of the\n"
+	        "debug information are found: at the path the run recorded if the file is still\n"
+	        "the build it ran (its build-id), else by build-id in each --debug-dir DIR and\n"
+	        "/usr/lib/debug (.build-id/xx/rest.debug or rest) or from debuginfod when\n"
+	        "DEBUGINFOD_URLS is set, else by name in each --path DIR, the directory of the\n"
 	        "swept program, '.', /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /usr/bin\n"
 	        "and /bin.\n"
 	        "--allocinfo prints the call sites of a GFP_REPORT written with stats=sites in\n"
@@ -93,9 +97,13 @@ static void usage(FILE *f)
 static int parse_args(int argc, char **argv, const char **allocinfo_out, long *top_out)
 {
 	static const struct option opts[] = {
-	    {"path", required_argument, NULL, 'p'}, {"allocinfo", required_argument, NULL, 'a'},
-	    {"top", required_argument, NULL, 't'},  {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},    {NULL, 0, NULL, 0},
+	    {"path", required_argument, NULL, 'p'},
+	    {"debug-dir", required_argument, NULL, 'd'},
+	    {"allocinfo", required_argument, NULL, 'a'},
+	    {"top", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	const char *allocinfo = NULL;
@@ -121,13 +129,18 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 			}
 			break;
 		}
-		case 'p': {
+		case 'p':
+		case 'd': {
 			struct stat st;
 			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
-				error("--path %s: not a directory", optarg);
+				error("%s %s: not a directory", c == 'p' ? "--path" : "--debug-dir",
+				      optarg);
 				return EXIT_USAGE;
 			}
-			add_user_dir(optarg);
+			if (c == 'p')
+				add_user_dir(optarg);
+			else
+				sym_debug_dir_add(optarg);
 			break;
 		}
 		case 'h':
@@ -151,9 +164,9 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 
 int main(int argc, char **argv)
 {
-	/* A report must not wait on the network: debug information comes from
-	 * this machine only, never from a debuginfod server. */
-	unsetenv("DEBUGINFOD_URLS");
+	/* Debug information comes from this machine, and from a debuginfod
+	 * server only when the user set DEBUGINFOD_URLS: libdwfl asks one
+	 * then, for a module no file here has. */
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return merge_main(argc - 1, argv + 1);
 
