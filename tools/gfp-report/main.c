@@ -3,7 +3,7 @@
  * named by function and source line, and join the parts of a sharded sweep.
  *
  *   gfp-report [--path DIR]... [--debug-dir DIR]... FILE...
- *   gfp-report [--path DIR]... --allocinfo FILE [--top N]
+ *   gfp-report [--path DIR]... --allocinfo FILE [--top N] [--sort live|peak|calls]
  *   gfp-report merge [-o OUT] PART.json...
  *
  * A FILE is a GFP_REPORT (totals, entries, allocinfo, sites), a GFP_RECORD file (one
@@ -74,7 +74,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: gfp-report [--path DIR]... [--debug-dir DIR]... FILE...\n"
-	        "       gfp-report [options] --allocinfo FILE [--top N]\n"
+	        "       gfp-report [options] --allocinfo FILE [--top N] [--sort live|peak|calls]\n"
 	        "       gfp-report merge [-o OUT.json] PART.json...\n"
 	        "Prints a GFP_REPORT file (entry points, call sites), a GFP_RECORD file (one\n"
 	        "block per event) or a gfp-sweep --json result (outcomes, findings and their\n"
@@ -86,7 +86,9 @@ static void usage(FILE *f)
 	        "swept program, '.', /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /usr/bin\n"
 	        "and /bin.\n"
 	        "--allocinfo prints the call sites of a GFP_REPORT written with stats=sites in\n"
-	        "the layout of /proc/allocinfo, by live bytes; --top N only the first N.\n"
+	        "the layout of /proc/allocinfo, by live bytes, with a column of each site's peak\n"
+	        "live bytes when the report has them; --sort peak by those, --sort calls by\n"
+	        "live calls; --top N only the first N.\n"
 	        "merge joins the parts of gfp-sweep --shard K/N into the result of one run\n"
 	        "(a file named 'merge' is ./merge).\n"
 	        "Exit status: 0 ok, 2 usage errors or unreadable input.\n");
@@ -94,13 +96,15 @@ static void usage(FILE *f)
 
 /* The options; returns the exit status when nothing is to be printed
  * (--help, --version, a usage error), else -1. */
-static int parse_args(int argc, char **argv, const char **allocinfo_out, long *top_out)
+static int parse_args(int argc, char **argv, const char **allocinfo_out, long *top_out,
+                      const char **sort_out)
 {
 	static const struct option opts[] = {
 	    {"path", required_argument, NULL, 'p'},
 	    {"debug-dir", required_argument, NULL, 'd'},
 	    {"allocinfo", required_argument, NULL, 'a'},
 	    {"top", required_argument, NULL, 't'},
+	    {"sort", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -108,6 +112,7 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 	int c;
 	const char *allocinfo = NULL;
 	long top = 0;
+	*sort_out = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -129,6 +134,9 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 			}
 			break;
 		}
+		case 's':
+			*sort_out = optarg;
+			break;
 		case 'p':
 		case 'd': {
 			struct stat st;
@@ -162,6 +170,19 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 	return -1;
 }
 
+/* --sort's column; false for a name that is none. */
+static bool sort_of(const char *name, enum ai_sort *out)
+{
+	static const char *const names[] = {
+	    [SORT_LIVE] = "live", [SORT_PEAK] = "peak", [SORT_CALLS] = "calls"};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0) {
+			*out = (enum ai_sort)i;
+			return true;
+		}
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	/* Debug information comes from this machine, and from a debuginfod
@@ -170,13 +191,19 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return merge_main(argc - 1, argv + 1);
 
-	const char *allocinfo;
+	const char *allocinfo, *sort_name;
 	long top;
-	int status = parse_args(argc, argv, &allocinfo, &top);
+	enum ai_sort sort = SORT_LIVE;
+	int status = parse_args(argc, argv, &allocinfo, &top, &sort_name);
 	if (status >= 0)
 		return status;
-	if (top && !allocinfo) {
-		error("--top goes with --allocinfo FILE (see gfp-report --help)");
+	if ((top || sort_name) && !allocinfo) {
+		error("%s goes with --allocinfo FILE (see gfp-report --help)",
+		      top ? "--top" : "--sort");
+		return EXIT_USAGE;
+	}
+	if (sort_name && !sort_of(sort_name, &sort)) {
+		error("--sort %s: expected live, peak or calls", sort_name);
 		return EXIT_USAGE;
 	}
 	if (allocinfo && optind < argc) {
@@ -189,7 +216,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	status = 0;
-	if (allocinfo && !show_allocinfo(allocinfo, top))
+	if (allocinfo && !show_allocinfo(allocinfo, top, sort))
 		status = EXIT_USAGE;
 	for (int i = optind; i < argc; i++) {
 		if (i > optind)

@@ -45,7 +45,8 @@ enum kind kind_of(const struct jval *v);
 bool show_file(const char *path);
 
 /* allocinfo.c */
-bool show_allocinfo(const char *path, long top);
+enum ai_sort { SORT_LIVE, SORT_PEAK, SORT_CALLS };
+bool show_allocinfo(const char *path, long top, enum ai_sort sort);
 
 /* merge.c */
 int merge_main(int argc, char **argv);
