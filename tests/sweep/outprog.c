@@ -8,7 +8,12 @@
  *   outprog clock     prints the time and allocates: its output changes by
  *                     itself, so it says nothing of data lost
  *   outprog child     runs itself as "outprog binary" and passes on its status
+ *   outprog midline   a payload lost inside a line of UTF-8 and control bytes
+ *   outprog wide      a payload lost 5000 bytes into one line
+ *   outprog slow N    sleeps 0.4 s, then allocates N times (at one site): a
+ *                     program whose runs take long enough to watch
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +21,19 @@
 #include <unistd.h>
 
 /* The payload, or nothing when the buffer cannot be had. */
-static void payload(void)
+static void payload_line(bool newline)
 {
 	char *volatile buf = malloc(64);
 	if (!buf)
 		return; /* the planted bug: silence instead of an error */
-	strcpy(buf, "payload\n");
+	strcpy(buf, newline ? "payload\n" : "payload");
 	fputs(buf, stdout);
 	free(buf);
+}
+
+static void payload(void)
+{
+	payload_line(true);
 }
 
 int main(int argc, char **argv)
@@ -55,6 +65,28 @@ int main(int argc, char **argv)
 		int st = system(cmd);
 		return st == 0 ? 0 : 4;
 	}
-	fputs("usage: outprog binary|status1|clock|child\n", stderr);
+	if (!strcmp(mode, "midline") || !strcmp(mode, "wide")) {
+		fputs("first line\n", stdout);
+		if (!strcmp(mode, "wide"))
+			for (int i = 0; i < 5000; i++)
+				putchar('a' + i % 26);
+		fputs("name: caf\xc3\xa9\t\x01\\[", stdout);
+		payload_line(false);
+		fputs("]\nlast line\n", stdout);
+		return 0;
+	}
+	if (!strcmp(mode, "slow") && argc > 2) {
+		usleep(400 * 1000);
+		for (int i = 0; i < atoi(argv[2]); i++) {
+			char *volatile p = malloc(32);
+			if (!p) {
+				fputs("outprog: out of memory\n", stderr);
+				return 1;
+			}
+			free(p);
+		}
+		return 0;
+	}
+	fputs("usage: outprog binary|status1|clock|child|midline|wide|slow N\n", stderr);
 	return 2;
 }

@@ -80,6 +80,94 @@ bool same_output(int idx, const struct output *rec_out)
 	return same;
 }
 
+/* ------------------------------------------------------------------------
+ * Evidence of a silent loss: where the outputs part
+ * ---------------------------------------------------------------------- */
+
+#define EV_BEFORE 40 /* bytes of a long line shown before the difference */
+
+/* Appends s[from..to) to out[0..n) as one readable line: UTF-8 kept,
+ * control bytes, malformed UTF-8 and backslashes quoted (\xNN, \\), and
+ * "..." where the line is cut. */
+static void quote_line(char *out, size_t n, const char *s, size_t from, size_t to)
+{
+	const unsigned char *p = (const unsigned char *)s + from,
+	                    *end = (const unsigned char *)s + to;
+	size_t len = strlen(out);
+	while (p < end) {
+		char piece[8];
+		size_t k = *p >= 0x80 ? text_utf8_len(p, end) : 1;
+		if (k > 1)
+			memcpy(piece, p, k), piece[k] = '\0';
+		else if (*p == '\\')
+			snprintf(piece, sizeof(piece), "\\\\");
+		else if (*p < 0x20 || *p >= 0x7f)
+			snprintf(piece, sizeof(piece), "\\x%02x", *p);
+		else
+			piece[0] = (char)*p, piece[1] = '\0';
+		size_t pl = strlen(piece);
+		if (len + pl + 4 > n) { /* room for "..." and the NUL */
+			memcpy(out + len, "...", 4);
+			return;
+		}
+		memcpy(out + len, piece, pl + 1);
+		len += pl;
+		p += k ? k : 1;
+	}
+}
+
+/* One side's line at the difference: from the line's start (or EV_BEFORE
+ * bytes before the difference, on a character's start: both sides are the
+ * same up to there) to its end, the newline left out. */
+static void side_line(char *out, size_t n, const struct output *o, size_t start, size_t at)
+{
+	out[0] = '\0';
+	if (start >= o->len) {
+		snprintf(out, n, "(end of output)");
+		return;
+	}
+	if (at - start > EV_BEFORE) {
+		start = at - EV_BEFORE;
+		while (start < at && ((unsigned char)o->text[start] & 0xc0) == 0x80)
+			start++;
+		snprintf(out, n, "...");
+	}
+	const char *nl = memchr(o->text + start, '\n', o->len - start);
+	quote_line(out, n, o->text, start, nl ? (size_t)(nl - o->text) : o->len);
+}
+
+/* Where out first differs from exp; ev->offset -1 when they are the same. */
+static void output_evidence(const struct output *exp, const struct output *out, struct evidence *ev)
+{
+	size_t n = exp->len < out->len ? exp->len : out->len, at = 0;
+	while (at < n && exp->text[at] == out->text[at])
+		at++;
+	ev->offset = -1;
+	if (at == n && exp->len == out->len)
+		return;
+	size_t start = 0;
+	ev->line = 1;
+	for (size_t i = 0; i < at; i++)
+		if (exp->text[i] == '\n')
+			ev->line++, start = i + 1;
+	ev->offset = (long long)at;
+	ev->column = (long)(at - start) + 1;
+	ev->expected_bytes = (long long)exp->len;
+	ev->actual_bytes = (long long)out->len;
+	side_line(ev->expected, sizeof(ev->expected), exp, start, at);
+	side_line(ev->actual, sizeof(ev->actual), out, start, at);
+}
+
+/* Run idx's output against the recording run's: true if it differs, with
+ * the evidence in r->ev. */
+static bool output_differs(struct run *r, int idx, const struct output *rec_out)
+{
+	struct output out = read_output(idx);
+	output_evidence(rec_out, &out, &r->ev);
+	free(out.text);
+	return r->ev.offset >= 0;
+}
+
 void classify(struct run *r, int idx, int st, bool timed_out, const struct output *rec_out)
 {
 	char path[PATH_MAX + 16];
@@ -87,6 +175,7 @@ void classify(struct run *r, int idx, int st, bool timed_out, const struct outpu
 	size_t len = 0;
 	char *text = text_slurp(path, &len);
 	struct jval inj_rec, crash_rec;
+	r->ev.offset = -1;
 	bool inj = text && rec_find(text, len, "injection", &inj_rec);
 	bool crash = text && rec_find(text, len, "crash", &crash_rec);
 	if (inj) {
@@ -113,10 +202,11 @@ void classify(struct run *r, int idx, int st, bool timed_out, const struct outpu
 		r->outcome = O_HANDLED; /* it said so */
 	else if (opt.unstable)
 		r->outcome = O_OK; /* silent losses are not looked for */
-	else if (r->status != opt.rec_status)
+	else if (r->status != opt.rec_status) {
 		r->outcome = O_SILENT; /* success where the plain run failed */
-	else
-		r->outcome = same_output(idx, rec_out) ? O_OK : O_SILENT;
+		output_differs(r, idx, rec_out);
+	} else
+		r->outcome = output_differs(r, idx, rec_out) ? O_SILENT : O_OK;
 	if (inj)
 		json_free(&inj_rec);
 	if (crash)

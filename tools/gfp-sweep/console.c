@@ -13,6 +13,70 @@
 #include "text.h"
 #include "sweep.h"
 
+/* The allocator and libc: the frames between the program's call and the
+ * shim, whichever function of them the program called. */
+static bool allocator_module(const char *mod)
+{
+	static const char *const prefixes[] = {"libc.so", "ld-linux", "libjemalloc", "libstdc++"};
+	if (strcmp(mod, LIB_NAME) == 0)
+		return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(mod, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The innermost function of a source chain, "make_title inventory.c:98 <
+ * main inventory.c:472", taken apart. */
+static void innermost(struct caller *c)
+{
+	const char *src = c->fr.src, *lt = strstr(src, " < ");
+	size_t n = lt ? (size_t)(lt - src) : strlen(src);
+	const char *colon = memrchr(src, ':', n),
+	           *sp = colon ? memrchr(src, ' ', (size_t)(colon - src)) : NULL;
+	char *end;
+	long line = colon ? strtol(colon + 1, &end, 10) : 0;
+	if (!sp || line <= 0 || end != src + n)
+		return;
+	snprintf(c->func, sizeof(c->func), "%.*s", (int)(sp - src), src);
+	snprintf(c->file, sizeof(c->file), "%.*s", (int)(colon - sp - 1), sp + 1);
+	c->line = line;
+}
+
+struct caller_ctx {
+	struct caller *c;
+	bool found;
+};
+
+static void caller_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
+{
+	struct caller_ctx *k = ctx;
+	(void)line, (void)len;
+	if (!fr || k->found || allocator_module(fr->mod))
+		return;
+	k->found = true;
+	k->c->fr = *fr;
+	innermost(k->c);
+}
+
+bool run_caller(const struct run *r, struct caller *c)
+{
+	memset(c, 0, sizeof(*c));
+	struct caller_ctx k = {c, false};
+	each_frame(r->inj_frames, false, caller_frame, &k);
+	return k.found;
+}
+
+/* "output differs at offset ...", then each side's line. */
+void print_evidence(FILE *f, const struct evidence *ev, const char *indent)
+{
+	fprintf(f,
+	        "%soutput differs at offset %lld (line %ld, column %ld): expected %lld bytes, got "
+	        "%lld\n",
+	        indent, ev->offset, ev->line, ev->column, ev->expected_bytes, ev->actual_bytes);
+	fprintf(f, "%s  - %s\n%s  + %s\n", indent, ev->expected, indent, ev->actual);
+}
+
 static bool same_group(const struct run *a, const struct run *b)
 {
 	return a->outcome == b->outcome && strcmp(a->crash_top, b->crash_top) == 0 &&
@@ -119,18 +183,28 @@ size_t group_runs(struct group *groups, size_t *counts)
 		while (g < ngroups && !same_group(&runs[groups[g].first], &runs[i]))
 			g++;
 		if (g == ngroups)
-			groups[ngroups++] = (struct group){i, 0, false};
+			groups[ngroups++] = (struct group){.first = i};
 		groups[g].count++;
 		runs[i].group = (long)g;
 	}
-	for (size_t g = 0; g < ngroups; g++)
-		groups[g].confirmed = confirm(&runs[groups[g].first], (int)(nruns + 1 + g));
+	/* Their files' indexes follow every planned run's. */
+	for (size_t g = 0; g < ngroups && !stop_requested(); g++) {
+		progress_phase("confirming finding group %zu of %zu", g + 1, ngroups);
+		groups[g].confirmed =
+		    confirm(&runs[groups[g].first], (int)(opt.runs_planned + 1 + g));
+		groups[g].rerun = !stop_requested();
+	}
+	progress_clear();
 	return ngroups;
 }
 
 /* The outcomes, then each group with its backtraces and reproducer. */
 void print_results(const struct group *groups, size_t ngroups, const size_t *counts)
 {
+	if (opt.interrupted)
+		printf("interrupted after %zu of %zu runs (SIG%s): the runs in flight were killed, "
+		       "the rest not started\n",
+		       opt.runs_done, opt.runs_planned, sigabbrev_np(stop_requested()));
 	printf("outcomes:");
 	for (int o = 0; o < O_COUNT; o++)
 		if (counts[o])
@@ -150,7 +224,11 @@ void print_results(const struct group *groups, size_t ngroups, const size_t *cou
 			printf("  the crash:\n");
 			print_frames(r->crash_frames, true);
 		}
-		printf("  reproduce (%s): ", groups[g].confirmed ? "confirmed" : "NOT reproduced");
+		if (r->ev.offset >= 0)
+			print_evidence(stdout, &r->ev, "  ");
+		printf("  reproduce (%s): ", !groups[g].rerun      ? "not re-run: interrupted"
+		                             : groups[g].confirmed ? "confirmed"
+		                                                   : "NOT reproduced");
 		reproducer(stdout, r);
 		printf("\n");
 	}

@@ -11,6 +11,35 @@
 #include "gfp_build.h"
 #include "sweep.h"
 
+/* A silent run's evidence as an object; null for any other run. */
+static void json_evidence(FILE *f, const struct evidence *ev)
+{
+	if (ev->offset < 0) {
+		fprintf(f, "null");
+		return;
+	}
+	fprintf(f,
+	        "{\"offset\":%lld,\"line\":%ld,\"column\":%ld,\"expected_bytes\":%lld,"
+	        "\"actual_bytes\":%lld,\"expected\":",
+	        ev->offset, ev->line, ev->column, ev->expected_bytes, ev->actual_bytes);
+	text_json_str(f, ev->expected);
+	fprintf(f, ",\"actual\":");
+	text_json_str(f, ev->actual);
+	fprintf(f, "}");
+}
+
+/* The failed allocation's caller as its frame line, "symbol
+ * (module+offset)"; "" without an injection record. */
+static void json_caller(FILE *f, const struct run *r)
+{
+	struct caller c;
+	char line[400] = "";
+	if (run_caller(r, &c))
+		snprintf(line, sizeof(line), "%s%s(%s+%s)", c.fr.sym, c.fr.sym[0] ? " " : "",
+		         c.fr.mod, c.fr.off);
+	text_json_str(f, line);
+}
+
 void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
 {
 	FILE *f = fopen(path, "w");
@@ -24,6 +53,8 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 	}
 	fprintf(f, "],\"shard\":\"%d/%d\",\"eligible_calls\":%llu,\"sites\":%zu,\"runs\":%zu,",
 	        opt.shard_k, opt.shard_n, (unsigned long long)eligible, nsites, nruns);
+	fprintf(f, "\"interrupted\":%s,\"runs_not_done\":%zu,", opt.interrupted ? "true" : "false",
+	        opt.runs_planned - opt.runs_done);
 	fprintf(f, "\"junk\":%s,", opt.junk ? "true" : "false");
 	fprintf(f, "\"outcomes\":{");
 	for (int o = 0; o < O_COUNT; o++)
@@ -33,9 +64,13 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 		const struct run *r = &runs[i];
 		fprintf(f,
 		        "%s{\"site\":\"%s\",\"hit\":%llu,\"outcome\":\"%s\",\"status\":%d,"
-		        "\"signal\":%d,\"injected_site\":\"%s\",\"seconds\":%.3f}",
+		        "\"signal\":%d,\"injected_site\":\"%s\",\"seconds\":%.3f,\"caller\":",
 		        i ? "," : "", r->site, (unsigned long long)r->hit, outcome_name[r->outcome],
 		        r->status, r->signal, r->inj_site, r->seconds);
+		json_caller(f, r);
+		fprintf(f, ",\"evidence\":");
+		json_evidence(f, &r->ev);
+		fprintf(f, "}");
 	}
 	fprintf(f, "],\"groups\":[");
 	for (size_t g = 0; g < ngroups; g++) {
@@ -61,6 +96,8 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 		frames_json(f, r->inj_frames, false);
 		fprintf(f, ",\"crash_frames\":");
 		frames_json(f, r->crash_frames, true);
+		fprintf(f, ",\"evidence\":");
+		json_evidence(f, &r->ev);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]}\n");

@@ -16,8 +16,12 @@ static void failure_message(FILE *f, const struct run *r)
 {
 	if (r->outcome == O_HANG)
 		fprintf(f, "hang (killed after %.0f s)", run_timeout());
+	else if (r->outcome == O_SILENT && r->ev.offset >= 0)
+		fprintf(f, "silent (exit %d, output differs at offset %lld)", r->status,
+		        r->ev.offset);
 	else if (r->outcome == O_SILENT)
-		fprintf(f, "silent (exit 0, output differs from the recording run)");
+		fprintf(f, "silent (exit %d where the recording run exited %d)", r->status,
+		        opt.rec_status);
 	else if (r->signal)
 		fprintf(f, "%s (signal %d)", outcome_name[r->outcome], r->signal);
 	else
@@ -26,11 +30,11 @@ static void failure_message(FILE *f, const struct run *r)
 
 /* The last bytes of a run's standard error (the program's messages and
  * the shim's log), from a line start so that no character is cut. */
-static void stderr_tail(FILE *f, size_t run_idx)
+static void stderr_tail(FILE *f, const struct run *r)
 {
 	char path[PATH_MAX + 16];
 	size_t len;
-	run_paths((int)run_idx + 1, "err", path, sizeof(path));
+	run_paths(r->idx, "err", path, sizeof(path));
 	char *err = text_slurp(path, &len);
 	if (!err)
 		return;
@@ -74,7 +78,90 @@ static void junit_properties(FILE *f)
 	snprintf(buf, sizeof(buf), "%zu", nsites);
 	junit_property(f, "sites", buf);
 	junit_property(f, "gfp_sweep", GFP_VERSION);
+	/* A stopped sweep's testcases are the runs that finished. */
+	junit_property(f, "interrupted", opt.interrupted ? "true" : "false");
+	snprintf(buf, sizeof(buf), "%zu", opt.runs_planned - opt.runs_done);
+	junit_property(f, "runs_not_done", buf);
 	fprintf(f, "    </properties>\n");
+}
+
+/* ------------------------------------------------------------------------
+ * Testcase names: the failed allocation's caller
+ * ---------------------------------------------------------------------- */
+
+/* A testcase's names: the failed allocation's caller "make_title
+ * inventory.c:98 (hit 1)", else its frame "sym (module+offset) (hit 1)",
+ * else the failure point "site ID (hit 1)" or "call N"; file and line where
+ * CI shows the test (file: the source file, else the module). */
+struct case_name {
+	char name[700], file[300];
+	long line;
+};
+
+static void name_one(struct case_name *n, const struct run *r, bool with_site)
+{
+	struct caller c;
+	char where[600];
+	n->file[0] = '\0';
+	n->line = 0;
+	if (!run_caller(r, &c)) {
+		if (r->site[0])
+			snprintf(n->name, sizeof(n->name), "site %s (hit %llu)", r->site,
+			         (unsigned long long)r->hit);
+		else
+			snprintf(n->name, sizeof(n->name), "call %llu", (unsigned long long)r->hit);
+		return;
+	}
+	if (c.line) {
+		snprintf(where, sizeof(where), "%s %s:%ld", c.func, c.file, c.line);
+		snprintf(n->file, sizeof(n->file), "%s", c.file);
+		n->line = c.line;
+	} else if (c.fr.sym[0]) {
+		snprintf(where, sizeof(where), "%s (%s+%s)", c.fr.sym, c.fr.mod, c.fr.off);
+		snprintf(n->file, sizeof(n->file), "%s", c.fr.mod);
+	} else {
+		snprintf(where, sizeof(where), "%s+%s", c.fr.mod, c.fr.off);
+		snprintf(n->file, sizeof(n->file), "%s", c.fr.mod);
+	}
+	snprintf(n->name, sizeof(n->name), "%s (%s %llu%s%s)", where, point_kind(r),
+	         (unsigned long long)r->hit, with_site ? ", site " : "",
+	         with_site ? r->inj_site : "");
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct case_name *)a)->name, ((const struct case_name *)b)->name);
+}
+
+/* Every run's names. Two sites can fail under the same caller (a program's
+ * own xmalloc): CI merges testcases of one name, so those name their site. */
+static struct case_name *case_names(void)
+{
+	struct case_name *names = calloc(nruns + 1, sizeof(*names)),
+	                 *sorted = calloc(nruns + 1, sizeof(*sorted));
+	if (!names || !sorted)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t i = 0; i < nruns; i++)
+		name_one(&names[i], &runs[i], false);
+	memcpy(sorted, names, nruns * sizeof(*names));
+	qsort(sorted, nruns, sizeof(*sorted), name_cmp);
+	for (size_t i = 0; i < nruns; i++) {
+		struct case_name *dup =
+		    bsearch(&names[i], sorted, nruns, sizeof(*sorted), name_cmp);
+		bool twice = (dup > sorted && name_cmp(dup - 1, dup) == 0) ||
+		             (dup + 1 < sorted + nruns && name_cmp(dup + 1, dup) == 0);
+		if (twice && runs[i].inj_site[0])
+			name_one(&names[i], &runs[i], true);
+	}
+	free(sorted);
+	return names;
+}
+
+/* The program's name as its user typed it, without the directory. */
+static const char *program_name(void)
+{
+	const char *slash = strrchr(opt.argv[0], '/');
+	return slash ? slash + 1 : opt.argv[0];
 }
 
 /* One testcase per failure point: CI shows each finding as a failed test
@@ -103,12 +190,23 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 	fprintf(f, "\">\n");
 	junit_properties(f);
 	struct membuf m;
+	struct case_name *names = case_names();
 
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
-		const char *site = r->site[0] ? r->site : r->inj_site[0] ? r->inj_site : "none";
-		fprintf(f, "    <testcase classname=\"site.%s\" name=\"%s %llu\" time=\"%.3f\"",
-		        site, point_kind(r), (unsigned long long)r->hit, r->seconds);
+		fprintf(f, "    <testcase classname=\"");
+		esc(f, program_name(), true);
+		fprintf(f, "\" name=\"");
+		esc(f, names[i].name, true);
+		fprintf(f, "\"");
+		if (names[i].file[0]) {
+			fprintf(f, " file=\"");
+			esc(f, names[i].file, true);
+			fprintf(f, "\"");
+		}
+		if (names[i].line)
+			fprintf(f, " line=\"%ld\"", names[i].line);
+		fprintf(f, " time=\"%.3f\"", r->seconds);
 		if (r->outcome == O_UNREACHED) {
 			fprintf(f, ">\n      <skipped message=\"the program made fewer eligible "
 			           "calls than this failure point needs\"/>\n    </testcase>\n");
@@ -139,15 +237,18 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 			fprintf(t, "the crash:\n");
 			each_frame(r->crash_frames, true, print_frame, t);
 		}
+		if (r->ev.offset >= 0)
+			print_evidence(t, &r->ev, "");
 		fprintf(t, "reproduce: ");
 		reproducer(t, r);
 		fprintf(t, "\n");
 		mem_flush(&m, f, false);
 		fprintf(f, "</failure>\n");
-		stderr_tail(f, i);
+		stderr_tail(f, r);
 		fprintf(f, "    </testcase>\n");
 	}
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
+	free(names);
 	if (fclose(f) != 0)
 		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
 }

@@ -42,13 +42,33 @@ static const char *policy_arg(char *v)
 	return v;
 }
 
+/* --fail-on: a comma list of the finding classes that make exit status 1. */
+static unsigned fail_on_arg(const char *v)
+{
+	static const enum outcome classes[] = {O_CRASH, O_HANG, O_SILENT};
+	unsigned mask = 0;
+	for (const char *p = v;; p++) {
+		size_t n = strcspn(p, ","), c = 0;
+		while (c < 3 && (strlen(outcome_name[classes[c]]) != n ||
+		                 strncmp(p, outcome_name[classes[c]], n) != 0))
+			c++;
+		if (c == 3)
+			die(EXIT_USAGE,
+			    "--fail-on takes a comma list of crash, hang and silent, not '%s'", v);
+		mask |= 1u << classes[c];
+		p += n;
+		if (!*p)
+			return mask;
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
 	        "                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
 	        "                 [--input FILE] [--json FILE] [--junit FILE] [--html FILE]\n"
-	        "                 [--lib PATH] -- PROG [ARGS...]\n"
+	        "                 [--fail-on crash,hang,silent] [--lib PATH] -- PROG [ARGS...]\n"
 	        "       gfp-sweep --help | --version\n"
 	        "Runs PROG once to record its allocation call sites, then once per failure point\n"
 	        "(sites: the first, second and last hit of every site; nth: every Nth call;\n"
@@ -57,9 +77,12 @@ static void usage(FILE *f)
 	        "--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
 	        "report (one testcase per failure point) and as one self-contained HTML page.\n"
 	        "--input FILE is every run's standard input (else /dev/null).\n"
+	        "--fail-on lists the findings that make exit status 1 (default: all three);\n"
+	        "the others are still reported.\n"
+	        "Ctrl-C or SIGTERM stops the sweep: the reports hold the runs that finished.\n"
 	        "Exit status:\n"
-	        "  0    no finding\n"
-	        "  1    findings (silent data losses, crashes or hangs)\n"
+	        "  0    no finding of a --fail-on class\n"
+	        "  1    findings of a --fail-on class (silent data losses, crashes or hangs)\n"
 	        "  2    usage error, or the sweep could not go on (no library, the recording\n"
 	        "       run failed, a report cannot be written, out of memory)\n"
 	        "  125  the shim refused --policy\n"
@@ -77,30 +100,23 @@ struct sweep_opt opt = {.mode = "sites",
                         .max_runs = 0,
                         .shard_k = 1,
                         .shard_n = 1,
-                        .junk = true};
+                        .junk = true,
+                        .fail_on = 1u << O_CRASH | 1u << O_HANG | 1u << O_SILENT};
 
 /* The options into opt; returns the exit status when the sweep is not to
  * run (--help, a usage error), else -1. *lib gets --lib. */
 static int parse_args(int argc, char **argv, const char **lib)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, NULL, 'm'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"max-runs", required_argument, NULL, 'M'},
-	    {"shard", required_argument, NULL, 's'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"persist", no_argument, NULL, 'P'},
-	    {"follow", no_argument, NULL, 'F'},
-	    {"no-junk", no_argument, NULL, 'J'},
-	    {"json", required_argument, NULL, 'o'},
-	    {"junit", required_argument, NULL, 'U'},
-	    {"html", required_argument, NULL, 'H'},
-	    {"lib", required_argument, NULL, 'L'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"input", required_argument, NULL, 'i'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'}, {"max-runs", required_argument, NULL, 'M'},
+	    {"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
+	    {"persist", no_argument, NULL, 'P'},       {"follow", no_argument, NULL, 'F'},
+	    {"no-junk", no_argument, NULL, 'J'},       {"json", required_argument, NULL, 'o'},
+	    {"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
+	    {"lib", required_argument, NULL, 'L'},     {"help", no_argument, NULL, 'h'},
+	    {"input", required_argument, NULL, 'i'},   {"version", no_argument, NULL, 'V'},
+	    {"fail-on", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
@@ -117,6 +133,9 @@ static int parse_args(int argc, char **argv, const char **lib)
 			break;
 		case 'M':
 			opt.max_runs = positive("--max-runs", optarg);
+			break;
+		case 'f':
+			opt.fail_on = fail_on_arg(optarg);
 			break;
 		case 'i':
 			if (!realpath(optarg, opt.input) || access(opt.input, R_OK) != 0)
@@ -210,6 +229,32 @@ static void prepare(const char *lib)
 	stop_on_signals();
 }
 
+/* The plan and its runs. */
+static void sweep(void)
+{
+	plan();
+	progress_clear();
+	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu run%s (%s mode",
+	        opt.argv[0], (unsigned long long)eligible, nsites, nruns, nruns == 1 ? "" : "s",
+	        opt.mode);
+	if (opt.shard_n > 1)
+		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);
+	fprintf(stdout, ", -j %d)\n", opt.jobs);
+	fflush(stdout);
+	execute(0);
+	if (strcmp(opt.mode, "nth") == 0 && !stop_requested())
+		execute(plan_missed_sites());
+}
+
+/* 1 when a group's outcome is one of --fail-on's classes. */
+static int exit_status(const struct group *groups, size_t ngroups)
+{
+	for (size_t g = 0; g < ngroups; g++)
+		if (opt.fail_on & 1u << runs[groups[g].first].outcome)
+			return EXIT_FINDINGS;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *lib = NULL;
@@ -219,25 +264,25 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	prepare(lib);
+	progress_init();
 
+	progress_phase("recording run");
 	record();
-	plan();
-	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu run%s (%s mode",
-	        opt.argv[0], (unsigned long long)eligible, nsites, nruns, nruns == 1 ? "" : "s",
-	        opt.mode);
-	if (opt.shard_n > 1)
-		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);
-	fprintf(stdout, ", -j %d)\n", opt.jobs);
-	fflush(stdout);
-	execute(0);
-	if (strcmp(opt.mode, "nth") == 0)
-		execute(plan_missed_sites());
+	if (!stop_requested())
+		sweep();
+	keep_finished_runs();
 
 	size_t counts[O_COUNT] = {0};
 	struct group *groups = calloc(nruns + 1, sizeof(*groups));
 	if (!groups)
 		die(EXIT_USAGE, "out of memory");
 	size_t ngroups = group_runs(groups, counts);
+	opt.interrupted = stop_requested() != 0;
+	if (opt.interrupted)
+		fprintf(stderr,
+		        "gfp-sweep: stopped by SIG%s: the runs in flight were killed; the reports "
+		        "hold the %zu runs of %zu that finished\n",
+		        sigabbrev_np(stop_requested()), opt.runs_done, opt.runs_planned);
 	print_results(groups, ngroups, counts);
 	if (opt.json)
 		write_json(opt.json, groups, ngroups, counts);
@@ -246,6 +291,7 @@ int main(int argc, char **argv)
 	if (opt.html)
 		write_html(opt.html, groups, ngroups, counts);
 	fflush(stdout);
+	status = opt.interrupted ? 128 + stop_requested() : exit_status(groups, ngroups);
 	free(groups);
-	return ngroups ? EXIT_FINDINGS : 0;
+	return status;
 }

@@ -76,6 +76,8 @@ void record(void)
 	bool to;
 	int st = wait_run(pid, t0, 600, &to);
 	opt.rec_seconds = now() - t0;
+	if (stop_requested())
+		return; /* no plan: the reports say the sweep was stopped */
 	if (to)
 		die(EXIT_USAGE, "the recording run did not finish in 600 s");
 	if (WIFSIGNALED(st))
@@ -123,6 +125,8 @@ void record(void)
 	pid = spawn(-1, "", false);
 	t0 = now();
 	int st2 = wait_run(pid, t0, 600, &to);
+	if (stop_requested())
+		return;
 	struct output rec = read_output(0);
 	opt.unstable = to || st2 != st || !same_output(-1, &rec);
 	if (opt.unstable)
@@ -146,6 +150,7 @@ static void plan_add(const char *site, uint64_t hit)
 	}
 	struct run *r = &runs[nruns++];
 	memset(r, 0, sizeof(*r));
+	r->ev.offset = -1;
 	snprintf(r->site, sizeof(r->site), "%s", site);
 	r->hit = hit;
 }

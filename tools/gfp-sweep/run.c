@@ -3,6 +3,7 @@
  * and stopping them all on a signal. It owns the runs' processes and files;
  * what a run's end means is classify.c's.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -66,12 +67,48 @@ static void track(pid_t pid, pid_t replace)
 		}
 }
 
+/* The sweep's files, from a signal handler: only calls that are safe there
+ * (no nftw, which allocates). The directory is flat. */
+static void remove_tmp_now(void)
+{
+	int fd = open(opt.tmp, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return;
+	char buf[4096] __attribute__((aligned(8)));
+	ssize_t n;
+	while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t pos = 0; pos < n;) {
+			struct dirent64 *e = (struct dirent64 *)(buf + pos);
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				unlinkat(fd, e->d_name, 0);
+			pos += e->d_reclen;
+		}
+	close(fd);
+	rmdir(opt.tmp);
+}
+
+/* The first stop signal kills the runs in flight and lets the sweep report
+ * the runs that finished (execute, wait_run); a second one ends it at once,
+ * without a report. */
 static void on_stop(int sig)
 {
+	bool again = stop_signal != 0;
 	stop_signal = sig;
 	for (size_t i = 0; i < nrunning; i++)
 		if (running[i] > 0)
 			kill(running[i], SIGTERM);
+	if (!again)
+		return;
+	static const char msg[] = "\ngfp-sweep: stopped at once by a second signal: no report\n";
+	ssize_t w = write(2, msg, sizeof(msg) - 1);
+	(void)w;
+	remove_tmp_now();
+	_exit(128 + sig);
+}
+
+int stop_requested(void)
+{
+	return stop_signal;
 }
 
 /* Held while a run is forked and tracked, or reaped and forgotten: on_stop
@@ -121,23 +158,6 @@ static void end_run(pid_t keeper, int *st)
 			return;
 		}
 		usleep(1000);
-	}
-}
-
-/* Between polls: a stop signal ends the sweep, its files removed (atexit),
- * once the runs in flight and what they started are gone. */
-static void check_stop(void)
-{
-	if (stop_signal) {
-		int st;
-		for (size_t i = 0; i < nrunning; i++)
-			if (running[i] > 0)
-				end_run(running[i], &st);
-		if (isatty(2))
-			fputc('\n', stderr); /* after the progress line */
-		tool_error("stopped by SIG%s; the runs in flight were killed",
-		           sigabbrev_np(stop_signal) ? sigabbrev_np(stop_signal) : "?");
-		exit(128 + stop_signal);
 	}
 }
 
@@ -255,7 +275,10 @@ int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 	int st = 0;
 	*timed_out = false;
 	for (;;) {
-		check_stop();
+		if (stop_signal) { /* its result is not one: the caller asks stop_requested */
+			end_run(pid, &st);
+			break;
+		}
 		pid_t r = reap(pid, &st, WNOHANG);
 		if (r == pid)
 			break;
@@ -264,6 +287,7 @@ int wait_run(pid_t pid, double started, double timeout, bool *timed_out)
 			*timed_out = true;
 			break;
 		}
+		progress_tick();
 		usleep(2000);
 	}
 	return st;
@@ -281,28 +305,41 @@ double run_timeout(void)
 	return t < 2 ? 2 : t;
 }
 
-/* Runs runs[from..nruns). */
+/* Ends the runs of the slots still in flight when the sweep stops: they
+ * are not done, and not classified. */
+static void end_slots(int *slot_run)
+{
+	for (int s = 0; s < opt.jobs; s++)
+		if (slot_run[s]) {
+			int st;
+			end_run(runs[slot_run[s] - 1].pid, &st);
+			slot_run[s] = 0;
+		}
+}
+
+/* Runs runs[from..nruns), or until a stop signal: the runs it finished are
+ * done. */
 void execute(size_t from)
 {
 	struct output rec_out = read_output(0);
-	size_t next = from, done = from, active = 0;
+	size_t next = from, done = from, findings = 0;
 	int *slot_run = calloc((size_t)opt.jobs, sizeof(int));
-	bool tty = isatty(2);
+	if (!slot_run)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t i = 0; i < from; i++)
+		findings += runs[i].done && is_finding(runs[i].outcome);
 	double t0 = now();
-	while (done < nruns) {
-		while (active < (size_t)opt.jobs && next < nruns) {
-			for (int s = 0; s < opt.jobs; s++) {
-				if (slot_run[s])
-					continue;
-				char pol[512];
-				policy_of(&runs[next], pol, sizeof(pol));
-				runs[next].started = now();
-				runs[next].pid = spawn((int)next + 1, pol, false);
-				slot_run[s] = (int)next + 1;
-				next++;
-				active++;
-				break;
-			}
+	while (done < nruns && !stop_signal) {
+		for (int s = 0; s < opt.jobs && next < nruns && !stop_signal; s++) {
+			if (slot_run[s])
+				continue;
+			char pol[512];
+			policy_of(&runs[next], pol, sizeof(pol));
+			runs[next].idx = (int)next + 1;
+			runs[next].started = now();
+			runs[next].pid = spawn(runs[next].idx, pol, false);
+			slot_run[s] = (int)next + 1;
+			next++;
 		}
 		for (int s = 0; s < opt.jobs; s++) {
 			if (!slot_run[s])
@@ -318,24 +355,39 @@ void execute(size_t from)
 			}
 			if (w != r->pid)
 				continue;
-			r->seconds = now() - r->started;
-			classify(r, slot_run[s], st, to, &rec_out);
 			slot_run[s] = 0;
-			active--;
+			/* A stop's SIGTERM may be what ended it: no result. */
+			if (stop_signal)
+				continue;
+			r->seconds = now() - r->started;
+			classify(r, r->idx, st, to, &rec_out);
+			r->done = true;
 			done++;
-			if (tty) {
-				double el = now() - t0,
-				       eta = el / (double)(done - from) * (double)(nruns - done);
-				fprintf(stderr, "\r%zu/%zu runs, %.0fs left   ", done, nruns, eta);
-			}
+			findings += is_finding(r->outcome);
 		}
+		double el = now() - t0;
+		progress_runs(done, nruns, findings,
+		              done > from ? el / (double)(done - from) * (double)(nruns - done)
+		                          : -1);
 		usleep(1000);
-		check_stop();
 	}
-	if (tty)
-		fprintf(stderr, "\r%60s\r", "");
+	end_slots(slot_run);
+	progress_clear();
 	free(slot_run);
 	free(rec_out.text);
+}
+
+/* After the runs: those that did not finish (the sweep was stopped) are
+ * dropped, so that every report holds the finished ones in plan order. */
+void keep_finished_runs(void)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].done)
+			runs[kept++] = runs[i];
+	opt.runs_planned = nruns;
+	opt.runs_done = kept;
+	nruns = kept;
 }
 
 /* Re-runs a group's first failure point alone: the reproducer must give
@@ -350,7 +402,8 @@ bool confirm(const struct run *r, int idx)
 	pid_t pid = spawn(idx, pol, false);
 	bool to;
 	int st = wait_run(pid, t0, run_timeout(), &to);
-	classify(&again, idx, st, to, &rec_out);
+	if (!stop_signal)
+		classify(&again, idx, st, to, &rec_out);
 	free(rec_out.text);
-	return again.outcome == r->outcome;
+	return !stop_signal && again.outcome == r->outcome;
 }

@@ -46,8 +46,10 @@ struct run {
 	char crash_frames[2048];
 	char crash_top[160]; /* the crash site: top frame's module+offset */
 	pid_t pid;
+	int idx; /* the index its files are named by (run_paths) */
 	double started, seconds;
 	long group; /* its finding group's index, -1 if it is no finding */
+	bool done;  /* classified: it ran to its end (not killed by a stop) */
 	struct evidence ev;
 };
 
@@ -55,12 +57,17 @@ struct sweep_opt {
 	const char *mode, *policy, *json, *junit, *html;
 	int jobs, timeout_s, max_runs, shard_k, shard_n;
 	bool persist, follow, junk;
+	unsigned fail_on; /* --fail-on: the outcomes (1 << O_*) that make exit status 1 */
 	char **argv;
 	char lib[PATH_MAX], tmp[512], input[PATH_MAX];
 	int rec_status; /* the recording run's exit status */
 	bool unstable;  /* two runs without injection wrote different output */
 	double rec_seconds, started;
 	time_t wall_started; /* for the reports' timestamps */
+	/* Stopped by a signal (Ctrl-C, SIGTERM): runs[0..nruns) are then the
+	 * runs that finished, runs_done of the runs_planned. */
+	bool interrupted;
+	size_t runs_done, runs_planned;
 };
 extern struct sweep_opt opt;
 
@@ -83,7 +90,8 @@ struct output {
 struct group {
 	size_t first; /* index of the first run */
 	size_t count;
-	bool confirmed;
+	bool rerun;     /* its first run was re-run (not when the sweep was stopped) */
+	bool confirmed; /* ... and gave the same outcome again */
 };
 
 /* One frame of a run's backtrace (a line of frames_of's output), taken
@@ -132,6 +140,9 @@ void run_track_init(size_t n);
 double now(void);
 void remove_tmp(void);
 void stop_on_signals(void);
+/* The signal that stopped the sweep (Ctrl-C, SIGTERM, SIGHUP), else 0: no
+ * run starts after it, and the runs it killed are not done. */
+int stop_requested(void);
 void run_paths(int idx, const char *what, char *out, size_t n);
 void junk_conf(char *out, size_t n);
 pid_t spawn(int idx, const char *policy, bool recording);
@@ -139,7 +150,19 @@ struct output read_output(int idx);
 int wait_run(pid_t pid, double started, double timeout, bool *timed_out);
 double run_timeout(void);
 void execute(size_t from);
+void keep_finished_runs(void);
 bool confirm(const struct run *r, int idx);
+
+/* progress.c: a line on stderr while the sweep runs, at least every
+ * GFP_SWEEP_PROGRESS_S seconds (10) when stderr is no terminal, one line
+ * updated in place when it is one. */
+void progress_init(void);
+/* What the next progress_tick says: "recording run", ... */
+void progress_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_tick(void);
+/* eta: the seconds the rest should take, -1 when unknown. */
+void progress_runs(size_t done, size_t total, size_t findings, double eta);
+void progress_clear(void);
 
 /* frames.c */
 const char *prog_base(void);
@@ -164,7 +187,18 @@ void plan(void);
 size_t plan_missed_sites(void);
 void policy_of(const struct run *r, char *out, size_t n);
 
+/* The failed allocation's caller: the first injection frame outside the
+ * allocator and libc (the frame that called malloc), with its source line
+ * when the program's debug information has one (line 0: none). */
+struct caller {
+	char func[200], file[300];
+	long line;
+	struct frame fr;
+};
+
 /* console.c */
+bool run_caller(const struct run *r, struct caller *c);
+void print_evidence(FILE *f, const struct evidence *ev, const char *indent);
 void command_line(FILE *f);
 void full_policy(const struct run *r, char *out, size_t n);
 void reproducer(FILE *f, const struct run *r);

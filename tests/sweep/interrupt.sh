@@ -1,0 +1,127 @@
+#!/bin/bash
+# A sweep stopped by SIGINT or SIGTERM once some runs finished keeps them:
+# every requested report is written (--json with "interrupted": true and the
+# runs not done, JUnit with an "interrupted" property, HTML), holding the
+# finished runs only; the console says "interrupted after N of M runs"; it
+# exits 130 (SIGINT) or 143 (SIGTERM) with no run left alive and no file
+# left behind. Two Ctrl-C in a row end it at once, just as clean.
+source "$TESTS/lib.sh"
+SWEEP=$BUILD/tools/gfp-sweep
+export TMPDIR=$TMP/tmpdir
+mkdir -p "$TMPDIR"
+# A copy of the slow program, so that only this test's runs are counted.
+PROG=$TMP/slowprog
+cp "$BUILD/tests/sweep/outprog" "$PROG" || fail "cannot copy outprog"
+
+/usr/bin/python3 - "$SWEEP" "$PROG" "$TMP" <<'PY' || fail "see above"
+import json, os, re, signal, subprocess, sys, time
+import xml.etree.ElementTree as ET
+sweep, prog, tmp = sys.argv[1:4]
+bad = []
+env = dict(os.environ, GFP_SWEEP_PROGRESS_S="0.3")
+
+def alive():
+    """The slow program's processes (not this script, which names it too)."""
+    return subprocess.run(["pgrep", "-f", "^" + re.escape(prog)], capture_output=True,
+                          text=True).stdout.split()
+
+def stop(sig, tag, after=4, times=1):
+    """Sweeps 40 runs of 0.4 s at -j 2; once `after` runs are done (its
+    progress lines say so), sends sig `times` times. Returns its exit
+    status, its stdout and stderr."""
+    args = [sweep, "--mode", "nth", "-j", "2", "--json", f"{tmp}/{tag}.json", "--junit",
+            f"{tmp}/{tag}.xml", "--html", f"{tmp}/{tag}.html", "--", prog, "slow", "40"]
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=open(f"{tmp}/{tag}.out", "w"),
+                         stderr=subprocess.PIPE, text=True, env=env)
+    err, t0 = [], None
+    for l in p.stderr:
+        err.append(l)
+        m = re.match(r"gfp-sweep: (\d+)/\d+ runs", l)
+        if m and int(m[1]) >= after:
+            for _ in range(times):
+                p.send_signal(sig)
+            t0 = time.monotonic()
+            break
+    err += p.stderr.readlines()
+    p.wait()
+    if t0 is None:
+        sys.exit(f"FAIL: {tag}: no progress line said {after} runs were done: {err}")
+    return p.returncode, time.monotonic() - t0, open(f"{tmp}/{tag}.out").read(), "".join(err)
+
+for sig, want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+    tag = sig.name
+    st, took, out, err = stop(sig, tag)
+    if st != want:
+        bad.append(f"{tag}: exit status {st}, {want} expected; stderr {err[-300:]!r}")
+        continue
+    left = alive()
+    if left:
+        bad.append(f"{tag}: runs left alive: {left}")
+        subprocess.run(["pkill", "-9", "-f", "^" + re.escape(prog)])
+    if os.listdir(os.environ["TMPDIR"]):
+        bad.append(f"{tag}: files left: {os.listdir(os.environ['TMPDIR'])}")
+    run = json.load(open(f"{tmp}/{tag}.json"))
+    res = run["results"]
+    planned = int(re.search(r"; (\d+) runs \(nth mode", out)[1])
+    m = re.search(r"^interrupted after (\d+) of (\d+) runs", out, re.M)
+    if not (run["interrupted"] is True and run["runs"] == len(res) >= 4
+            and run["runs_not_done"] == planned - len(res) > 0):
+        bad.append(f"{tag}: JSON interrupted={run['interrupted']} runs={run['runs']} "
+                   f"results={len(res)} runs_not_done={run['runs_not_done']}, {planned} planned")
+    if not m or (int(m[1]), int(m[2])) != (len(res), planned):
+        bad.append(f"{tag}: the console says {m and m[0]!r}, {len(res)} of {planned} finished")
+    # Finished runs only: each ran its program to the end (0.4 s asleep
+    # first), none was killed by the stop, and they are plan order's.
+    if any(r["seconds"] < 0.39 or r["signal"] or r["outcome"] not in ("handled", "ok")
+           for r in res):
+        bad.append(f"{tag}: a result that did not finish: {res}")
+    if [r["hit"] for r in res] != sorted(r["hit"] for r in res):
+        bad.append(f"{tag}: results out of plan order")
+    sum_out = sum(run["outcomes"].values())
+    if sum_out != len(res):
+        bad.append(f"{tag}: outcomes {run['outcomes']} for {len(res)} results")
+    s = ET.parse(f"{tmp}/{tag}.xml").getroot().find("testsuite")
+    props = {p.get("name"): p.get("value") for p in s.iter("property")}
+    cases = s.findall("testcase")
+    if (props.get("interrupted"), props.get("runs_not_done"), len(cases), s.get("tests")) != \
+            ("true", str(planned - len(res)), len(res), str(len(res))):
+        bad.append(f"{tag}: JUnit properties {props}, {len(cases)} testcases, tests={s.get('tests')}")
+    html = open(f"{tmp}/{tag}.html", encoding="utf-8").read()
+    if "</html>" not in html:
+        bad.append(f"{tag}: the HTML report is not written")
+    print(f"# SIG{tag[3:]}: exit {st} {took:.2f} s after it, {len(res)} of {planned} runs reported")
+
+# Two Ctrl-C: the second ends it at once, even while a report is being
+# written. Here the first one leaves it blocked opening --json, a FIFO no
+# one reads any more; nothing is left running or behind.
+fifo = f"{tmp}/blocked.json"
+os.mkfifo(fifo)
+reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the sweep check the path
+p = subprocess.Popen([sweep, "--mode", "nth", "-j", "2", "--json", fifo, "--", prog, "slow", "40"],
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                     text=True, env=env)
+for l in p.stderr:
+    if re.match(r"gfp-sweep: [1-9]\d*/\d+ runs", l):
+        break
+os.close(reader)
+p.send_signal(signal.SIGINT)
+try:
+    p.wait(timeout=1)
+    bad.append(f"twice: the sweep ended ({p.returncode}) with no reader for its report")
+except subprocess.TimeoutExpired:
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        p.kill()
+    err = p.stderr.read()
+    if p.returncode != 130 or "stopped at once by a second signal" not in err:
+        bad.append(f"twice: exit {p.returncode} {time.monotonic() - t0:.1f} s after the "
+                   f"second signal, stderr {err[-200:]!r}")
+time.sleep(0.3)
+if alive() or os.listdir(os.environ["TMPDIR"]):
+    bad.append(f"twice: alive {alive()}, files {os.listdir(os.environ['TMPDIR'])}")
+if bad:
+    sys.exit("FAIL: " + "\n  ".join(bad))
+PY
