@@ -92,40 +92,48 @@ static void junit_properties(FILE *f)
 /* A testcase's names: the failed allocation's caller "make_title
  * inventory.c:98 (hit 1)", else its frame "sym (module+offset) (hit 1)",
  * else the failure point "site ID (hit 1)" or "call N"; file and line where
- * CI shows the test (file: the source file, else the module). */
+ * CI shows the test (file: the source file, else the module; "" unknown). */
 struct case_name {
-	char name[700], file[300];
+	char *name, *file;
 	long line;
+	bool shared; /* another site's run has the same name */
 };
+
+static char *copy(const char *s)
+{
+	char *c = strdup(s);
+	if (!c)
+		die(EXIT_USAGE, "out of memory");
+	return c;
+}
 
 static void name_one(struct case_name *n, const struct run *r, bool with_site)
 {
 	struct caller c;
-	char where[600];
-	n->file[0] = '\0';
+	char where[600], name[700];
+	free(n->name), free(n->file);
 	n->line = 0;
 	if (!run_caller(r, &c)) {
 		if (r->site[0])
-			snprintf(n->name, sizeof(n->name), "site %s (hit %llu)", r->site,
+			snprintf(name, sizeof(name), "site %s (hit %llu)", r->site,
 			         (unsigned long long)r->hit);
 		else
-			snprintf(n->name, sizeof(n->name), "call %llu", (unsigned long long)r->hit);
+			snprintf(name, sizeof(name), "call %llu", (unsigned long long)r->hit);
+		n->name = copy(name), n->file = copy("");
 		return;
 	}
 	if (c.line) {
 		snprintf(where, sizeof(where), "%s %s:%ld", c.func, c.file, c.line);
-		snprintf(n->file, sizeof(n->file), "%s", c.file);
 		n->line = c.line;
-	} else if (c.fr.sym[0]) {
-		snprintf(where, sizeof(where), "%s (%s+%s)", c.fr.sym, c.fr.mod, c.fr.off);
-		snprintf(n->file, sizeof(n->file), "%s", c.fr.mod);
 	} else {
-		snprintf(where, sizeof(where), "%s+%s", c.fr.mod, c.fr.off);
-		snprintf(n->file, sizeof(n->file), "%s", c.fr.mod);
+		bool sym = c.fr.sym[0];
+		snprintf(where, sizeof(where), "%s%s%s+%s%s", c.fr.sym, sym ? " (" : "", c.fr.mod,
+		         c.fr.off, sym ? ")" : "");
 	}
-	snprintf(n->name, sizeof(n->name), "%s (%s %llu%s%s)", where, point_kind(r),
+	snprintf(name, sizeof(name), "%s (%s %llu%s%s)", where, point_kind(r),
 	         (unsigned long long)r->hit, with_site ? ", site " : "",
 	         with_site ? r->inj_site : "");
+	n->name = copy(name), n->file = copy(c.line ? c.file : c.fr.mod);
 }
 
 static int name_cmp(const void *a, const void *b)
@@ -148,13 +156,21 @@ static struct case_name *case_names(void)
 	for (size_t i = 0; i < nruns; i++) {
 		struct case_name *dup =
 		    bsearch(&names[i], sorted, nruns, sizeof(*sorted), name_cmp);
-		bool twice = (dup > sorted && name_cmp(dup - 1, dup) == 0) ||
-		             (dup + 1 < sorted + nruns && name_cmp(dup + 1, dup) == 0);
-		if (twice && runs[i].inj_site[0])
-			name_one(&names[i], &runs[i], true);
+		names[i].shared = (dup > sorted && name_cmp(dup - 1, dup) == 0) ||
+		                  (dup + 1 < sorted + nruns && name_cmp(dup + 1, dup) == 0);
 	}
-	free(sorted);
+	free(sorted); /* its names are names[]'s: renamed only now */
+	for (size_t i = 0; i < nruns; i++)
+		if (names[i].shared && runs[i].inj_site[0])
+			name_one(&names[i], &runs[i], true);
 	return names;
+}
+
+static void free_names(struct case_name *names)
+{
+	for (size_t i = 0; i < nruns; i++)
+		free(names[i].name), free(names[i].file);
+	free(names);
 }
 
 /* The program's name as its user typed it, without the directory. */
@@ -248,7 +264,7 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 		fprintf(f, "    </testcase>\n");
 	}
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
-	free(names);
+	free_names(names);
 	if (fclose(f) != 0)
 		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
 }
