@@ -4,7 +4,9 @@
 # runs not done, JUnit with an "interrupted" property, HTML), holding the
 # finished runs only; the console says "interrupted after N of M runs"; it
 # exits 130 (SIGINT) or 143 (SIGTERM) with no run left alive and no file
-# left behind. Two Ctrl-C in a row end it at once, just as clean.
+# left behind. So it does under timeout(1), which signals it twice at once.
+# A second Ctrl-C a second later ends it at once, just as clean; sooner it
+# is the same stop.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 export TMPDIR=$TMP/tmpdir
@@ -25,10 +27,10 @@ def alive():
     return subprocess.run(["pgrep", "-f", "^" + re.escape(prog)], capture_output=True,
                           text=True).stdout.split()
 
-def stop(sig, tag, after=4, times=1):
+def stop(sig, tag, after=4):
     """Sweeps 40 runs of 0.4 s at -j 2; once `after` runs are done (its
-    progress lines say so), sends sig `times` times. Returns its exit
-    status, its stdout and stderr."""
+    progress lines say so), sends sig. Returns its exit status, the seconds
+    it took to exit, its stdout and stderr."""
     args = [sweep, "--mode", "nth", "-j", "2", "--json", f"{tmp}/{tag}.json", "--junit",
             f"{tmp}/{tag}.xml", "--html", f"{tmp}/{tag}.html", "--", prog, "slow", "40"]
     p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=open(f"{tmp}/{tag}.out", "w"),
@@ -38,8 +40,7 @@ def stop(sig, tag, after=4, times=1):
         err.append(l)
         m = re.match(r"gfp-sweep: (\d+)/\d+ runs", l)
         if m and int(m[1]) >= after:
-            for _ in range(times):
-                p.send_signal(sig)
+            p.send_signal(sig)
             t0 = time.monotonic()
             break
     err += p.stderr.readlines()
@@ -89,39 +90,69 @@ for sig, want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
     html = open(f"{tmp}/{tag}.html", encoding="utf-8").read()
     if "</html>" not in html:
         bad.append(f"{tag}: the HTML report is not written")
-    print(f"# SIG{tag[3:]}: exit {st} {took:.2f} s after it, {len(res)} of {planned} runs reported")
+    print(f"# {tag}: exit {st} {took:.2f} s after it, {len(res)} of {planned} runs reported")
 
-# Two Ctrl-C: the second ends it at once, even while a report is being
-# written. Here the first one leaves it blocked opening --json, a FIFO no
-# one reads any more; nothing is left running or behind.
-fifo = f"{tmp}/blocked.json"
-os.mkfifo(fifo)
-reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the sweep check the path
-p = subprocess.Popen([sweep, "--mode", "nth", "-j", "2", "--json", fifo, "--", prog, "slow", "40"],
-                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                     text=True, env=env)
-for l in p.stderr:
-    if re.match(r"gfp-sweep: [1-9]\d*/\d+ runs", l):
-        break
-os.close(reader)
-p.send_signal(signal.SIGINT)
-try:
-    p.wait(timeout=1)
-    bad.append(f"twice: the sweep ended ({p.returncode}) with no reader for its report")
-except subprocess.TimeoutExpired:
-    t0 = time.monotonic()
+# timeout(1) sends its signal to the sweep, then to its process group: one
+# stop, with its reports.
+p = subprocess.run(["timeout", "--preserve-status", "-s", "TERM", "3", sweep, "--mode", "nth",
+                    "-j", "2", "--json", f"{tmp}/timeout.json", "--", prog, "slow", "40"],
+                   stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env)
+run = json.load(open(f"{tmp}/timeout.json")) if os.path.getsize(f"{tmp}/timeout.json") else {}
+if p.returncode != 143 or not run.get("interrupted") or not run.get("results") or alive():
+    bad.append(f"timeout: exit {p.returncode}, JSON {str(run)[:200]}, alive {alive()}, "
+               f"stderr {p.stderr[-200:]!r}")
+
+# A second Ctrl-C: within a second of the first it is the same stop (as
+# timeout(1) sends it, to the sweep and to its process group); later it
+# ends the sweep at once, even while a report is being written. Here the
+# first one leaves the sweep blocked opening --json, a FIFO that no one
+# reads until the test does; nothing is left running or behind.
+def blocked(tag):
+    fifo = f"{tmp}/{tag}.json"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the sweep check the path
+    p = subprocess.Popen([sweep, "--mode", "nth", "-j", "2", "--json", fifo, "--", prog, "slow",
+                          "40"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    for l in p.stderr:
+        if re.match(r"gfp-sweep: [1-9]\d*/\d+ runs", l):
+            break
+    os.close(reader)
     p.send_signal(signal.SIGINT)
     try:
-        p.wait(timeout=2)
+        p.wait(timeout=0.3)
+        bad.append(f"{tag}: the sweep ended ({p.returncode}) with no reader for its report")
     except subprocess.TimeoutExpired:
-        p.kill()
-    err = p.stderr.read()
-    if p.returncode != 130 or "stopped at once by a second signal" not in err:
-        bad.append(f"twice: exit {p.returncode} {time.monotonic() - t0:.1f} s after the "
-                   f"second signal, stderr {err[-200:]!r}")
+        pass
+    return fifo, p
+
+fifo, p = blocked("same")
+p.send_signal(signal.SIGINT)  # 0.3 s after the first
+time.sleep(0.3)
+if p.poll() is not None:
+    bad.append(f"same: a second SIGINT 0.3 s after the first ended the sweep ({p.returncode})")
+else:
+    with open(fifo) as f:
+        run = json.loads(f.read())
+    p.wait(timeout=10)
+    if p.returncode != 130 or not run["interrupted"] or not run["results"]:
+        bad.append(f"same: exit {p.returncode}, JSON {str(run)[:200]}")
+
+fifo, p = blocked("twice")
+time.sleep(1)
+t0 = time.monotonic()
+p.send_signal(signal.SIGINT)  # 1.3 s after the first
+try:
+    p.wait(timeout=2)
+except subprocess.TimeoutExpired:
+    p.kill()
+err = p.stderr.read()
+if p.returncode != 130 or "stopped at once by a second signal" not in err:
+    bad.append(f"twice: exit {p.returncode} {time.monotonic() - t0:.1f} s after the "
+               f"second signal, stderr {err[-200:]!r}")
 time.sleep(0.3)
 if alive() or os.listdir(os.environ["TMPDIR"]):
-    bad.append(f"twice: alive {alive()}, files {os.listdir(os.environ['TMPDIR'])}")
+    bad.append(f"same, twice: alive {alive()}, files {os.listdir(os.environ['TMPDIR'])}")
 if bad:
     sys.exit("FAIL: " + "\n  ".join(bad))
 PY

@@ -87,18 +87,44 @@ static void remove_tmp_now(void)
 	rmdir(opt.tmp);
 }
 
+/* From a signal handler: the keepers of the runs in flight, told to end,
+ * reaped once they have (within a second: each kills its run at once). */
+static void reap_keepers_now(void)
+{
+	double t0 = now();
+	const struct timespec pause = {0, 1000000};
+	for (;;) {
+		bool left = false;
+		for (size_t i = 0; i < nrunning; i++)
+			if (running[i] > 0 && waitpid(running[i], NULL, WNOHANG) == 0)
+				left = true;
+			else
+				running[i] = 0;
+		if (!left || now() - t0 > 1)
+			return;
+		nanosleep(&pause, NULL);
+	}
+}
+
 /* The first stop signal kills the runs in flight and lets the sweep report
- * the runs that finished (execute, wait_run); a second one ends it at once,
- * without a report. */
+ * the runs that finished (execute, wait_run); a second one, a second or more
+ * later, ends it at once, without a report. Sooner it is the same stop:
+ * timeout(1) signals the sweep, then its process group. */
 static void on_stop(int sig)
 {
+	static double first;
 	bool again = stop_signal != 0;
+	if (again && now() - first < 1)
+		return;
+	if (!again)
+		first = now();
 	stop_signal = sig;
 	for (size_t i = 0; i < nrunning; i++)
 		if (running[i] > 0)
 			kill(running[i], SIGTERM);
 	if (!again)
 		return;
+	reap_keepers_now();
 	static const char msg[] = "\ngfp-sweep: stopped at once by a second signal: no report\n";
 	ssize_t w = write(2, msg, sizeof(msg) - 1);
 	(void)w;
@@ -111,15 +137,21 @@ int stop_requested(void)
 	return stop_signal;
 }
 
+/* The signals that stop the sweep. */
+static void stop_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
 /* Held while a run is forked and tracked, or reaped and forgotten: on_stop
  * must neither miss a run nor kill a pid that is no longer ours. */
 static void stop_signals(int how, sigset_t *old)
 {
 	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
+	stop_set(&set);
 	sigprocmask(how, how == SIG_SETMASK ? old : &set, how == SIG_SETMASK ? NULL : old);
 }
 
@@ -139,6 +171,10 @@ void stop_on_signals(void)
 {
 	struct sigaction sa = {0};
 	sa.sa_handler = on_stop;
+	stop_set(&sa.sa_mask); /* one on_stop at a time */
+	/* A stop the sweep goes on from (the first, or the same one again)
+	 * must not fail the report being written with EINTR. */
+	sa.sa_flags = SA_RESTART;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
