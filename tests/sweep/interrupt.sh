@@ -38,7 +38,7 @@ def stop(sig, tag, after=4):
     err, t0 = [], None
     for l in p.stderr:
         err.append(l)
-        m = re.match(r"gfp-sweep: (\d+)/\d+ runs", l)
+        m = re.match(r"gfp-sweep: note: (\d+)/\d+ runs", l)
         if m and int(m[1]) >= after:
             p.send_signal(sig)
             t0 = time.monotonic()
@@ -115,7 +115,7 @@ def blocked(tag):
                           "40"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True, env=env)
     for l in p.stderr:
-        if re.match(r"gfp-sweep: [1-9]\d*/\d+ runs", l):
+        if re.match(r"gfp-sweep: note: [1-9]\d*/\d+ runs", l):
             break
     os.close(reader)
     p.send_signal(signal.SIGINT)

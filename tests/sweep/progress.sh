@@ -28,11 +28,11 @@ def run(interval, tag):
     p.wait()
     return p.returncode, time.monotonic() - t0, lines
 
-line = re.compile(r"gfp-sweep: (\d+)/(\d+) runs, (\d+) findings?, (\d+) s elapsed"
+line = re.compile(r"gfp-sweep: note: (\d+)/(\d+) runs, (\d+) findings?, (\d+) s elapsed"
                   r"(?:, ~(\d+) s left)?\n")
 st, total_s, lines = run(1, "one")
 planned = json.load(open(f"{tmp}/one.json"))["runs"]
-prog_lines = [(t, line.fullmatch(l)) for t, l in lines if l.startswith("gfp-sweep: ") and "/" in l.split(",")[0]]
+prog_lines = [(t, line.fullmatch(l)) for t, l in lines if l.startswith("gfp-sweep: note: ") and "/" in l.split(",")[0]]
 if st != 0:
     bad.append(f"exit status {st}")
 if any("\r" in l for _, l in lines):

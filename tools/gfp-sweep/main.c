@@ -279,10 +279,9 @@ int main(int argc, char **argv)
 	size_t ngroups = group_runs(groups, counts);
 	opt.interrupted = stop_requested() != 0;
 	if (opt.interrupted)
-		fprintf(stderr,
-		        "gfp-sweep: stopped by SIG%s: the runs in flight were killed; the reports "
-		        "hold the %zu runs of %zu that finished\n",
-		        sigabbrev_np(stop_requested()), opt.runs_done, opt.runs_planned);
+		tool_error("stopped by SIG%s: the runs in flight were killed; the reports hold the "
+		           "%zu runs of %zu that finished",
+		           sigabbrev_np(stop_requested()), opt.runs_done, opt.runs_planned);
 	print_results(groups, ngroups, counts);
 	if (opt.json)
 		write_json(opt.json, groups, ngroups, counts);

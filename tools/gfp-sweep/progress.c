@@ -1,10 +1,11 @@
 /*
- * progress.c - how far the sweep is, on stderr: a line at least every 10 s
+ * progress.c - how far the sweep is, on stderr: a note at least every 10 s
  * when stderr is a file or a pipe (a CI log shows the sweep alive, and how
  * long it has left), one line updated in place when it is a terminal. It
  * never writes to stdout, which holds the results.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,8 @@
 #define PROGRESS_TTY_S 0.25 /* between updates of the terminal's line */
 
 static double interval, last;
-static bool tty, shown; /* shown: the terminal's line holds progress */
+static bool tty;
+static volatile sig_atomic_t shown; /* the terminal's line holds progress */
 static char phase[160];
 
 /* GFP_SWEEP_PROGRESS_S (undocumented) sets the log's interval, for the
@@ -46,7 +48,7 @@ static void emit(const char *text)
 	if (tty)
 		fprintf(stderr, "\r%s\033[K", text);
 	else
-		fprintf(stderr, "gfp-sweep: %s\n", text);
+		tool_note("%s", text);
 	fflush(stderr);
 	shown = tty;
 	last = now();
@@ -93,6 +95,12 @@ void progress_runs(size_t done, size_t total, size_t findings, double eta)
 	         findings, findings == 1 ? "" : "s", el, eta >= 0 ? ", ~" : "",
 	         eta >= 0 ? left : "", eta >= 0 ? " left" : "");
 	emit(text);
+}
+
+/* Read by a signal handler, before it writes a message. */
+bool progress_on_line(void)
+{
+	return shown;
 }
 
 /* The terminal's line goes before the results are printed. */

@@ -125,8 +125,10 @@ static void on_stop(int sig)
 	if (!again)
 		return;
 	reap_keepers_now();
-	static const char msg[] = "\ngfp-sweep: stopped at once by a second signal: no report\n";
-	ssize_t w = write(2, msg, sizeof(msg) - 1);
+	static const char msg[] =
+	    "gfp-sweep: error: stopped at once by a second signal: no report\n";
+	ssize_t w = progress_on_line() ? write(2, "\r\033[K", 4) : 0;
+	w = write(2, msg, sizeof(msg) - 1);
 	(void)w;
 	remove_tmp_now();
 	_exit(128 + sig);

@@ -163,6 +163,7 @@ void progress_tick(void);
 /* eta: the seconds the rest should take, -1 when unknown. */
 void progress_runs(size_t done, size_t total, size_t findings, double eta);
 void progress_clear(void);
+bool progress_on_line(void); /* async-signal-safe */
 
 /* frames.c */
 const char *prog_base(void);
