@@ -1,8 +1,8 @@
 #!/bin/bash
 # The JUnit report as a CI reads it (junitparser, a real consumer): one
 # testcase per run, classname the program's name, named after the failed
-# allocation's caller "function file:line (hit K)" with file and line
-# attributes - checked against the --json of the same sweep, each caller
+# allocation's caller "function file:line (hit K)" with file (the source's
+# full path) and line attributes - checked against the --json of the same sweep, each caller
 # symbolized here on its own with addr2line -, and a failure per finding
 # whose message is the outcome and signal and whose text holds the frames as
 # the console prints them, the evidence of a silent run and the reproducer.
@@ -43,21 +43,21 @@ if len(cases) != len(results) or not cases:
 frame = re.compile(r"^(?:(\S+) )?\((\S+)\+(0x[0-9a-f]+)\)$")
 callers = [frame.match(r["caller"]) if r["caller"] else None for r in results]
 offs = sorted({int(m[3], 16) - 1 for m in callers if m and m[2] == "inventory"})
-out = subprocess.run(["addr2line", "-a", "-f", "-i", "-s", "-e", prog] + [hex(o) for o in offs],
+out = subprocess.run(["addr2line", "-a", "-f", "-i", "-e", prog] + [hex(o) for o in offs],
                      capture_output=True, text=True, check=True).stdout
 where, lines = {}, out.splitlines()
 for i, l in enumerate(lines):
     if re.fullmatch(r"0x[0-9a-f]+", l):  # -a: the address, then function, file:line
         fl = re.match(r"(\S+):(\d+)", lines[i + 2])
-        where[int(l, 16)] = (lines[i + 1], fl[1], int(fl[2]))
+        where[int(l, 16)] = (lines[i + 1], os.path.normpath(fl[1]), int(fl[2]))
 
 def base(r, m):
     """(name without the point, file, line) the report must give run r."""
     if not m:
         return None, None, None
     if m[2] == "inventory":
-        fn, file, line = where[int(m[3], 16) - 1]
-        return f"{fn} {file}:{line}", file, line
+        fn, file, line = where[int(m[3], 16) - 1]  # file: the full path, named by its base
+        return f"{fn} {os.path.basename(file)}:{line}", file, line
     return (f"{m[1]} ({m[2]}+{m[3]})" if m[1] else f"{m[2]}+{m[3]}"), m[2], None
 
 kind = lambda r: "hit" if r["site"] else "call"
@@ -114,8 +114,9 @@ for i, (case, r, (name, file, line)) in enumerate(zip(cases, results, bases)):
     sections = re.search(r"the failed allocation:\n(.*?)(?:the crash:\n(.*?))?"
                          r"(?:output differs .*?)?reproduce: ", text, re.S)
     mods = lambda s: re.findall(r"\(\S+\+0x[0-9a-f]+\)", s or "")
+    objs = lambda frames: [f"({o['module']}+{o['offset']})" for o in frames]
     if not sections or (mods(sections[1]), mods(sections[2])) != \
-            (mods(g["injection_frames"]), mods(g["crash_frames"])):
+            (objs(g["injection_frames"]), objs(g["crash_frames"])):
         bad.append(f"{what}: the failure text's frames are not the JSON's backtraces")
     if f"reproduce: {g['reproducer']}\n" not in text:
         bad.append(f"{what}: the failure text has not the group's reproducer")

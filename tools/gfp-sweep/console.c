@@ -56,7 +56,14 @@ static void caller_frame(void *ctx, const char *line, size_t len, const struct f
 		return;
 	k->found = true;
 	k->c->fr = *fr;
-	innermost(k->c);
+	/* The debug information's own function, file (its full path) and line;
+	 * else what the printed source chain says. */
+	if (fr->func && fr->file && fr->line > 0) {
+		snprintf(k->c->func, sizeof(k->c->func), "%s", fr->func);
+		snprintf(k->c->file, sizeof(k->c->file), "%s", fr->file);
+		k->c->line = fr->line;
+	} else
+		innermost(k->c);
 }
 
 bool run_caller(const struct run *r, struct caller *c)

@@ -122,8 +122,10 @@ static void name_one(struct case_name *n, const struct run *r, bool with_site)
 		n->name = copy(name), n->file = copy("");
 		return;
 	}
-	if (c.line) {
-		snprintf(where, sizeof(where), "%s %s:%ld", c.func, c.file, c.line);
+	if (c.line) { /* the file's path is the attribute's */
+		const char *base = strrchr(c.file, '/');
+		snprintf(where, sizeof(where), "%s %s:%ld", c.func, base ? base + 1 : c.file,
+		         c.line);
 		n->line = c.line;
 	} else {
 		bool sym = c.fr.sym[0];

@@ -189,8 +189,9 @@ size_t plan_missed_sites(void);
 void policy_of(const struct run *r, char *out, size_t n);
 
 /* The failed allocation's caller: the first injection frame outside the
- * allocator and libc (the frame that called malloc), with its source line
- * when the program's debug information has one (line 0: none). */
+ * allocator and libc (the frame that called malloc), with its function,
+ * source file (a full path when the debug information gives one) and line
+ * (0: none known). */
 struct caller {
 	char func[200], file[300];
 	long line;
