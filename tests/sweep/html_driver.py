@@ -2,7 +2,8 @@
 pipe (--remote-debugging-pipe: commands on its fd 3, answers on its fd 4,
 each a JSON text ended by a NUL byte), so that the HTML tests can load a page
 in a state, click, type, read the DOM and take screenshots - offline, with
-nothing but python3's standard library.
+nothing but python3's standard library - and reads gfp-sweep's page back
+(its table of failure points, and what that must hold by the sweep's JSON).
 
 Every console message and uncaught exception the page makes is kept in
 Page.errors; a test fails on any."""
@@ -15,6 +16,7 @@ import select
 import subprocess
 import sys
 import time
+from html.parser import HTMLParser
 
 
 class PageError(Exception):
@@ -135,6 +137,11 @@ class Page:
         self.send("Emulation.setScriptExecutionDisabled", {"value": not on})
 
     def load(self, url):
+        """Loads url anew, also where only its fragment differs from the
+        page's (which would be a same-document navigation)."""
+        if getattr(self, "url", "about:blank").split("#")[0] == url.split("#")[0]:
+            self.load("about:blank")
+        self.url = url
         self.events.clear()
         ans = self.send("Page.navigate", {"url": url})
         if ans.get("errorText"):
@@ -178,6 +185,129 @@ class Page:
         data = self.send("Page.captureScreenshot", params)["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
+
+
+class Node:
+    """An element of a page's DOM as Chromium serialised it."""
+
+    def __init__(self, tag, attrs, parent=None):
+        self.tag, self.attrs, self.parent, self.children = tag, dict(attrs), parent, []
+
+    def text(self):
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def has_class(self, name):
+        return name in self.attrs.get("class", "").split()
+
+    def all(self, tag=None, cls=None, **attrs):
+        """The elements under this one, in document order, with that tag,
+        class and attributes (a value of True: present)."""
+        for c in self.children:
+            if isinstance(c, str):
+                continue
+            if ((tag is None or c.tag == tag) and (cls is None or c.has_class(cls)) and
+                    all(c.attrs.get(k.replace("_", "-")) == v if v is not True
+                        else k.replace("_", "-") in c.attrs for k, v in attrs.items())):
+                yield c
+            yield from c.all(tag, cls, **attrs)
+
+    def one(self, tag=None, cls=None, **attrs):
+        found = list(self.all(tag, cls, **attrs))
+        if len(found) != 1:
+            raise AssertionError(f"{len(found)} <{tag} class={cls} {attrs}>, expected one")
+        return found[0]
+
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+        "track", "wbr"}
+
+
+def parse(html):
+    """The DOM tree of an HTML text."""
+    class Builder(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.root = self.cur = Node("#document", {})
+
+        def handle_starttag(self, tag, attrs):
+            node = Node(tag, attrs, self.cur)
+            self.cur.children.append(node)
+            if tag not in VOID:
+                self.cur = node
+
+        def handle_endtag(self, tag):
+            n = self.cur
+            while n is not None and n.tag != tag:
+                n = n.parent
+            if n is not None and n.parent is not None:
+                self.cur = n.parent
+
+        def handle_data(self, data):
+            self.cur.children.append(data)
+
+    b = Builder()
+    b.feed(html)
+    b.close()
+    return b.root
+
+
+# What gfp-sweep's page shows, read back, and what it must show, from the
+# sweep's JSON alone.
+
+ORDER = ["crash", "hang", "silent", "abort", "handled", "ok", "unreached"]
+FINDING = {"crash", "hang", "silent"}
+
+
+def points(rs):
+    """The failure points of runs as a cell shows them: "hit 1, 2, 6"."""
+    out, kind = [], ""
+    for r in rs[:12]:
+        k = "hit" if r["site"] else "call"
+        out.append(("" if k == kind else k + " ") + str(r["hit"]))
+        kind = k
+    return ", ".join(out) + (", ..." if len(rs) > 12 else "")
+
+
+def want_rows(run):
+    """The table's rows as (outcome, site, runs, group link): each group,
+    then each site (in the order of its first run) with each other outcome
+    it had; and the failure points of the rows that are no group."""
+    results = run["results"]
+    key = lambda r: r["site"] or r["injected_site"]
+    want = [(g["outcome"], key(results[g["first_run"]]) or "(none)", g["count"], f"[{k + 1}]")
+            for k, g in enumerate(run["groups"])]
+    hits = [None] * len(want)
+    at = {}
+    for r in results:
+        at.setdefault(key(r), {}).setdefault(r["outcome"], []).append(r)
+    for site, outcomes in at.items():
+        for o in ORDER:
+            if o not in FINDING and o in outcomes:
+                want.append((o, site or "(none)", len(outcomes[o]), ""))
+                hits.append(points(outcomes[o]))
+    return want, hits
+
+
+def table_rows(page):
+    """The rows of the page's table of failure points, in the DOM's order."""
+    t = parse(page.dom()).one("table", id="points")
+    out = []
+    for i, tr in enumerate(t.one("tbody").all("tr")):
+        td = list(tr.all("td"))
+        out.append({"i": i, "o": tr.attrs["data-o"], "hidden": "hidden" in tr.attrs,
+                    "fn": "".join(c for c in td[1].children if isinstance(c, str)),
+                    "fn_text": td[1].text(), "file": td[2].text(), "mod": td[3].text(),
+                    "site": td[4].text(), "hits": td[5].text(), "runs": int(td[6].text()),
+                    "group": td[7].text()})
+    return out
+
+
+def shown_rows(page):
+    return [r for r in table_rows(page) if not r["hidden"]]
+
+
+def ident(rs):
+    return [(r["o"], r["site"], r["runs"], r["group"]) for r in rs]
 
 
 if __name__ == "__main__":
