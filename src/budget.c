@@ -135,6 +135,11 @@ void budget_init(void)
 	gfp_unlock(&exact_lock);
 }
 
+int64_t budget_min_free(void)
+{
+	return min_free_b;
+}
+
 static void derive_watermarks(void)
 {
 	min_free_b = (int64_t)gfp_policy.min_free;

@@ -20,6 +20,8 @@ void budget_init(void);
 int64_t budget_limit(void);
 int64_t budget_capacity(void);
 int64_t budget_watermark(gfp_t f);
+/* min_free as the budget uses it (derived when it is not set). */
+int64_t budget_min_free(void);
 int64_t budget_live(void);
 int64_t budget_thread_live(const struct gfp_thread *t);
 void budget_thread_start(struct gfp_thread *t);

@@ -15,14 +15,13 @@
 #include "init.h"
 #include "budget.h"
 #include "canary.h"
+#include "oom.h"
 #include "unwind.h"
 #include "records.h"
 
 #define WINDOW_NS (10ULL * 1000000000ULL)
 #define MSG_MAX   8192
 #define FRAMES    24
-
-extern char *program_invocation_short_name;
 
 struct ratelimit {
 	uint64_t window_start; /* atomic */
@@ -94,7 +93,7 @@ void canary_warn(const struct gfp_slow *s)
 	    &b,
 	    "gfpshim: warning: %s(%d) possible memory allocation deadlock size %zu in %s "
 	    "after %u rounds, %llu.%llus (mode:%s)",
-	    program_invocation_short_name, (int)getpid(), s->req->size,
+	    gfp_comm(), (int)getpid(), s->req->size,
 	    unwind_caller(frames, n, caller, sizeof(caller)), s->rounds,
 	    (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100), mode);
 	unwind_format(&b, frames, n);
@@ -128,6 +127,7 @@ bool canary_oom_report_ok(unsigned *missed)
 
 void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
 {
+	static const char prefix[] = "gfpshim: warning: ";
 	if (s->req->gfp & GFP_NOWARN)
 		return;
 	unsigned missed = 0;
@@ -139,18 +139,14 @@ void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	mode_str(s->req->gfp, mode, sizeof(mode));
 	if (missed)
-		gfp_buf_printf(&b, "gfpshim: warning: warn_alloc: %u callbacks suppressed\n",
-		               missed);
-	gfp_buf_printf(
-	    &b,
-	    "gfpshim: warning: %s(%d): allocation failure: size:%zu order:%u, mode:%s: %s "
-	    "(after %u rounds)",
-	    program_invocation_short_name, (int)getpid(), s->req->size, gfp_order(s->req->size),
-	    mode, reason, s->rounds);
-	if (gfp_budget_on)
-		gfp_buf_printf(&b, "; live %lld bytes, limit %lld", (long long)budget_live(),
-		               (long long)budget_limit());
+		gfp_buf_printf(&b, "%swarn_alloc: %u callbacks suppressed\n", prefix, missed);
+	gfp_buf_printf(&b,
+	               "%s%s(%d): allocation failure: size:%zu order:%u, mode:%s: %s "
+	               "(after %u rounds)",
+	               prefix, gfp_comm(), (int)getpid(), s->req->size, gfp_order(s->req->size),
+	               mode, reason, s->rounds);
 	unwind_format(&b, frames, n);
+	oom_show_mem(&b, prefix);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);
 }
@@ -199,14 +195,14 @@ void canary_misuse(const struct gfp_slow *s)
 		    &b,
 		    "gfpshim: warning: %s(%d): NOFAIL without direct reclaim cannot wait: "
 		    "size %zu in %s may fail (mode:%s)%s",
-		    program_invocation_short_name, (int)getpid(), s->req->size,
+		    gfp_comm(), (int)getpid(), s->req->size,
 		    unwind_caller(frames, n, caller, sizeof(caller)), mode, warn_large ? "\n" : "");
 	if (warn_large)
 		gfp_buf_printf(
 		    &b,
 		    "gfpshim: warning: %s(%d): NOFAIL allocation of %zu bytes (above 8192) "
 		    "in %s: large must-succeed requests can stall the process (mode:%s)",
-		    program_invocation_short_name, (int)getpid(), s->req->size,
+		    gfp_comm(), (int)getpid(), s->req->size,
 		    unwind_caller(frames, n, caller, sizeof(caller)), mode);
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';

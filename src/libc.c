@@ -333,6 +333,27 @@ const char *gfp_quote(char *out, size_t cap, const char *s, size_t n)
 	return out;
 }
 
+const char *gfp_human_size(char out[GFP_HUMAN_LEN], int64_t bytes)
+{
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+	uint64_t v = bytes < 0 ? -(uint64_t)bytes : (uint64_t)bytes;
+	const char *sign = bytes < 0 ? "-" : "";
+	if (v < 1024) {
+		gfp_snprintf(out, GFP_HUMAN_LEN, "%s%llu B", sign, (unsigned long long)v);
+		return out;
+	}
+	unsigned u = 0;
+	/* tenths of the unit, rounded: 1023.96 KiB reads "1.0 MiB" */
+	uint64_t tenths = (v * 10 + 512) / 1024;
+	while (tenths >= 10240 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		tenths = (tenths + 512) / 1024;
+		u++;
+	}
+	gfp_snprintf(out, GFP_HUMAN_LEN, "%s%llu.%llu %s", sign, (unsigned long long)(tenths / 10),
+	             (unsigned long long)(tenths % 10), unit[u]);
+	return out;
+}
+
 const char *gfp_strerror(int err)
 {
 	/* glibc's texts: strerror itself may translate them, which allocates. */

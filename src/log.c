@@ -5,6 +5,8 @@
  * write(2) through dest.c, so it is never interleaved with another thread's,
  * never allocates and keeps errno.
  */
+#include <errno.h> /* program_invocation_short_name */
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +28,23 @@ int log_set_dest(const char *dest, bool secure, char *err, size_t errlen)
 void gfp_log_raw(const char *p, size_t n)
 {
 	(void)gfp_dest_write(&out, p, n);
+}
+
+/* The program's name, its control bytes quoted: a file named with an
+ * escape sequence must not drive the terminal that shows the log. */
+static char comm[64];
+
+static void comm_quote(void)
+{
+	gfp_quote(comm, sizeof(comm), program_invocation_short_name,
+	          strlen(program_invocation_short_name));
+}
+
+const char *gfp_comm(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, comm_quote);
+	return comm;
 }
 
 void gfp_log(enum gfp_level level, const char *fmt, ...)

@@ -21,8 +21,7 @@
 #include "canary.h"
 #include "unwind.h"
 #include "records.h"
-
-extern char *program_invocation_short_name;
+#include "profile_api.h"
 
 static int oom_score_adj(void)
 {
@@ -44,48 +43,86 @@ static int oom_score_adj(void)
 	return sign * v;
 }
 
-/* The kernel-style OOM report, and its record. `last` for the report before
- * the process dies, which always prints; the others are rate-limited (a
- * program that keeps failing under oom=fail would print one per request). */
+void oom_show_mem(struct gfp_buf *b, const char *prefix)
+{
+	if (gfp_budget_on) {
+		char h[9][GFP_HUMAN_LEN];
+		int64_t live = budget_live(), limit = budget_limit();
+		gfp_buf_printf(b,
+		               "\n%sMem-Info: live:%s limit:%s free:%s reserved:%s waiting:%d "
+		               "threads:%u",
+		               prefix, gfp_human_size(h[0], live), gfp_human_size(h[1], limit),
+		               gfp_human_size(h[2], limit > live ? limit - live : 0),
+		               gfp_human_size(h[3], budget_reserved()),
+		               __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED),
+		               __atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED));
+		/* Each class of request may fill the budget up to its watermark
+		 * (kernel-semantics §3): what the kernel prints as min/low/high
+		 * per zone. */
+		gfp_buf_printf(
+		    b,
+		    "\n%sMem-Info: watermarks kernel:%s high:%s atomic:%s memalloc:%s min_free:%s",
+		    prefix, gfp_human_size(h[4], budget_watermark(GFP_KERNEL)),
+		    gfp_human_size(h[5], budget_watermark(GFP_KERNEL | GFP_HIGH)),
+		    gfp_human_size(h[6], budget_watermark(GFP_ATOMIC)),
+		    gfp_human_size(h[7], budget_watermark(GFP_KERNEL | GFP_MEMALLOC)),
+		    gfp_human_size(h[8], budget_min_free()));
+	}
+	if (gfp_profile_on)
+		profile_top(b, prefix, 10);
+}
+
+static void record(const struct gfp_slow *s, const char *outcome, const struct gfp_frame *frames,
+                   int n)
+{
+	if (!records_on())
+		return;
+	char extra[256];
+	gfp_snprintf(extra, sizeof(extra), "\"rounds\":%u,\"outcome\":\"%s\"", s->rounds, outcome);
+	record_event("oom", s->req, frames, n, extra);
+}
+
+/* The kernel-style OOM report (oom_kill_process's), and its record: the
+ * request, the backtrace, Mem-Info, and what happens now. `last` for the
+ * report before the process dies, which always prints; the others are
+ * rate-limited (a NOFAIL request that keeps looping would print one per
+ * round). */
 static void report(const struct gfp_slow *s, int adj, const char *outcome, bool last)
 {
+	static const char prefix[] = "gfpshim: error: ";
 	unsigned missed = 0;
 	bool print = last || canary_oom_report_ok(&missed);
 	if (!print && !records_on())
 		return;
 	struct gfp_frame frames[24];
 	int n = unwind_capture(frames, 24);
-	char msg[8192], names[128], thread[32] = "";
+	record(s, outcome, frames, n);
+	if (!print)
+		return;
+	char msg[8192], names[128], thread[32] = "", size[GFP_HUMAN_LEN];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	if (missed)
-		gfp_buf_printf(&b, "gfpshim: error: oom-killer: %u reports suppressed\n", missed);
+		gfp_buf_printf(&b, "%soom-killer: %u reports suppressed\n", prefix, missed);
 	gfp_flags_name(s->req->gfp, names, sizeof(names));
 	pthread_getname_np(pthread_self(), thread, sizeof(thread));
 	gfp_buf_printf(&b,
-	               "gfpshim: error: %s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
+	               "%s%s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
 	               "oom_score_adj=%d\n",
-	               program_invocation_short_name, (int)getpid(), s->req->size,
-	               gfp_order(s->req->size), names, s->req->gfp, adj);
-	gfp_buf_printf(&b, "gfpshim: error: thread %s (tid %d) looped %u rounds without progress; ",
-	               thread, (int)gettid(), s->rounds);
+	               prefix, gfp_comm(), (int)getpid(), s->req->size, gfp_order(s->req->size),
+	               names, s->req->gfp, adj);
+	gfp_buf_printf(&b, "%sthread %s (tid %d) looped %u rounds without progress on %s: ", prefix,
+	               thread, (int)gettid(), s->rounds,
+	               gfp_human_size(size, (int64_t)s->req->size));
 	if (gfp_budget_on)
-		gfp_buf_printf(&b, "live %lld bytes, limit %lld, watermark %lld",
-		               (long long)budget_live(), (long long)budget_limit(),
-		               (long long)budget_watermark(s->req->gfp));
+		gfp_buf_printf(&b, "the budget is at its watermark");
 	else if (s->req->why == GFP_WHY_INJECT)
 		gfp_buf_printf(&b, "every attempt failed by injection (fail.where=attempt)");
 	else
 		gfp_buf_printf(&b, "no budget: jemalloc itself returned NULL (ulimit -v?)");
 	unwind_format(&b, frames, n);
-	gfp_buf_printf(&b, "\ngfpshim: error: %s\n", outcome);
-	if (records_on()) {
-		char extra[256];
-		gfp_snprintf(extra, sizeof(extra), "\"rounds\":%u,\"outcome\":\"%s\"", s->rounds,
-		             outcome);
-		record_event("oom", s->req, frames, n, extra);
-	}
-	if (print)
-		gfp_log_raw(msg, b.len);
+	oom_show_mem(&b, prefix);
+	gfp_buf_printf(&b, "\n%s%s\n", prefix, outcome);
+	gfp_log_raw(msg, b.len);
 }
 
 enum oom_result oom_step(struct gfp_slow *s)
@@ -100,13 +137,20 @@ enum oom_result oom_step(struct gfp_slow *s)
 	int adj = oom_score_adj();
 	char outcome[128];
 	if (action == OOM_FAIL) {
-		/* A NOFAIL request cannot be failed: report once, keep looping. */
-		if (!(s->req->gfp & GFP_NOFAIL))
-			report(s, adj, "oom=fail: the request fails", false);
-		else if (!s->oom_exempt_logged)
-			report(s, adj,
-			       "oom=fail, but a NOFAIL request cannot fail: it keeps looping",
-			       false);
+		/* No killer runs: the request fails, and the slow path's
+		 * allocation-failure report (warn_alloc) tells it once. A NOFAIL
+		 * request cannot be failed: say so once, keep looping. */
+		bool nofail = s->req->gfp & GFP_NOFAIL;
+		if (records_on() && (!nofail || !s->oom_exempt_logged)) {
+			struct gfp_frame frames[24];
+			record(s,
+			       nofail ? "oom=fail, a NOFAIL request keeps looping"
+			              : "oom=fail: the request fails",
+			       frames, unwind_capture(frames, 24));
+		}
+		if (nofail && !s->oom_exempt_logged)
+			canary_warn_alloc(s, "out of memory and oom=fail, but a NOFAIL request "
+			                     "cannot fail: it keeps looping");
 		s->oom_exempt_logged = true;
 		return OOM_GIVE_UP;
 	}
@@ -115,7 +159,8 @@ enum oom_result oom_step(struct gfp_slow *s)
 		 * once per request, not every round. */
 		if (!s->oom_exempt_logged) {
 			report(s, adj,
-			       "oom_score_adj is -1000: not killed, the request keeps looping",
+			       "Out of memory and no killable process: oom_score_adj is -1000, "
+			       "the request keeps looping",
 			       false);
 			s->oom_exempt_logged = true;
 		}
@@ -125,8 +170,11 @@ enum oom_result oom_step(struct gfp_slow *s)
 		report(s, adj, "Out of memory: aborting (oom=abort)", true);
 		abort();
 	}
-	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)",
-	             (int)getpid(), program_invocation_short_name);
+	char live[GFP_HUMAN_LEN + 8] = "", h[GFP_HUMAN_LEN];
+	if (gfp_budget_on)
+		gfp_snprintf(live, sizeof(live), " live:%s", gfp_human_size(h, budget_live()));
+	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)%s",
+	             (int)getpid(), gfp_comm(), live);
 	report(s, adj, outcome, true);
 	kill(getpid(), SIGKILL);
 	for (;;)

@@ -10,6 +10,11 @@
 #pragma GCC visibility push(hidden)
 
 enum oom_result oom_step(struct gfp_slow *s);
+/* The kernel's show_mem for the budget, and the top call sites by live bytes
+ * under stats=sites (as Linux 6.10+ appends from allocinfo): lines after a
+ * newline, each starting with `prefix`. */
+struct gfp_buf;
+void oom_show_mem(struct gfp_buf *b, const char *prefix);
 
 #pragma GCC visibility pop
 

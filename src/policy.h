@@ -46,6 +46,10 @@ void gfp_buf_quote(struct gfp_buf *b, const char *s, size_t n);
 const char *gfp_quote(char *out, size_t cap, const char *s, size_t n);
 /* glibc's text for err, without strerror (which may allocate). */
 const char *gfp_strerror(int err);
+/* A size as people read it, the kernel's way: "512 B", "84.8 KiB",
+ * "8.0 MiB" (binary units, one decimal). */
+#define GFP_HUMAN_LEN 24
+const char *gfp_human_size(char out[GFP_HUMAN_LEN], int64_t bytes);
 
 /* ------------------------------------------------------------------------
  * flags.c - gfp flag names <-> bits.

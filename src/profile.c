@@ -39,6 +39,8 @@
 
 #include <jemalloc/jemalloc.h>
 
+#include "modules.h"
+#include "unwind.h"
 #include "profile.h"
 
 #define MAX_CALLERS 16384 /* index 0: not tracked */
@@ -58,11 +60,8 @@ bool gfp_profile_on;
 
 static uintptr_t caller_addr[MAX_CALLERS]; /* the address that names each caller */
 /* Where each caller lies, taken when it is first seen: a library unloaded
- * since (dlclose) is still named in the report. Modules are interned
- * (mod indexes mod_name, 0: unknown). Under lock. */
-#define MAX_MODULES 256
-static char mod_name[MAX_MODULES][64];
-static unsigned nmods;
+ * since (dlclose) is still named in the report (mod: modules.c's index, 0:
+ * unknown). Under lock. */
 static struct {
 	uint16_t mod;
 	uintptr_t off;
@@ -101,19 +100,6 @@ void profile_init(void)
  * Callers
  * ---------------------------------------------------------------------- */
 
-/* Under lock: the index of a module's name, 0 when the table is full. */
-static uint16_t module_intern(const char *name)
-{
-	for (unsigned i = 1; i <= nmods; i++)
-		if (strncmp(mod_name[i], name, sizeof(mod_name[i]) - 1) == 0)
-			return (uint16_t)i;
-	if (nmods + 1 >= MAX_MODULES)
-		return 0;
-	nmods++;
-	gfp_snprintf(mod_name[nmods], sizeof(mod_name[nmods]), "%s", name);
-	return (uint16_t)nmods;
-}
-
 static unsigned caller_index_slow(const struct gfp_req *req);
 
 /* The thread's last caller (gfp_tls.caller) is the one loops allocate from;
@@ -150,10 +136,8 @@ static unsigned caller_index_slow(const struct gfp_req *req)
 	 * dlclose); outside the lock, as little as possible runs under it. */
 	uintptr_t off = addr;
 	gfp_tls.guard++;
-	const char *mod = site_module(addr, &off);
+	unsigned mod = site_module(addr, &off) ? modules_of(addr) : 0;
 	gfp_tls.guard--;
-	if (mod && !*mod)
-		mod = program_invocation_short_name;
 	gfp_lock(&lock);
 	idx = (unsigned)ipcache_get(&index_of, key);
 	/* A caller the cache could not keep is looked for in the table itself,
@@ -164,7 +148,7 @@ static unsigned caller_index_slow(const struct gfp_req *req)
 	if (!idx && ncallers + 1 < MAX_CALLERS) {
 		idx = ncallers + 1;
 		caller_addr[idx] = addr;
-		caller_where[idx].mod = mod ? module_intern(mod) : 0;
+		caller_where[idx].mod = (uint16_t)mod;
 		caller_where[idx].off = off;
 		__atomic_store_n(&ncallers, idx, __ATOMIC_RELEASE);
 		ipcache_put(&index_of, key, idx);
@@ -456,6 +440,23 @@ void profile_after_realloc(const struct gfp_req *req, void *p)
 }
 
 /* A request ended: p is the block, or NULL. */
+static void profile_sample(uint64_t allocated);
+
+/* The peaks are sampled from the general counting path only (a large
+ * block, a new caller), never from the routes: threads add to the shared
+ * total once per 4 MiB they gave out. */
+static inline void sample_after(size_t usable)
+{
+	struct gfp_caller_cache *sc = &gfp_tls.caller;
+	sc->unsampled += usable;
+	if (likely(sc->unsampled < (4u << 20)))
+		return;
+	static uint64_t allocated; /* atomic */
+	uint64_t total = __atomic_add_fetch(&allocated, sc->unsampled, __ATOMIC_RELAXED);
+	sc->unsampled = 0;
+	profile_sample(total);
+}
+
 void profile_count(struct gfp_req *req, void *p)
 {
 	if (req->old)
@@ -474,6 +475,7 @@ void profile_count(struct gfp_req *req, void *p)
 			    req->old ? sallocx(p, 0) : usable_of(p, req->size, req->mallocx_flags);
 			if (shadow_set(p, idx, usable))
 				count_live(s, usable, 1);
+			sample_after(usable);
 		} else {
 			gfp_add((int64_t *)&s->failures, 1);
 			if (req->why == GFP_WHY_INJECT)
@@ -652,70 +654,159 @@ struct row {
 	unsigned idx;
 };
 
-void profile_report(struct gfp_buf *b)
+/* A report's working set (one report at a time: report_lock), and each
+ * caller's peak: the most live bytes any full count has seen it hold. Live
+ * bytes of small blocks are only known by walking the map, so the peak is
+ * sampled: at every report, every OOM and allocation-failure report, and
+ * each time the process has allocated another max(4 MiB, live / 4) bytes
+ * through the general counting path (a large block, a new caller). */
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct row rows[MAX_CALLERS];
+static struct gfp_caller_counts sum[MAX_CALLERS];
+static int64_t peak[MAX_CALLERS];         /* under report_lock */
+static uint64_t next_sample = 4ull << 20; /* atomic: bytes allocated */
+
+/* Every caller's counts as of now in rows[], by live bytes, peaks raised:
+ * how many rows. Under report_lock. */
+static unsigned count_all(void)
 {
-	static struct row rows[MAX_CALLERS];
-	static struct gfp_caller_counts sum[MAX_CALLERS];
 	unsigned n = __atomic_load_n(&ncallers, __ATOMIC_ACQUIRE);
 	gfp_lock(&lock); /* lock, then registry_lock: never the other way */
 	memcpy(sum, dead, (n + 1) * sizeof(sum[0]));
 	thread_each_callers(fold, sum, n);
 	gfp_unlock(&lock);
 	walk_live(sum, n);
+	unsigned nr = 0;
 	for (unsigned i = 1; i <= n; i++) {
 		sum[i].live_bytes += __atomic_load_n(&orphan[i].bytes, __ATOMIC_RELAXED);
 		sum[i].live_calls += __atomic_load_n(&orphan[i].calls, __ATOMIC_RELAXED);
-	}
-	unsigned nr = 0;
-	for (unsigned i = 1; i <= n; i++)
+		if (sum[i].live_bytes > peak[i])
+			peak[i] = sum[i].live_bytes;
 		if (sum[i].calls)
 			rows[nr++] = (struct row){sum[i], i};
+	}
 	qsort(rows, nr, sizeof(rows[0]), by_live_bytes);
+	return nr;
+}
+
+/* The process has given out `allocated` bytes: a sample of the peaks may be
+ * due. */
+static void profile_sample(uint64_t allocated)
+{
+	uint64_t due = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
+	if (allocated < due || pthread_mutex_trylock(&report_lock) != 0)
+		return;
+	int64_t live = 0;
+	unsigned nr = count_all();
+	for (unsigned r = 0; r < nr; r++)
+		live += rows[r].c.live_bytes > 0 ? rows[r].c.live_bytes : 0;
+	uint64_t step = (uint64_t)live / 4 > (4ull << 20) ? (uint64_t)live / 4 : 4ull << 20;
+	__atomic_store_n(&next_sample, allocated + step, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&report_lock);
+}
+
+/* Where a row's caller lies: module, offset, and its exported symbol when
+ * the module is still the one it was taken from (a dlclosed library's
+ * place may hold another now). */
+struct where {
+	unsigned mod; /* modules.c's index, 0: none */
+	const char *name;
+	uintptr_t off;
+	struct gfp_frame fr; /* fr.func: "" when it has no name */
+};
+
+static struct where where_of(unsigned idx)
+{
+	uintptr_t ip = caller_addr[idx], now_off = ip;
+	struct where w = {caller_where[idx].mod, "?", caller_where[idx].off, {0}};
+	const struct gfp_module *m = modules_get(w.mod);
+	const char *now = site_module(ip, &now_off);
+	if (m)
+		w.name = m->name;
+	else if (now) /* too many modules to keep: where it is now */
+		w.name = now, w.off = now_off;
+	/* Named as backtraces are (inside a symbol's size), but not when the
+	 * caller's module is gone: another may lie there now. */
+	if (now && strcmp(now, w.name) == 0 && now_off == w.off)
+		unwind_name(&w.fr, ip);
+	return w;
+}
+
+void profile_report(struct gfp_buf *b)
+{
+	static unsigned mods[MAX_CALLERS];
+	gfp_lock(&report_lock);
+	unsigned nr = count_all(), nmods = 0;
 	gfp_buf_printf(b, ",\"allocinfo\":[");
 	for (unsigned r = 0; r < nr; r++) {
 		const struct gfp_caller_counts *c = &rows[r].c;
-		uintptr_t ip = caller_addr[rows[r].idx];
-		uintptr_t off = caller_where[rows[r].idx].off, now_off = ip;
-		const char *mod = mod_name[caller_where[rows[r].idx].mod];
-		const char *now = site_module(ip, &now_off);
-		if (now && !*now)
-			now = program_invocation_short_name;
-		if (!*mod) /* too many modules to keep: where it is now */
-			mod = now ? now : "?", off = now_off;
-		/* Exported names only; gfp-report names the rest from the
-		 * module's symbol tables and debug information. Not when the
-		 * caller's module is gone (another may lie there now). */
-		const char *sym = "";
-		uintptr_t symoff = 0;
-		Dl_info info;
-		if (now && strncmp(now, mod, sizeof(mod_name[0]) - 1) == 0 && now_off == off &&
-		    dladdr((void *)ip, &info) && info.dli_sname) {
-			sym = info.dli_sname;
-			symoff = ip - (uintptr_t)info.dli_saddr;
-		}
+		struct where w = where_of(rows[r].idx);
+		unsigned k = 0;
+		while (k < nmods && mods[k] != w.mod)
+			k++;
+		if (w.mod && k == nmods)
+			mods[nmods++] = w.mod;
 		gfp_buf_printf(b, "%s{\"module\":", r ? "," : "");
-		gfp_buf_json_str(b, mod);
-		gfp_buf_printf(b, ",\"offset\":\"%#lx\"", (unsigned long)off);
-		if (sym[0]) {
+		gfp_buf_json_str(b, w.name);
+		gfp_buf_printf(b, ",\"offset\":\"%#lx\"", (unsigned long)w.off);
+		if (w.fr.func[0]) {
 			char s[160];
-			gfp_snprintf(s, sizeof(s), "%s+%#lx", sym, (unsigned long)symoff);
+			gfp_snprintf(s, sizeof(s), "%s+%#lx", w.fr.func,
+			             (unsigned long)w.fr.func_off);
 			gfp_buf_printf(b, ",\"symbol\":");
 			gfp_buf_json_str(b, s);
 		}
 		gfp_buf_printf(
 		    b,
-		    ",\"live_bytes\":%lld,\"live_calls\":%lld,\"calls\":%llu,\"bytes\":%llu,"
-		    "\"failures\":%llu,\"injections\":%llu,\"retries\":%llu,"
+		    ",\"live_bytes\":%lld,\"peak_bytes\":%lld,\"live_calls\":%lld,\"calls\":%llu,"
+		    "\"bytes\":%llu,\"failures\":%llu,\"injections\":%llu,\"retries\":%llu,"
 		    "\"max_stall_us\":%llu}",
-		    (long long)c->live_bytes, (long long)c->live_calls,
-		    (unsigned long long)c->calls, (unsigned long long)c->bytes,
-		    (unsigned long long)c->failures, (unsigned long long)c->injections,
-		    (unsigned long long)c->retries, (unsigned long long)(c->max_stall_ns / 1000));
+		    (long long)c->live_bytes, (long long)peak[rows[r].idx],
+		    (long long)c->live_calls, (unsigned long long)c->calls,
+		    (unsigned long long)c->bytes, (unsigned long long)c->failures,
+		    (unsigned long long)c->injections, (unsigned long long)c->retries,
+		    (unsigned long long)(c->max_stall_ns / 1000));
+	}
+	gfp_buf_printf(b, "],\"modules\":[");
+	for (unsigned k = 0; k < nmods; k++) {
+		if (k)
+			gfp_buf_printf(b, ",");
+		modules_json(b, mods[k]);
 	}
 	gfp_buf_printf(b, "]");
+	gfp_unlock(&report_lock);
+}
+
+void profile_top(struct gfp_buf *b, const char *prefix, unsigned max)
+{
+	/* An OOM report from a thread that holds the lock (a report that
+	 * allocates cannot: the shim's formatting does not) goes without. */
+	if (pthread_mutex_trylock(&report_lock) != 0)
+		return;
+	unsigned nr = count_all();
+	gfp_buf_printf(b, "\n%sMemory allocations (top %u call sites by live bytes):", prefix,
+	               nr < max ? nr : max);
+	for (unsigned r = 0; r < nr && r < max; r++) {
+		const struct gfp_caller_counts *c = &rows[r].c;
+		struct where w = where_of(rows[r].idx);
+		char live[GFP_HUMAN_LEN], pk[GFP_HUMAN_LEN];
+		gfp_buf_printf(b, "\n%s  %10s %9lld calls  peak %10s  ", prefix,
+		               gfp_human_size(live, c->live_bytes), (long long)c->live_calls,
+		               gfp_human_size(pk, peak[rows[r].idx]));
+		/* names come from files: control bytes quoted */
+		if (w.fr.func[0]) {
+			gfp_buf_quote(b, w.fr.func, strlen(w.fr.func));
+			gfp_buf_printf(b, "+%#lx ", (unsigned long)w.fr.func_off);
+		}
+		gfp_buf_printf(b, "(");
+		gfp_buf_quote(b, w.name, strlen(w.name));
+		gfp_buf_printf(b, "+%#lx)", (unsigned long)w.off);
+	}
+	pthread_mutex_unlock(&report_lock);
 }
 
 void profile_atfork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
+	pthread_mutex_init(&report_lock, NULL);
 }

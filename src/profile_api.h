@@ -37,6 +37,10 @@ void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns);
 void profile_free(const void *p);
 void profile_thread_exit(struct gfp_thread *t);
 void profile_report(struct gfp_buf *b);
+/* The top `max` call sites by live bytes, a line each after a newline and
+ * `prefix`, for the OOM and allocation-failure reports; nothing when
+ * another report is being written. */
+void profile_top(struct gfp_buf *b, const char *prefix, unsigned max);
 void profile_atfork_child(void);
 
 #pragma GCC visibility pop

@@ -13,6 +13,7 @@
 
 #include "policy.h"
 #include "dest.h"
+#include "modules.h"
 #include "records.h"
 
 static struct gfp_dest out = {.var = "GFP_RECORD", .fd = -1};
@@ -53,9 +54,24 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 	}
 	if (extra && *extra)
 		gfp_buf_printf(&b, ",%s", extra);
+	/* Each frame's module once, after the frames, with its path and
+	 * build-id (modules.c); room for them is kept as frames are added, so
+	 * that a frame is dropped rather than the module that names it. */
+	unsigned mods[32], nmods = 0;
+	size_t mods_len = 0;
 	gfp_buf_printf(&b, ",\"frames\":[");
 	for (int i = 0; i < n; i++) {
 		size_t before = b.len;
+		unsigned m = modules_of(frames[i].ip), k = 0;
+		while (k < nmods && mods[k] != m)
+			k++;
+		size_t add = 0;
+		if (m && k == nmods && nmods < sizeof(mods) / sizeof(mods[0])) {
+			char one[512];
+			struct gfp_buf mb = {one, sizeof(one), 0};
+			modules_json(&mb, m);
+			add = mb.len + 1;
+		}
 		gfp_buf_printf(&b, "%s{\"module\":", i ? "," : "");
 		gfp_buf_json_str(&b, frames[i].module[0] ? frames[i].module : "?");
 		gfp_buf_printf(&b, ",\"offset\":\"%#lx\"", (unsigned long)frames[i].module_off);
@@ -67,10 +83,21 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 			gfp_buf_json_str(&b, sym);
 		}
 		gfp_buf_printf(&b, "}");
-		if (b.len >= b.cap - 1) { /* did not fit: drop this frame and the rest */
+		/* did not fit with its module: drop this frame and the rest */
+		if (b.len + mods_len + add + 16 >= b.cap) {
 			b.len = before;
 			break;
 		}
+		if (add) {
+			mods[nmods++] = m;
+			mods_len += add;
+		}
+	}
+	gfp_buf_printf(&b, "],\"modules\":[");
+	for (unsigned k = 0; k < nmods; k++) {
+		if (k)
+			gfp_buf_printf(&b, ",");
+		modules_json(&b, mods[k]);
 	}
 	b.cap = sizeof(line);
 	gfp_buf_printf(&b, "]}\n");

@@ -304,6 +304,26 @@ static void frame_name_uncached(struct gfp_frame *f, uintptr_t ip, uintptr_t pc)
 
 static int capture(struct gfp_frame *frames, int max, bool from_signal);
 
+static void frame_fill(struct gfp_frame *f, uintptr_t ip, uintptr_t pc)
+{
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	frame_name(f, ip, pc);
+	uintptr_t moff;
+	const char *name = site_module(ip, &moff);
+	if (name) {
+		gfp_snprintf(f->module, sizeof(f->module), "%s", *name ? name : "(main)");
+		f->module_off = moff;
+	}
+}
+
+void unwind_name(struct gfp_frame *f, uintptr_t ip)
+{
+	gfp_tls.guard++;
+	frame_fill(f, ip, ip - 1);
+	gfp_tls.guard--;
+}
+
 int unwind_capture(struct gfp_frame *frames, int max)
 {
 	return capture(frames, max, false);
@@ -345,17 +365,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 			if (!outside && site_in_shim(ip))
 				continue;
 			outside = true;
-			struct gfp_frame *f = &frames[n++];
-			memset(f, 0, sizeof(*f));
-			f->ip = ip;
-			frame_name(f, ip, pc);
-			uintptr_t moff;
-			const char *name = site_module(ip, &moff);
-			if (name) {
-				gfp_snprintf(f->module, sizeof(f->module), "%s",
-				             *name ? name : "(main)");
-				f->module_off = moff;
-			}
+			frame_fill(&frames[n++], ip, pc);
 		}
 	}
 	if (lent)
@@ -369,12 +379,18 @@ void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n)
 	for (int i = 0; i < n; i++) {
 		const struct gfp_frame *f = &frames[i];
 		gfp_buf_printf(b, "\n  #%d ", i);
-		if (f->func[0])
-			gfp_buf_printf(b, "%s+%#lx", f->func, (unsigned long)f->func_off);
-		else
+		/* Names come from files: their control bytes are quoted. */
+		if (f->func[0]) {
+			gfp_buf_quote(b, f->func, strlen(f->func));
+			gfp_buf_printf(b, "+%#lx", (unsigned long)f->func_off);
+		} else {
 			gfp_buf_printf(b, "%p", (void *)f->ip);
-		if (f->module[0])
-			gfp_buf_printf(b, " (%s+%#lx)", f->module, (unsigned long)f->module_off);
+		}
+		if (f->module[0]) {
+			gfp_buf_printf(b, " (");
+			gfp_buf_quote(b, f->module, strlen(f->module));
+			gfp_buf_printf(b, "+%#lx)", (unsigned long)f->module_off);
+		}
 	}
 }
 
@@ -392,10 +408,12 @@ const char *unwind_caller(const struct gfp_frame *frames, int n, char *buf, size
 	if (!f)
 		return "?";
 	if (f->func[0])
-		return f->func;
-	if (f->module[0])
-		gfp_snprintf(buf, size, "%s+%#lx", f->module, (unsigned long)f->module_off);
-	else
+		return gfp_quote(buf, size, f->func, strlen(f->func));
+	if (f->module[0]) {
+		struct gfp_buf b = {buf, size, 0};
+		gfp_buf_quote(&b, f->module, strlen(f->module));
+		gfp_buf_printf(&b, "+%#lx", (unsigned long)f->module_off);
+	} else
 		gfp_snprintf(buf, size, "%p", (void *)f->ip);
 	return buf;
 }

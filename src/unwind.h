@@ -18,6 +18,8 @@ int unwind_capture(struct gfp_frame *frames, int max);
 /* From a signal handler: the frames of the interrupted code. */
 int unwind_capture_signal(struct gfp_frame *frames, int max);
 void unwind_format(struct gfp_buf *b, const struct gfp_frame *frames, int n);
+/* One return address named as a backtrace names it. */
+void unwind_name(struct gfp_frame *f, uintptr_t ip);
 /* `buf` holds module+offset when the caller has no name. */
 const char *unwind_caller(const struct gfp_frame *frames, int n, char *buf, size_t size);
 /* Whether a frame's function name (or, with `module`, its module) matches

@@ -6,10 +6,13 @@
  *   gfp-ctl PID report               the statistics now (GFP_REPORT JSON)
  *
  * Exit status: 0 done; 1 the process answered with an error (refused, or a
- * key that cannot change at run time); 125 a set the policy parser rejects;
- * 2 usage, or no process listening for this user.
+ * key that cannot change at run time, or closed the connection without a
+ * reply); 125 a set the policy parser rejects; 2 usage, or no process
+ * listening for this user.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +21,54 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "policy.h"
 
-#define EXIT_USAGE 2
-
-static void usage(FILE *f)
+static void usage(void)
 {
-	fprintf(f, "usage: gfp-ctl PID get [KEY]\n"
-	           "       gfp-ctl PID set KEY=VALUE...\n"
-	           "       gfp-ctl PID report\n"
-	           "Talks to a process started with GFP_POLICY ctl=1 (same user only).\n");
+	printf("usage: gfp-ctl PID get [KEY]\n"
+	       "       gfp-ctl PID set KEY=VALUE...\n"
+	       "       gfp-ctl PID report\n"
+	       "       gfp-ctl --help | --version\n"
+	       "Talks to a process started with GFP_POLICY ctl=1 (same user only): get prints\n"
+	       "its policy or one key as key=value, set changes keys at once (GFP_POLICY\n"
+	       "syntax), report prints its statistics now (GFP_REPORT JSON).\n"
+	       "Exit status:\n"
+	       "  0    done\n"
+	       "  1    the process answered with an error (refused, an unknown key, a key\n"
+	       "       that cannot change at run time) or closed without a reply\n"
+	       "  2    usage error, or no process of this user listening at PID\n"
+	       "  125  set: the policy parser rejects the keys (as GFP_POLICY would)\n"
+	       "See gfp-ctl(1) and gfpshim(7).\n");
+}
+
+/* The command line's mistakes, each named; NULL when it is well formed. */
+static const char *bad_usage(int argc, char **argv, long *pid)
+{
+	static char why[256];
+	if (argc < 3)
+		return "expected PID and a command: get, set or report";
+	char *end;
+	errno = 0;
+	*pid = strtol(argv[1], &end, 10);
+	if (end == argv[1] || *end || errno || *pid <= 0 || *pid > INT_MAX) {
+		snprintf(why, sizeof(why), "'%s' is not a process id", argv[1]);
+		return why;
+	}
+	const char *cmd = argv[2];
+	if (!strcmp(cmd, "set")) {
+		/* set needs a key: an empty argument is a mistake on this side. */
+		bool any = false;
+		for (int i = 3; i < argc; i++)
+			any |= argv[i][strspn(argv[i], " \t;")] != '\0';
+		return any ? NULL : "set needs KEY=VALUE";
+	}
+	if (!strcmp(cmd, "get"))
+		return argc > 4 ? "get takes at most one KEY" : NULL;
+	if (!strcmp(cmd, "report"))
+		return argc > 3 ? "report takes no argument" : NULL;
+	snprintf(why, sizeof(why), "unknown command '%s' (get, set or report)", cmd);
+	return why;
 }
 
 /* why[]: what was wrong with a directory that was looked in, if anything. */
@@ -60,32 +101,19 @@ static int connect_to(pid_t pid, char *path, size_t n, char *why, size_t wn)
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
+		usage();
 		return 0;
 	}
-	if (argc < 3) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	char *end;
-	long pid = strtol(argv[1], &end, 10);
+	if (argc >= 2 && !strcmp(argv[1], "--version"))
+		return tool_version();
+	if (argc >= 2 && argv[1][0] == '-' && argv[1][1] && !isdigit((unsigned char)argv[1][1]))
+		return tool_usage_error("unknown option '%s'", argv[1]);
+	long pid = 0;
+	const char *why_bad = bad_usage(argc, argv, &pid);
+	if (why_bad)
+		return tool_usage_error("%s", why_bad);
 	const char *cmd = argv[2];
 	bool is_set = !strcmp(cmd, "set");
-	if (*end || pid <= 0 || (!is_set && strcmp(cmd, "get") && strcmp(cmd, "report")) ||
-	    (is_set && argc < 4) || (!strcmp(cmd, "get") && argc > 4) ||
-	    (!strcmp(cmd, "report") && argc > 3)) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	/* set needs a key: an empty argument is a mistake on this side. */
-	bool any = false;
-	for (int i = 3; i < argc; i++)
-		any |= argv[i][strspn(argv[i], " \t;")] != '\0';
-	if (is_set && !any) {
-		fprintf(stderr, "gfp-ctl: error: set needs KEY=VALUE\n");
-		usage(stderr);
-		return EXIT_USAGE;
-	}
 	/* One request line: the command and its arguments, set's joined by ';'. */
 	static char req[64 * 1024];
 	size_t len = (size_t)snprintf(req, sizeof(req), "%s", cmd);
@@ -93,7 +121,7 @@ int main(int argc, char **argv)
 		len += (size_t)snprintf(req + len, sizeof(req) - len, "%s%s", i == 3 ? " " : ";",
 		                        argv[i]);
 	if (len >= sizeof(req) - 1 || strchr(req, '\n')) {
-		fprintf(stderr, "gfp-ctl: error: the request is too long or has a newline\n");
+		tool_error("the request is too long or has a newline");
 		return EXIT_USAGE;
 	}
 	req[len++] = '\n';
@@ -101,12 +129,11 @@ int main(int argc, char **argv)
 	char path[108], why[512];
 	int fd = connect_to((pid_t)pid, path, sizeof(path), why, sizeof(why));
 	if (fd < 0) {
-		fprintf(stderr,
-		        "gfp-ctl: error: no control socket for process %ld (%s): start it with "
-		        "GFP_POLICY='ctl=1' as this user\n",
-		        pid, strerror(errno));
+		tool_error("no control socket for process %ld (%s): start it with "
+		           "GFP_POLICY='ctl=1' as this user",
+		           pid, strerror(errno));
 		if (why[0])
-			fprintf(stderr, "gfp-ctl: note: %s\n", why);
+			tool_note("%s", why);
 		return EXIT_USAGE;
 	}
 	/* A refusal may close the socket before the request is read: the
@@ -138,13 +165,11 @@ int main(int argc, char **argv)
 		*eol = '\0';
 	close(fd);
 	if (first && !sent) {
-		fprintf(stderr, "gfp-ctl: error: cannot send to %s: %s\n", path,
-		        strerror(send_errno));
+		tool_error("cannot send to %s: %s", path, strerror(send_errno));
 		return EXIT_USAGE;
 	}
 	if (first) {
-		fprintf(stderr,
-		        "gfp-ctl: error: process %ld closed the connection without a reply\n", pid);
+		tool_error("process %ld closed the connection without a reply", pid);
 		return 1;
 	}
 	return ctl_reply_status(head, is_set);

@@ -31,20 +31,27 @@
 #include "policy.h"
 #include "text.h"
 
-#define EXIT_USAGE    2
 #define EXIT_CONFIG   125
 #define EXIT_NOEXEC   126
 #define EXIT_NOTFOUND 127
 
-static void usage(FILE *f)
+static void usage(void)
 {
-	fprintf(f, "usage: gfp-run [--policy STR] [--policy-file FILE] [--rules STR] [--log DEST]\n"
-	           "               [--report FILE] [--lib PATH] [--no-follow] -- PROG [ARGS...]\n"
-	           "       gfp-run --list-keys\n"
-	           "Runs PROG with libgfpshim.so preloaded. --policy sets GFP_POLICY (see\n"
-	           "--list-keys), --rules GFP_RULES ('lib:libfoo.so* => NORETRY; ...'), --log\n"
-	           "GFP_LOG (stderr, fd:N or a path), --report GFP_REPORT; --no-follow injects\n"
-	           "failures into PROG's own process only, not into programs it runs.\n");
+	printf("usage: gfp-run [--policy STR] [--policy-file FILE] [--rules STR] [--log DEST]\n"
+	       "               [--report FILE] [--lib PATH] [--no-follow] -- PROG [ARGS...]\n"
+	       "       gfp-run --list-keys | --help | --version\n"
+	       "Runs PROG with libgfpshim.so preloaded. --policy sets GFP_POLICY (see\n"
+	       "--list-keys), --policy-file GFP_POLICY_FILE, --rules GFP_RULES\n"
+	       "('lib:libfoo.so* => NORETRY; ...'), --log GFP_LOG (stderr, fd:N or a path),\n"
+	       "--report GFP_REPORT; --lib names the library; --no-follow injects failures\n"
+	       "into PROG's own process only, not into programs it runs.\n"
+	       "Exit status: PROG's, or\n"
+	       "  2    usage error, no libgfpshim.so, or fail.site.hit=last found no hit\n"
+	       "  125  --policy, --policy-file or --rules refused (as the shim refuses a bad\n"
+	       "       GFP_POLICY before main)\n"
+	       "  126  PROG is not executable, or statically linked\n"
+	       "  127  PROG not found\n"
+	       "See gfp-run(1) and gfpshim(7).\n");
 }
 
 static void list_keys(void)
@@ -63,7 +70,7 @@ static void list_keys(void)
 
 static void report_to_stderr(const char *msg)
 {
-	fprintf(stderr, "gfp-run: error: %s\n", msg);
+	tool_error("%s", msg);
 }
 
 /* The hits of one site, read from the recording run's report. */
@@ -87,9 +94,8 @@ static unsigned long long count_site_hits(char **argv, const char *policy, const
 	char report[] = "/tmp/gfp-run-XXXXXX";
 	int fd = mkstemp(report);
 	if (fd < 0) {
-		fprintf(stderr,
-		        "gfp-run: error: fail.site.hit=last: no file for the recording run: %s\n",
-		        strerror(errno));
+		tool_error("fail.site.hit=last: no file for the recording run: %s",
+		           strerror(errno));
 		return 0;
 	}
 	close(fd);
@@ -127,12 +133,10 @@ static unsigned long long count_site_hits(char **argv, const char *policy, const
 	}
 	unsigned long long hits = sh.hits;
 	if (!hits)
-		fprintf(
-		    stderr,
-		    "gfp-run: error: fail.site.hit=last: the recording run (%s %d) %s site %s\n",
-		    WIFSIGNALED(st) ? "killed by signal" : "exit status",
-		    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-		    text ? "never reached" : "wrote no report to count the hits of", site);
+		tool_error("fail.site.hit=last: the recording run (%s %d) %s site %s",
+		           WIFSIGNALED(st) ? "killed by signal" : "exit status",
+		           WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+		           text ? "never reached" : "wrote no report to count the hits of", site);
 	free(text);
 	unlink(report);
 	return hits;
@@ -157,7 +161,8 @@ int main(int argc, char **argv)
 	           *rules = NULL;
 	bool no_follow = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "+p:f:l:r:L:R:khV", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:f:l:r:L:R:khV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			policy = optarg;
@@ -181,24 +186,19 @@ int main(int argc, char **argv)
 			list_keys();
 			return 0;
 		case 'h':
-			usage(stdout);
+			usage();
 			return 0;
 		case 'V':
-			printf("gfp-run %s\n", GFP_VERSION);
-			return 0;
+			return tool_version();
 		case 'n':
 			no_follow = true;
 			break;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return tool_bad_option(c, argv);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr,
-		        "gfp-run: error: no program to run (gfp-run [options] -- PROG ARGS)\n");
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return tool_usage_error("no program to run (gfp-run [options] -- PROG ARGS)");
 
 	struct gfp_policy pol;
 	config_defaults(&pol);
@@ -211,8 +211,8 @@ int main(int argc, char **argv)
 	}
 	if (policy_file) {
 		if (access(policy_file, R_OK) != 0) {
-			fprintf(stderr, "gfp-run: error: --policy-file: cannot read '%s': %s\n",
-			        policy_file, strerror(errno));
+			tool_error("--policy-file: cannot read '%s': %s", policy_file,
+			           strerror(errno));
 			return EXIT_CONFIG;
 		}
 		setenv("GFP_POLICY_FILE", policy_file, 1);
@@ -235,28 +235,25 @@ int main(int argc, char **argv)
 	if (lib) {
 		snprintf(libpath, sizeof(libpath), "%s", lib);
 		if (access(libpath, R_OK) != 0) {
-			fprintf(stderr, "gfp-run: error: --lib: no file '%s'\n", lib);
+			tool_error("--lib: no file '%s'", lib);
 			return EXIT_USAGE;
 		}
 	} else if (!tool_find_library(libpath, sizeof(libpath))) {
-		fprintf(stderr,
-		        "gfp-run: error: cannot find %s next to gfp-run or in %s (build it with "
-		        "'meson compile -C build', or pass --lib PATH)\n",
-		        LIB_NAME, GFP_LIBDIR);
+		tool_error("cannot find %s next to gfp-run or in %s (build it with "
+		           "'meson compile -C build', or pass --lib PATH)",
+		           LIB_NAME, GFP_LIBDIR);
 		return EXIT_USAGE;
 	}
 
 	const char *prog = argv[optind];
 	char resolved[PATH_MAX];
 	if (!tool_resolve(prog, resolved, sizeof(resolved))) {
-		fprintf(stderr, "gfp-run: error: %s: command not found\n", prog);
+		tool_error("%s: command not found", prog);
 		return EXIT_NOTFOUND;
 	}
 	if (tool_is_static_elf(resolved)) {
-		fprintf(stderr,
-		        "gfp-run: error: %s is statically linked: LD_PRELOAD cannot reach its "
-		        "allocations\n",
-		        resolved);
+		tool_error("%s is statically linked: LD_PRELOAD cannot reach its allocations",
+		           resolved);
 		return EXIT_NOEXEC;
 	}
 
@@ -276,13 +273,12 @@ int main(int argc, char **argv)
 		static char last[8192];
 		snprintf(last, sizeof(last), "%s;fail.site.hit=%llu", policy, hits);
 		setenv("GFP_POLICY", last, 1);
-		fprintf(stderr,
-		        "gfp-run: fail.site.hit=last: site %s has %llu hits in a recording run\n",
-		        pol.fail_site.v, hits);
+		tool_note("fail.site.hit=last: site %s has %llu hits in a recording run",
+		          pol.fail_site.v, hits);
 	}
 
 	execvp(prog, argv + optind);
 	int e = errno;
-	fprintf(stderr, "gfp-run: error: cannot run %s: %s\n", prog, strerror(e));
+	tool_error("cannot run %s: %s", prog, strerror(e));
 	return e == ENOENT ? EXIT_NOTFOUND : EXIT_NOEXEC;
 }

@@ -84,14 +84,15 @@ unchanged "after sets with a key that cannot change at run time"
 gctl_expect 1 "$CTL_PID" get fail.sed
 expect_contains "get fail.sed" "$TMP/gctl.err" "unknown key 'fail.sed' \(did you mean 'fail.seed'\?\)"
 
-# Usage errors: 2 and the usage text, before any connection.
+# Usage errors: 2, the error and a hint, before any connection.
 gctl_expect 2 "$CTL_PID" set ''
 expect_contains "set ''" "$TMP/gctl.err" "^gfp-ctl: error: set needs KEY=VALUE"
 for args in "" "$CTL_PID" "x$CTL_PID get" "0 get" "-5 get" "$CTL_PID frob" "$CTL_PID set" \
 	"$CTL_PID get limit wait" "$CTL_PID report now" "$CTL_PID GET"; do
 	# shellcheck disable=SC2086
 	gctl_expect 2 $args
-	expect_contains "gfp-ctl $args" "$TMP/gctl.err" "^usage: gfp-ctl PID get"
+	expect_contains "gfp-ctl $args" "$TMP/gctl.err" "^gfp-ctl: error: "
+	expect_contains "gfp-ctl $args: hint" "$TMP/gctl.err" "^try 'gfp-ctl --help'\$"
 done
 gctl_expect 0 --help
 expect_contains "--help" "$TMP/gctl.out" "^usage: gfp-ctl PID get"

@@ -95,7 +95,7 @@ for n in 5 3; do
 	got=$(grep -v data= "$TMP/last$n.out" | head -2 | paste -sd '|')
 	expect_eq "gfp-run fail.site.hit=last, $n hits" "$want" "$got"
 	expect_contains "gfp-run names the count" "$TMP/last$n.err" \
-		"^gfp-run: fail\.site\.hit=last: site $B has $n hits in a recording run$"
+		"^gfp-run: note: fail\.site\.hit=last: site $B has $n hits in a recording run$"
 done
 "$GFP_RUN" --policy 'fail.site=0123456789abcdef;fail.site.hit=last' -- "$INJ/inj_site" 2 \
 	>/dev/null 2>"$TMP/lastnone.err"

@@ -138,13 +138,13 @@ done
 expect_eq "--top 1 exit status" 0 "$?"
 expect_eq "--top 1: version, header and one row" "$(head -3 "$TMP/ai")" "$(cat "$TMP/top")"
 
-# Not found: module+offset and the recorded name (exported), else '?'.
+# Not found: module+offset and the name the shim recorded.
 (cd "$TMP" && "$REPORT" --allocinfo "$TMP/sites.json") >"$TMP/ai" 2>"$TMP/err"
 expect_eq "module not found: exit status" 0 "$?"
 expect_contains "module not found: module+offset, recorded name" "$TMP/ai" \
 	'^      102400      100 allocprog\+0x[0-9a-f]+ \[allocprog\] func:keep $'
-expect_contains "module not found: no name" "$TMP/ai" \
-	'^          16        1 allocprog\+0x[0-9a-f]+ \[allocprog\] func:\? $'
+expect_contains "module not found: the name the shim recorded (its symbol table)" "$TMP/ai" \
+	'^          16        1 allocprog\+0x[0-9a-f]+ \[allocprog\] func:main $'
 expect_contains "module not found: a note" "$TMP/err" '^gfp-report: note: allocprog not found'
 
 # Errors: a report without allocinfo, a bad --top, --top alone, two files.

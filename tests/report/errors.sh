@@ -7,13 +7,14 @@
 source "$TESTS/lib.sh"
 REPORT=$BUILD/tools/gfp-report
 
-# expect_error WHAT PATTERN CMD...: exit 2, exactly one line on stderr.
+# expect_error WHAT PATTERN CMD...: exit 2, exactly one line on stderr
+# (and a usage error's hint).
 expect_error() {
 	local what=$1 pat=$2
 	shift 2
 	"$@" >"$TMP/out" 2>"$TMP/err"
 	expect_eq "$what: exit status" 2 "$?"
-	expect_eq "$what: lines on stderr" 1 "$(wc -l <"$TMP/err")"
+	expect_eq "$what: lines on stderr" 1 "$(grep -cvx "try 'gfp-report --help'" "$TMP/err")"
 	expect_contains "$what: message" "$TMP/err" "^gfp-report: error: .*$pat"
 }
 

@@ -94,7 +94,7 @@ def classify(out, rc, text):
             return f"signal {-rc}"
         return f"exit {rc}: {out.strip()[:60]}"
     res, err, ms, freed = m.group(1), int(m.group(2)), float(m.group(3)), m.group(4) == "1"
-    oom = "invoked oom-killer" in text
+    oom = bool(re.search(OOM_STEP, text, re.M))
     if res == "null" and not freed:
         got = "oom" if oom else "fail"
         if err != 12:
@@ -111,6 +111,10 @@ def classify(out, rc, text):
 
 
 FRAME = r"^(gfpshim: )? *#[0-9]+ "
+# The OOM step ran: under oom=fail no killer is invoked, so the failure
+# report's reason (or NOFAIL's warning that it keeps looping) says so.
+OOM_STEP = (r"invoked oom-killer|: the OOM step gave up \(oom=fail\)"
+            r"|out of memory and oom=fail, but a NOFAIL request cannot fail")
 
 
 def message_tail(text, pos):

@@ -13,9 +13,8 @@ run_adj 500 kill "$POL;oom=kill" --flags KERNEL --size 4096 --source budget --fr
 [ "$SP_RC" = 137 ] || { sp_show kill; fail "oom=kill: status $SP_RC, expected 137 (SIGKILL)"; }
 expect_contains "oom=kill report" "$TMP/kill.log" \
 	"^gfpshim: error: sp_case\\($SP_PID\\) invoked oom-killer: size=4096 order=0 mode:KERNEL 0xcc0 oom_score_adj=500\$"
-grep -A1 -E 'invoked oom-killer' "$TMP/kill.log" | tail -1 >"$TMP/second"
-expect_contains "oom=kill: second line with live bytes, limit, watermark" "$TMP/second" \
-	'^gfpshim: .*live.*8388608.*'
+expect_contains "oom=kill: Mem-Info with live bytes and the limit" "$TMP/kill.log" \
+	'^gfpshim: error: Mem-Info: live:[0-9.]+ [KM]iB limit:8\.0 MiB free:'
 expect_contains "oom=kill: frames name the caller" "$TMP/kill.log" \
 	"${FRAME}sp_request_under_pressure\\+0x"
 expect_contains "oom=kill: kill line" "$TMP/kill.log" \
@@ -28,8 +27,9 @@ sp_run abort "$POL;oom=abort" --flags KERNEL --size 4096 --source budget --free-
 expect_contains "oom=abort report" "$TMP/abort.log" \
 	"^gfpshim: error: sp_case\\($SP_PID\\) invoked oom-killer: size=4096 order=0 mode:KERNEL 0xcc0 "
 
-# fail: each request fails after its OOM step; the report is rate-limited
-# like the failure report (warn.burst, per 10 s), the record of each is not.
+# fail: each request fails after its OOM step, which invokes no killer: the
+# failure report (rate-limited by warn.burst, per 10 s) says the OOM step gave
+# up; the "oom" record of each is not rate-limited.
 for burst in 1 10; do
 	GFP_RECORD=$TMP/fail$burst.rec sp_run fail$burst "$POL;oom=fail;warn.burst=$burst" \
 		--flags KERNEL --size 4096 --source budget --repeat 5
@@ -37,6 +37,8 @@ for burst in 1 10; do
 	for i in 0 1 2 3 4; do sp_expect_result fail$burst $i null 0; done
 	want=$((burst < 5 ? burst : 5))
 	expect_eq "oom=fail warn.burst=$burst: reports printed" "$want" \
+		"$(grep -c 'allocation failure: .*: the OOM step gave up (oom=fail)' "$TMP/fail$burst.log")"
+	expect_eq "oom=fail warn.burst=$burst: no killer invoked" 0 \
 		"$(grep -c 'invoked oom-killer' "$TMP/fail$burst.log")"
 	expect_eq "oom=fail warn.burst=$burst: oom records" 5 \
 		"$(grep -c '"event":"oom"' "$TMP/fail$burst.rec")"

@@ -110,10 +110,11 @@ struct sym_module *find_module(const char *name)
 			return NULL;
 	noted = xrealloc(noted, (nnoted + 1) * sizeof(*noted));
 	noted[nnoted++] = xstrdup(name);
-	fprintf(stderr, "gfp-report: note: %s not found (looked in", name);
-	for (size_t i = 0; i < ndirs; i++)
-		fprintf(stderr, " %s", dirs[i]);
-	fprintf(stderr, "); --path DIR names its directory\n");
+	char looked[4096] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < ndirs && len < sizeof(looked); i++)
+		len += (size_t)snprintf(looked + len, sizeof(looked) - len, " %s", dirs[i]);
+	tool_note("%s not found (looked in%s); --path DIR names its directory", name, looked);
 	return NULL;
 }
 

@@ -25,46 +25,6 @@
 #include "gfp_build.h"
 #include "report.h"
 
-/* One line on stderr: "gfp-report: LEVEL: message". */
-static void say(const char *level, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "gfp-report: %s: ", level);
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-}
-
-void error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say("error", fmt, ap);
-	va_end(ap);
-}
-
-void warning(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	say("warning", fmt, ap);
-	va_end(ap);
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		error("out of memory");
-		exit(EXIT_USAGE);
-	}
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
 /* ------------------------------------------------------------------------
  * main
  * ---------------------------------------------------------------------- */
@@ -75,6 +35,7 @@ static void usage(FILE *f)
 	        "usage: gfp-report [--path DIR]... FILE...\n"
 	        "       gfp-report [--path DIR]... --allocinfo FILE [--top N]\n"
 	        "       gfp-report merge [-o OUT.json] PART.json...\n"
+	        "       gfp-report --help | --version\n"
 	        "Prints a GFP_REPORT file (entry points, call sites), a GFP_RECORD file (one\n"
 	        "block per event) or a gfp-sweep --json result (outcomes, findings and their\n"
 	        "reproducers), with frames named 'function file:line' where the module and its\n"
@@ -85,7 +46,11 @@ static void usage(FILE *f)
 	        "the layout of /proc/allocinfo, by live bytes; --top N only the first N.\n"
 	        "merge joins the parts of gfp-sweep --shard K/N into the result of one run\n"
 	        "(a file named 'merge' is ./merge).\n"
-	        "Exit status: 0 ok, 2 usage errors or unreadable input.\n");
+	        "Exit status:\n"
+	        "  0    every FILE printed, or the parts merged\n"
+	        "  2    usage error, or a FILE that cannot be read or is of no known kind, or\n"
+	        "       parts that do not belong to one sweep\n"
+	        "See gfp-report(1) and gfpshim(7).\n");
 }
 
 /* The options; returns the exit status when nothing is to be printed
@@ -104,29 +69,27 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 	while ((c = getopt_long(argc, argv, "+:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			if (allocinfo) {
-				error("--allocinfo takes one FILE (given '%s' and '%s')", allocinfo,
-				      optarg);
-				return EXIT_USAGE;
-			}
+			if (allocinfo)
+				return tool_usage_error(
+				    "--allocinfo takes one FILE (given '%s' and "
+				    "'%s')",
+				    allocinfo, optarg);
 			allocinfo = optarg;
 			break;
 		case 't': {
 			char *end = NULL;
 			errno = 0;
 			top = strtol(optarg, &end, 10);
-			if (end == optarg || *end || errno || top < 1) {
-				error("--top %s: expected a number of rows, 1 or more", optarg);
-				return EXIT_USAGE;
-			}
+			if (end == optarg || *end || errno || top < 1)
+				return tool_usage_error("--top %s: expected a number of rows, 1 or "
+				                        "more",
+				                        optarg);
 			break;
 		}
 		case 'p': {
 			struct stat st;
-			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
-				error("--path %s: not a directory", optarg);
-				return EXIT_USAGE;
-			}
+			if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode))
+				return tool_usage_error("--path %s: not a directory", optarg);
 			add_user_dir(optarg);
 			break;
 		}
@@ -134,14 +97,9 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("gfp-report %s\n", GFP_VERSION);
-			return 0;
-		case ':':
-			error("%s needs an argument (see gfp-report --help)", argv[optind - 1]);
-			return EXIT_USAGE;
+			return tool_version();
 		default:
-			error("unknown option '%s' (see gfp-report --help)", argv[optind - 1]);
-			return EXIT_USAGE;
+			return tool_bad_option(c, argv);
 		}
 	}
 	*allocinfo_out = allocinfo;
@@ -157,24 +115,18 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "merge") == 0)
 		return merge_main(argc - 1, argv + 1);
 
-	const char *allocinfo;
-	long top;
+	const char *allocinfo = NULL;
+	long top = 0;
 	int status = parse_args(argc, argv, &allocinfo, &top);
 	if (status >= 0)
 		return status;
-	if (top && !allocinfo) {
-		error("--top goes with --allocinfo FILE (see gfp-report --help)");
-		return EXIT_USAGE;
-	}
-	if (allocinfo && optind < argc) {
-		error("--allocinfo takes one FILE; '%s' is another (see gfp-report --help)",
-		      argv[optind]);
-		return EXIT_USAGE;
-	}
-	if (!allocinfo && optind >= argc) {
-		error("no FILE given (usage: gfp-report [--path DIR]... FILE..., or --help)");
-		return EXIT_USAGE;
-	}
+	if (top && !allocinfo)
+		return tool_usage_error("--top goes with --allocinfo FILE");
+	if (allocinfo && optind < argc)
+		return tool_usage_error("--allocinfo takes one FILE; '%s' is another",
+		                        argv[optind]);
+	if (!allocinfo && optind >= argc)
+		return tool_usage_error("no FILE given (gfp-report [--path DIR]... FILE...)");
 	status = 0;
 	if (allocinfo && !show_allocinfo(allocinfo, top))
 		status = EXIT_USAGE;

@@ -288,19 +288,13 @@ static int merge_args(int argc, char **argv, const char **output)
 			       "Joins the --json results of gfp-sweep --shard 1/N ... N/N into the "
 			       "result one\nunsharded sweep gives (shard \"1/1\").\n");
 			return 0;
-		case ':':
-			error("merge: %s needs an argument", argv[optind - 1]);
-			return EXIT_USAGE;
 		default:
-			error("merge: unknown option '%s' (see gfp-report merge --help)",
-			      argv[optind - 1]);
-			return EXIT_USAGE;
+			return tool_bad_option(c, argv);
 		}
 	}
-	if (optind >= argc) {
-		error("merge: no parts given (usage: gfp-report merge [-o OUT] PART.json...)");
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return tool_usage_error("merge: no parts given (gfp-report merge [-o OUT] "
+		                        "PART.json...)");
 	return -1;
 }
 

@@ -9,9 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "common.h"
 #include "json.h"
-
-#define EXIT_USAGE 2
 
 enum kind { K_NONE, K_REPORT, K_SWEEP, K_RECORD };
 
@@ -47,10 +46,9 @@ bool show_allocinfo(const char *path, long top);
 /* merge.c */
 int merge_main(int argc, char **argv);
 
-/* main.c */
-void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
+/* The tools' messages, xrealloc and xstrdup (common.h), by the names this
+ * tool's files call them. */
+#define error   tool_error
+#define warning tool_warning
 
 #endif

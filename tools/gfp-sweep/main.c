@@ -48,7 +48,8 @@ static void usage(FILE *f)
 	        "usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
 	        "                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
 	        "                 [--input FILE] [--json FILE] [--junit FILE] [--html FILE]\n"
-	        "                 -- PROG [ARGS...]\n"
+	        "                 [--lib PATH] -- PROG [ARGS...]\n"
+	        "       gfp-sweep --help | --version\n"
 	        "Runs PROG once to record its allocation call sites, then once per failure point\n"
 	        "(sites: the first, second and last hit of every site; nth: every Nth call;\n"
 	        "with --max-runs, every site's first hit or first call comes first),\n"
@@ -56,8 +57,18 @@ static void usage(FILE *f)
 	        "--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
 	        "report (one testcase per failure point) and as one self-contained HTML page.\n"
 	        "--input FILE is every run's standard input (else /dev/null).\n"
-	        "Exit status: 0 no finding, 1 findings, 2 usage errors, 125 the shim refused\n"
-	        "--policy.\n");
+	        "Exit status:\n"
+	        "  0    no finding\n"
+	        "  1    findings (silent data losses, crashes or hangs)\n"
+	        "  2    usage error, or the sweep could not go on (no library, the recording\n"
+	        "       run failed, a report cannot be written, out of memory)\n"
+	        "  125  the shim refused --policy\n"
+	        "  126  PROG is not executable, or statically linked\n"
+	        "  127  PROG not found\n"
+	        "  129  stopped by SIGHUP, the runs in flight killed (128 + the signal)\n"
+	        "  130  stopped by SIGINT (Ctrl-C)\n"
+	        "  143  stopped by SIGTERM\n"
+	        "See gfp-sweep(1) and gfpshim(7).\n");
 }
 
 struct sweep_opt opt = {.mode = "sites",
@@ -73,17 +84,27 @@ struct sweep_opt opt = {.mode = "sites",
 static int parse_args(int argc, char **argv, const char **lib)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, NULL, 'm'},    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'}, {"max-runs", required_argument, NULL, 'M'},
-	    {"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
-	    {"persist", no_argument, NULL, 'P'},       {"follow", no_argument, NULL, 'F'},
-	    {"no-junk", no_argument, NULL, 'J'},       {"json", required_argument, NULL, 'o'},
-	    {"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
-	    {"lib", required_argument, NULL, 'L'},     {"help", no_argument, NULL, 'h'},
-	    {"input", required_argument, NULL, 'i'},   {NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"max-runs", required_argument, NULL, 'M'},
+	    {"shard", required_argument, NULL, 's'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"persist", no_argument, NULL, 'P'},
+	    {"follow", no_argument, NULL, 'F'},
+	    {"no-junk", no_argument, NULL, 'J'},
+	    {"json", required_argument, NULL, 'o'},
+	    {"junit", required_argument, NULL, 'U'},
+	    {"html", required_argument, NULL, 'H'},
+	    {"lib", required_argument, NULL, 'L'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"input", required_argument, NULL, 'i'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "+m:j:t:M:s:p:o:L:h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:m:j:t:M:s:p:o:L:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			opt.mode = optarg;
@@ -133,15 +154,14 @@ static int parse_args(int argc, char **argv, const char **lib)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return tool_version();
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return tool_bad_option(c, argv);
 		}
 	}
-	if (optind >= argc) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	if (optind >= argc)
+		return tool_usage_error("no program to sweep (gfp-sweep [options] -- PROG ARGS)");
 	if (strcmp(opt.mode, "sites") != 0 && strcmp(opt.mode, "nth") != 0)
 		die(EXIT_USAGE, "--mode is sites or nth, not '%s'", opt.mode);
 	opt.argv = argv + optind;
@@ -166,6 +186,8 @@ static void prepare(const char *lib)
 		die(127, "%s: command not found", opt.argv[0]);
 	if (!realpath(resolved, prog_path))
 		prog_path[0] = '\0';
+	if (access(resolved, X_OK) != 0)
+		die(126, "%s is not executable: %s", resolved, strerror(errno));
 	if (tool_is_static_elf(resolved))
 		die(126, "%s is statically linked: LD_PRELOAD cannot reach its allocations",
 		    resolved);

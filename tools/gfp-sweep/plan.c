@@ -88,7 +88,10 @@ void record(void)
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 125) {
 		char path[PATH_MAX + 16];
 		run_paths(0, "err", path, sizeof(path));
-		char *err = text_slurp(path, NULL);
+		size_t len = 0;
+		char *err = text_slurp(path, &len);
+		while (err && len && err[len - 1] == '\n') /* the message adds its own */
+			err[--len] = '\0';
 		die(125, "the shim refused the policy:\n%s", err ? err : "");
 	}
 	/* The report, or with --follow those of every process it ran. */
@@ -123,10 +126,9 @@ void record(void)
 	struct output rec = read_output(0);
 	opt.unstable = to || st2 != st || !same_output(-1, &rec);
 	if (opt.unstable)
-		fprintf(stderr,
-		        "gfp-sweep: note: two runs of %s without injection wrote different "
-		        "output or exited differently: silent data losses are not looked for\n",
-		        opt.argv[0]);
+		tool_note("two runs of %s without injection wrote different output or exited "
+		          "differently: silent data losses are not looked for",
+		          opt.argv[0]);
 	free(rec.text);
 }
 
@@ -185,15 +187,13 @@ static void plan_nth(void)
 			firsts[uniq++] = firsts[i];
 	nf = uniq;
 	if (nf < nsites)
-		fprintf(stderr,
-		        "gfp-sweep: warning: the recording run gave no first call for %zu "
-		        "of %zu sites: they may get no run\n",
-		        nsites - nf, nsites);
+		tool_warning("the recording run gave no first call for %zu of %zu sites: they "
+		             "may get no run",
+		             nsites - nf, nsites);
 	if (nf >= budget) {
-		fprintf(stderr,
-		        "gfp-sweep: warning: %zu call sites but --max-runs %d: only the "
-		        "first calls of %d of them, spread evenly, are tried\n",
-		        nf, opt.max_runs, opt.max_runs);
+		tool_warning("%zu call sites but --max-runs %d: only the first calls of %d of "
+		             "them, spread evenly, are tried",
+		             nf, opt.max_runs, opt.max_runs);
 		for (uint64_t k = 0; k < budget; k++)
 			plan_add("", firsts[spread(k, nf, budget)]);
 		free(firsts);
@@ -230,10 +230,8 @@ static void plan_sites(void)
 	if (!opt.max_runs || nruns <= (size_t)opt.max_runs)
 		return;
 	if (nsites > (size_t)opt.max_runs)
-		fprintf(stderr,
-		        "gfp-sweep: warning: %zu call sites but --max-runs %d: %zu sites "
-		        "get no run\n",
-		        nsites, opt.max_runs, nsites - (size_t)opt.max_runs);
+		tool_warning("%zu call sites but --max-runs %d: %zu sites get no run", nsites,
+		             opt.max_runs, nsites - (size_t)opt.max_runs);
 	nruns = (size_t)opt.max_runs;
 }
 
@@ -291,11 +289,10 @@ size_t plan_missed_sites(void)
 	}
 	free(hit);
 	if (missed)
-		fprintf(stderr,
-		        "gfp-sweep: %zu site%s not failed by the run at %s first call "
-		        "(threads ordered the calls differently): %zu more run%s, by site id\n",
-		        missed, missed == 1 ? "" : "s", missed == 1 ? "its" : "their", missed,
-		        missed == 1 ? "" : "s");
+		tool_note("%zu site%s not failed by the run at %s first call (threads ordered "
+		          "the calls differently): %zu more run%s, by site id",
+		          missed, missed == 1 ? "" : "s", missed == 1 ? "its" : "their", missed,
+		          missed == 1 ? "" : "s");
 	return from;
 }
 

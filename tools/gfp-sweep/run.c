@@ -38,7 +38,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 void remove_tmp(void)
 {
 	if (opt.tmp[0] && nftw(opt.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		fprintf(stderr, "gfp-sweep: warning: could not remove %s\n", opt.tmp);
+		tool_warning("could not remove %s", opt.tmp);
 	opt.tmp[0] = '\0';
 }
 
@@ -133,22 +133,12 @@ static void check_stop(void)
 		for (size_t i = 0; i < nrunning; i++)
 			if (running[i] > 0)
 				end_run(running[i], &st);
-		fprintf(stderr,
-		        "\ngfp-sweep: stopped by signal %d; the runs in flight were killed\n",
-		        (int)stop_signal);
+		if (isatty(2))
+			fputc('\n', stderr); /* after the progress line */
+		tool_error("stopped by SIG%s; the runs in flight were killed",
+		           sigabbrev_np(stop_signal) ? sigabbrev_np(stop_signal) : "?");
 		exit(128 + stop_signal);
 	}
-}
-
-void die(int code, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "gfp-sweep: error: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(code);
 }
 
 /* ------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "common.h" /* die() and the other messages */
 #include "record_reader.h"
 
 #define EXIT_FINDINGS 1
@@ -117,7 +118,6 @@ void run_track_init(size_t n);
 double now(void);
 void remove_tmp(void);
 void stop_on_signals(void);
-void die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 void run_paths(int idx, const char *what, char *out, size_t n);
 void junk_conf(char *out, size_t n);
 pid_t spawn(int idx, const char *policy, bool recording);

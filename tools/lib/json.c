@@ -7,21 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "json.h"
 #include "text.h"
-
-#define EXIT_USAGE 2
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		/* The tool's own prefix, as its other errors have it. */
-		fprintf(stderr, "%s: error: out of memory\n", program_invocation_short_name);
-		exit(EXIT_USAGE);
-	}
-	return p;
-}
 
 struct jparser {
 	const char *p, *end;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "symbolize.h"
 
 struct sym_module {
@@ -38,10 +39,8 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 static void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n, size);
-	if (!p) {
-		fprintf(stderr, "%s: error: out of memory\n", program_invocation_short_name);
-		exit(2);
-	}
+	if (!p)
+		die(EXIT_USAGE, "out of memory");
 	return p;
 }
 
@@ -65,10 +64,9 @@ struct sym_module *sym_open(const char *path, const char *name)
 	m->mod = dwfl_report_elf(m->dwfl, name, path, -1, 0, true);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (!m->mod) {
-		fprintf(stderr,
-		        "%s: warning: %s: not an ELF file libdw can read (%s); its frames keep "
-		        "their recorded names\n",
-		        program_invocation_short_name, path, dwfl_errmsg(-1));
+		tool_warning("%s: not an ELF file libdw can read (%s); its frames keep their "
+		             "recorded names",
+		             path, dwfl_errmsg(-1));
 		dwfl_end(m->dwfl);
 		m->dwfl = NULL;
 		return NULL;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "text.h"
 
 char *text_slurp(const char *path, size_t *len)
@@ -25,11 +26,8 @@ char *text_slurp(const char *path, size_t *len)
 			cap *= 2;
 		}
 	}
-	if (!buf) {
-		fprintf(stderr, "%s: out of memory reading %s\n", program_invocation_short_name,
-		        path);
-		exit(2);
-	}
+	if (!buf)
+		die(EXIT_USAGE, "out of memory reading %s", path);
 	/* A directory opens fine and fails only here, with EISDIR. */
 	int err = ferror(f) ? errno : 0;
 	fclose(f);
