@@ -127,7 +127,7 @@ void html_chart(FILE *f, const struct hsites *hs, const struct group *groups, si
 			}
 		fprintf(f,
 		        "<span class=\"rest\">%zu more sites</span><span class=\"where\">each one "
-		        "in the table of failure points</span>",
+		        "in the <a href=\"#table\">table of failure points</a></span>",
 		        hs->n - shown);
 		bar(f, n, NULL);
 		fprintf(f, "<span class=\"n\">%zu</span>\n", total);

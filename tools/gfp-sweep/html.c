@@ -56,7 +56,8 @@ static void html_evidence(FILE *f, const struct evidence *ev)
 {
 	fprintf(f,
 	        "<div class=\"evidence\"><p>The output first differs at byte <b>%lld</b> (line "
-	        "%ld, column %ld): the recording run wrote %lld bytes, this run %lld.</p>\n"
+	        "%ld, column %ld): the recording run wrote %lld bytes, this run %lld. That line "
+	        "in each (-, +):</p>\n"
 	        "<pre class=\"diff\"><span class=\"exp\">- ",
 	        ev->offset, ev->line, ev->column, ev->expected_bytes, ev->actual_bytes);
 	esc(f, ev->expected, false);
