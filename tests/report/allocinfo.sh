@@ -9,10 +9,13 @@
 # usable sizes and give them back exactly; what glibc frees after a thread
 # has left the shim (strerror's text) leaves no live bytes. Three runs,
 # the same numbers. gfp-report --allocinfo prints the rows in the kernel's
-# layout (version line, header, "%12lli %8llu file:line [module] func:name"),
-# by live bytes, --top N only N; a report without "allocinfo" exits 2 naming
-# the file. stats=sites has no call-path counting; stats=paths has it (the
-# "sites" array gfp-sweep plans from) and the allocinfo rows too.
+# layout (version line, header, "%12lli %8llu file:line [module] func:name")
+# with each site's peak bytes as a column after the live bytes (an old
+# report without them: the kernel's layout), by live bytes or --sort
+# peak|calls, --top N only N, from any directory (the program is where the
+# report says); a report without "allocinfo" exits 2 naming the file.
+# stats=sites has no call-path counting; stats=paths has it (the "sites"
+# array gfp-sweep plans from) and the allocinfo rows too.
 source "$TESTS/lib.sh"
 REPORT=$BUILD/tools/gfp-report
 DIR=$BUILD/tests/report
@@ -117,35 +120,101 @@ expect_contains "table: the allocinfo note" "$TMP/out" \
 	'^[0-9]+ allocation sites with statistics: gfp-report --allocinfo .*sites\.json prints them$'
 grep -q '^call paths' "$TMP/out" && fail "stats=sites report shows call paths"
 
-# --allocinfo: the kernel's layout, symbolized from allocprog's debug information.
+# --allocinfo: the kernel's layout with a peak column, symbolized from
+# allocprog's debug information.
 "$REPORT" --path "$DIR" --allocinfo "$TMP/sites.json" >"$TMP/ai" 2>"$TMP/err"
 expect_eq "--allocinfo exit status" 0 "$?"
 expect_eq "version line" "allocinfo - version: 1.0" "$(sed -n 1p "$TMP/ai")"
-expect_eq "header" "#     <size>  <calls> <tag info>" "$(sed -n 2p "$TMP/ai")"
+expect_eq "header" "#     <size>       <peak>  <calls> <tag info>" "$(sed -n 2p "$TMP/ai")"
 nrows=$(/usr/bin/python3 -c 'import json, sys
 print(len(json.load(open(sys.argv[1]))["allocinfo"]))' "$TMP/sites.json")
 expect_eq "one line per site" "$nrows" "$(($(wc -l <"$TMP/ai") - 2))"
-tail -n +3 "$TMP/ai" | grep -Ev '^[ 0-9-]{11}[0-9] [ 0-9]{7}[0-9] [^ ]+ \[[^] ]+\] func:[^ ]+ $' >"$TMP/odd"
-[ -s "$TMP/odd" ] && fail "lines not in the layout '%12lli %8llu tag [module] func:name ': $(cat "$TMP/odd")"
+tail -n +3 "$TMP/ai" | grep -Ev '^[ 0-9-]{11}[0-9] [ 0-9-]{11}[0-9] [ 0-9]{7}[0-9] [^ ]+ \[[^] ]+\] func:[^ ]+ $' >"$TMP/odd"
+[ -s "$TMP/odd" ] && fail "lines not in the layout '%12lli %12lli %8llu tag [module] func:name ': $(cat "$TMP/odd")"
 tail -n +3 "$TMP/ai" | awk '{ print $1 }' | sort -rn -c || fail "lines not sorted by live bytes"
-row() { printf '%12s %8s allocprog.c:%s [allocprog] func:%s \n' "$@"; }
+row() { printf '^ *%s +[0-9]+ +%s allocprog\\.c:%s \\[allocprog\\] func:%s $' "$@"; }
 for want in "$(row 147456 48 "$L_HAND" handoff)" "$(row 102400 100 "$L_KEEP" keep)" \
 	"$(row 16 1 "$L_DUP" main)" "$(row 8 1 "$L_LABEL" label)" "$(row 0 0 "$L_TEMP" temp)"; do
-	grep -qxF -- "$want" "$TMP/ai" || { cat "$TMP/ai" >&2; fail "no line '$want'"; }
+	expect_contains "a row" "$TMP/ai" "$want"
 done
+
+# A report from a shim before "peak_bytes" and "modules" (the same report
+# without them): the kernel's own layout, and no --sort peak.
+/usr/bin/python3 - "$TMP/sites.json" "$TMP/old.json" <<'PY' || fail "cannot write old.json"
+import json, sys
+rep = json.load(open(sys.argv[1]))
+rep.pop("modules", None)
+for r in rep["allocinfo"]:
+    r.pop("peak_bytes", None)
+json.dump(rep, open(sys.argv[2], "w"))
+PY
+"$REPORT" --path "$DIR" --allocinfo "$TMP/old.json" >"$TMP/old" 2>"$TMP/err"
+expect_eq "old report: exit status" 0 "$?"
+expect_eq "old report: header" "#     <size>  <calls> <tag info>" "$(sed -n 2p "$TMP/old")"
+tail -n +3 "$TMP/old" | grep -Ev '^[ 0-9-]{11}[0-9] [ 0-9]{7}[0-9] [^ ]+ \[[^] ]+\] func:[^ ]+ $' >"$TMP/odd"
+[ -s "$TMP/odd" ] && fail "old report: lines not in the kernel's layout: $(cat "$TMP/odd")"
+expect_eq "old report: the same rows without the peak column" \
+	"$(tail -n +3 "$TMP/ai" | awk '{ for (i = 2; i < NF; i++) $i = $(i + 1); NF--; print }')" \
+	"$(tail -n +3 "$TMP/old" | awk '{ $1 = $1; print }')"
+"$REPORT" --allocinfo "$TMP/old.json" --sort peak >"$TMP/out" 2>"$TMP/err"
+expect_eq "old report, --sort peak: exit status" 2 "$?"
+expect_contains "old report, --sort peak: says why" "$TMP/err" \
+	'^gfp-report: error: .*old\.json: --sort peak, but its allocinfo rows have no "peak_bytes"'
 
 "$REPORT" --path "$DIR" --allocinfo "$TMP/sites.json" --top 1 >"$TMP/top" 2>"$TMP/err"
 expect_eq "--top 1 exit status" 0 "$?"
 expect_eq "--top 1: version, header and one row" "$(head -3 "$TMP/ai")" "$(cat "$TMP/top")"
 
-# Not found: module+offset and the name the shim recorded.
-(cd "$TMP" && "$REPORT" --allocinfo "$TMP/sites.json") >"$TMP/ai" 2>"$TMP/err"
+# From another directory: the program is found at the path the report
+# names, its rows named as from the build directory.
+(cd / && "$REPORT" --allocinfo "$TMP/sites.json") >"$TMP/ai_root" 2>"$TMP/err"
+expect_eq "--allocinfo from /: exit status" 0 "$?"
+expect_eq "--allocinfo from /: the same rows" "$(cat "$TMP/ai")" "$(cat "$TMP/ai_root")"
+
+# Not found (the program is gone from its path): module+offset and the
+# name the shim recorded.
+mkdir "$TMP/gone"
+cp "$PROG" "$TMP/gone/allocprog"
+run_shim GFP_POLICY=stats=sites GFP_REPORT="$TMP/gone.json" "$TMP/gone/allocprog" >/dev/null 2>&1 ||
+	fail "allocprog copy under stats=sites failed"
+rm "$TMP/gone/allocprog"
+(cd "$TMP" && "$REPORT" --allocinfo "$TMP/gone.json") >"$TMP/ai" 2>"$TMP/err"
 expect_eq "module not found: exit status" 0 "$?"
 expect_contains "module not found: module+offset, recorded name" "$TMP/ai" \
-	'^      102400      100 allocprog\+0x[0-9a-f]+ \[allocprog\] func:keep $'
+	'^      102400       102400      100 allocprog\+0x[0-9a-f]+ \[allocprog\] func:keep $'
 expect_contains "module not found: the name the shim recorded (its symbol table)" "$TMP/ai" \
-	'^          16        1 allocprog\+0x[0-9a-f]+ \[allocprog\] func:main $'
+	'^          16           16        1 allocprog\+0x[0-9a-f]+ \[allocprog\] func:main $'
 expect_contains "module not found: a note" "$TMP/err" '^gfp-report: note: allocprog not found'
+
+# --sort live|peak|calls: the rows by that column, biggest first, the
+# report's order among equals; the columns are the report's numbers, peak
+# after live bytes ("peak_bytes", the most a site had live at once).
+for sort in live peak calls; do
+	"$REPORT" --allocinfo "$TMP/sites.json" --sort "$sort" >"$TMP/sorted" 2>"$TMP/err"
+	expect_eq "--sort $sort: exit status" 0 "$?"
+	/usr/bin/python3 - "$TMP/sites.json" "$TMP/sorted" "$sort" <<'PY' || fail "--sort $sort: see above"
+import json, sys
+rows = json.load(open(sys.argv[1]))["allocinfo"]
+lines = open(sys.argv[2]).read().splitlines()
+sort = sys.argv[3]
+bad = []
+if lines[1].split() != ["#", "<size>", "<peak>", "<calls>", "<tag", "info>"]:
+    bad.append(f"header {lines[1]!r}")
+got = [tuple(int(x) for x in l.split()[:3]) for l in lines[2:]]
+key = {"live": "live_bytes", "peak": "peak_bytes", "calls": "live_calls"}[sort]
+want = [(r["live_bytes"], r["peak_bytes"], r["live_calls"])
+        for r in sorted(rows, key=lambda r: -r[key])]
+if got != want:
+    bad.append(f"rows (live, peak, calls) {got},\n  expected {want}")
+keep = [r for r in rows if r.get("symbol", "").startswith("keep+")]
+if len(keep) != 1 or keep[0]["peak_bytes"] != 100 * 1024:
+    bad.append(f"keep's peak_bytes is not its 100 live blocks of 1024: {keep}")
+if any(r["peak_bytes"] < r["live_bytes"] for r in rows):
+    bad.append("a row's peak_bytes is below its live_bytes")
+if bad:
+    sys.exit("FAIL: " + "\n".join(bad))
+PY
+done
 
 # Errors: a report without allocinfo, a bad --top, --top alone, two files.
 run_shim GFP_POLICY=stats=totals GFP_REPORT="$TMP/totals.json" "$PROG" >/dev/null ||
@@ -157,7 +226,8 @@ expect_contains "no allocinfo: names the file and the key" "$TMP/err" \
 [ -s "$TMP/out" ] && fail "no allocinfo: something on stdout: $(cat "$TMP/out")"
 for args in "--allocinfo $TMP/sites.json --top 0" "--allocinfo $TMP/sites.json --top x" \
 	"--top 1 $TMP/sites.json" "--allocinfo $TMP/sites.json $TMP/paths.json" \
-	"--allocinfo $TMP/nosuch.json"; do
+	"--allocinfo $TMP/nosuch.json" "--allocinfo $TMP/sites.json --sort size" \
+	"--sort live $TMP/sites.json"; do
 	# shellcheck disable=SC2086
 	"$REPORT" $args >/dev/null 2>"$TMP/err"
 	expect_eq "gfp-report $args: exit status" 2 "$?"

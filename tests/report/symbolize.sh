@@ -36,8 +36,13 @@ done
 (cd "$DIR" && "$REPORT" "$TMP/symprog.1.jsonl") >"$TMP/out" 2>"$TMP/err"
 expect_contains "found in ." "$TMP/out" "^    make_buffer symprog\.c:$L_BUF "
 
-# Not found: the recorded symbol, and one note naming the module.
-(cd "$TMP" && "$REPORT" "$TMP/symprog.1.jsonl") >"$TMP/out" 2>"$TMP/err"
+# Not found (gone from the path the record names, not in . either): the
+# recorded symbol, and one note naming the module.
+mkdir "$TMP/gone"
+cp "$DIR/symprog" "$TMP/gone/symprog"
+run_shim GFP_POLICY=fail.nth=1 GFP_RECORD="$TMP/gone.jsonl" "$TMP/gone/symprog" >/dev/null 2>&1
+rm "$TMP/gone/symprog"
+(cd "$TMP" && "$REPORT" "$TMP/gone.jsonl") >"$TMP/out" 2>"$TMP/err"
 expect_eq "not found: exit status" 0 "$?"
 expect_contains "recorded symbol kept" "$TMP/out" \
 	'^    make_buffer\+0x[0-9a-f]+ \(symprog\+0x[0-9a-f]+\)$'

@@ -46,11 +46,13 @@ sweep python3 400 /usr/bin/python3 -c 'print(sum(range(10)))'
 import json, os, re, sys
 tmp, names = sys.argv[1], sys.argv[2:]
 SHIM = "libgfpshim.so"
-FRAME = re.compile(r"\(([^()]*)\+(0x[0-9a-f]+)\)\s*$")
 bad = []
 
 def modules(frames):
-    return [m.group(1) for m in map(FRAME.search, frames.splitlines()) if m]
+    return [f["module"] for f in frames]
+
+def frame_text(f):
+    return f"{f['symbol'] or f['function'] or ''} ({f['module']}+{f['offset']})"
 
 for name in names:
     path = f"{tmp}/{name}.json"
@@ -70,8 +72,8 @@ for name in names:
     # The groups by what happened where (one group per injection site).
     kinds = {}
     for g in r["groups"]:
-        top = g["crash_frames"].strip().splitlines()[:1]
-        k = (g["outcome"], g["signal"], g["crash_site"] or "-", top[0].strip() if top else "-")
+        top = g["crash_frames"][:1]
+        k = (g["outcome"], g["signal"], g["crash_site"] or "-", frame_text(top[0]) if top else "-")
         kinds.setdefault(k, []).append(g)
     for (outcome, sig, where, top), gs in kinds.items():
         print(f"#   {len(gs)} {outcome} group{'s' if len(gs) > 1 else ''} (signal {sig}) at "
@@ -81,7 +83,7 @@ for name in names:
         if SHIM in mods[:4]:
             bad.append(f"{name}: a crash in the shim (frames {mods[:4]}): reproduce with "
                        f"gfp-run --policy '{g['policy']}' -- {' '.join(r['program'])}\n"
-                       f"{g['crash_frames']}")
+                       + "\n".join(map(frame_text, g["crash_frames"])))
 if bad:
     sys.exit("FAIL: " + "\n".join(bad))
 PY

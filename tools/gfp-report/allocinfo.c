@@ -2,32 +2,40 @@
  * allocinfo.c - --allocinfo: a report's allocation sites (stats=sites) in the
  * layout of /proc/allocinfo, format 1.0 (kernel-semantics.md §10): a version
  * line, a header, then per site its live bytes, live calls and "file:line
- * [module] func:name", by live bytes.
+ * [module] func:name", by live bytes (--sort: peak bytes, live calls). A
+ * report that has each site's peak bytes gets them as a column after the
+ * live bytes, which the kernel does not keep.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize.h"
+#include "frame.h"
 #include "text.h"
 #include "report.h"
 
 /* The allocation's own line and the function it is written in, inlined or
  * not, as the kernel's codetag names the place alloc_hooks() expands. */
 struct site_row {
-	const struct jval *obj;
-	const char *module, *offset, *symbol;
-	long long live_bytes;
+	struct rec_frame fr;
+	long long live_bytes, peak_bytes; /* peak: -1 when the row has none */
 	unsigned long long live_calls;
 	size_t order;
 };
 
+static enum ai_sort sort_by;
+
+/* Biggest first, by the chosen column, then in the report's order. */
 static int site_row_cmp(const void *a, const void *b)
 {
 	const struct site_row *x = a, *y = b;
-	if (x->live_bytes != y->live_bytes)
-		return x->live_bytes > y->live_bytes ? -1 : 1;
+	long long kx = sort_by == SORT_PEAK ? x->peak_bytes : x->live_bytes,
+	          ky = sort_by == SORT_PEAK ? y->peak_bytes : y->live_bytes;
+	if (sort_by == SORT_CALLS && x->live_calls != y->live_calls)
+		return x->live_calls > y->live_calls ? -1 : 1;
+	if (sort_by != SORT_CALLS && kx != ky)
+		return kx > ky ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -48,63 +56,90 @@ static bool integer(const struct jval *v, bool is_signed, long long *s, unsigned
  * knows the return address (looked up one byte back, in the call), else
  * "module+offset [module] func:name" with the symbol table's or the
  * recorded name. */
-static void print_site_row(const struct site_row *r)
+static void print_site_row(const struct site_row *r, bool peak)
 {
 	char buf[1024];
 	size_t len = 0;
 	buf[0] = '\0';
 	char *end = NULL;
 	errno = 0;
-	unsigned long long off = strtoull(r->offset, &end, 0);
+	unsigned long long off = strtoull(r->fr.offset, &end, 0);
 	struct sym_module *m = NULL;
-	if (end != r->offset && !*end && errno == 0)
-		m = find_module(r->module);
+	if (end != r->fr.offset && !*end && errno == 0)
+		m = frame_module(r->fr.module, r->fr.path, r->fr.build_id);
 	char name[256] = "?";
 	size_t nlen = 0;
-	if (m && !sym_tag(m, off, true, r->module, buf, sizeof(buf), &len) &&
+	if (m && !sym_tag(m, off, true, r->fr.module, buf, sizeof(buf), &len) &&
 	    sym_name(m, off, true, name, sizeof(name), &nlen))
 		name[strcspn(name, "+")] = '\0';
-	else if (!len && r->symbol && *r->symbol)
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(r->symbol, "+"), r->symbol);
+	else if (!len && r->fr.symbol && *r->fr.symbol)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(r->fr.symbol, "+"), r->fr.symbol);
 	if (!len)
-		snprintf(buf, sizeof(buf), "%s+%s [%s] func:%s", r->module, r->offset, r->module,
-		         name);
+		snprintf(buf, sizeof(buf), "%s+%s [%s] func:%s", r->fr.module, r->fr.offset,
+		         r->fr.module, name);
 	/* The kernel ends each line with a space, too. */
-	printf("%12lli %8llu %s \n", r->live_bytes, r->live_calls, buf);
+	if (peak)
+		printf("%12lli %12lli %8llu %s \n", r->live_bytes, r->peak_bytes, r->live_calls,
+		       buf);
+	else
+		printf("%12lli %8llu %s \n", r->live_bytes, r->live_calls, buf);
 }
 
-static bool print_allocinfo(const char *path, const struct jval *ai, long top)
+/* The rows of report rep (its "allocinfo" ai) in *out; false after an
+ * error. *peak: every row has "peak_bytes" (a shim before it wrote none). */
+static bool read_rows(const char *path, const struct jval *rep, const struct jval *ai,
+                      struct site_row **out, bool *peak)
 {
 	struct site_row *rows = xrealloc(NULL, (ai->n + 1) * sizeof(*rows));
+	*peak = ai->n > 0;
 	for (size_t i = 0; i < ai->n; i++) {
 		const struct jval *o = &ai->v[i];
 		struct site_row *r = &rows[i];
-		*r = (struct site_row){
-		    o, json_str(o, "module"), json_str(o, "offset"), json_str(o, "symbol"), 0, 0,
-		    i};
+		*r = (struct site_row){.peak_bytes = -1, .order = i};
 		unsigned long long unused = 0;
-		long long unused_s = 0;
-		if (!r->module || !r->offset ||
+		if (!rec_frame_of(o, rep, &r->fr) ||
 		    !integer(json_get(o, "live_bytes"), true, &r->live_bytes, &unused) ||
-		    !integer(json_get(o, "live_calls"), false, &unused_s, &r->live_calls)) {
+		    !integer(json_get(o, "live_calls"), false, NULL, &r->live_calls)) {
 			error("%s: allocinfo row %zu lacks \"module\", \"offset\" or an integer "
 			      "\"live_bytes\" and \"live_calls\"",
 			      path, i + 1);
 			free(rows);
 			return false;
 		}
+		if (!integer(json_get(o, "peak_bytes"), true, &r->peak_bytes, &unused))
+			*peak = false;
 	}
+	*out = rows;
+	return true;
+}
+
+static bool print_allocinfo(const char *path, const struct jval *rep, const struct jval *ai,
+                            long top, enum ai_sort sort)
+{
+	struct site_row *rows;
+	bool peak;
+	if (!read_rows(path, rep, ai, &rows, &peak))
+		return false;
+	if (sort == SORT_PEAK && !peak) {
+		error("%s: --sort peak, but its allocinfo rows have no \"peak_bytes\" (written by "
+		      "an older gfpshim); --sort live or calls",
+		      path);
+		free(rows);
+		return false;
+	}
+	sort_by = sort;
 	qsort(rows, ai->n, sizeof(*rows), site_row_cmp);
 	printf("allocinfo - version: 1.0\n");
-	printf("#     <size>  <calls> <tag info>\n");
+	printf(peak ? "#     <size>       <peak>  <calls> <tag info>\n"
+	            : "#     <size>  <calls> <tag info>\n");
 	size_t n = top > 0 && (size_t)top < ai->n ? (size_t)top : ai->n;
 	for (size_t i = 0; i < n; i++)
-		print_site_row(&rows[i]);
+		print_site_row(&rows[i], peak);
 	free(rows);
 	return true;
 }
 
-bool show_allocinfo(const char *path, long top)
+bool show_allocinfo(const char *path, long top, enum ai_sort sort)
 {
 	size_t len = 0;
 	char *text = text_slurp(path, &len);
@@ -133,7 +168,7 @@ bool show_allocinfo(const char *path, long top)
 		      path, stats ? stats : "?");
 	} else {
 		set_dirs(NULL);
-		ok = print_allocinfo(path, ai, top);
+		ok = print_allocinfo(path, &v, ai, top, sort);
 	}
 	json_free(&v);
 	free(text);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "record_reader.h"
 #include "text.h"
 #include "report.h"
 
@@ -168,33 +169,48 @@ struct site_match {
 	bool printed;
 };
 
+/* site names the frame at module+offset. */
+static bool site_is(const char *site, const char *mod, const char *off)
+{
+	size_t ml = strlen(mod), ol = strlen(off);
+	return !strncmp(site, mod, ml) && site[ml] == '+' && !strncmp(site + ml + 1, off, ol) &&
+	       (!site[ml + 1 + ol] || site[ml + 1 + ol] == ' ');
+}
+
 static bool print_if_site(void *ctx, const char *sym, const char *mod, const char *off, bool first)
 {
 	struct site_match *m = ctx;
-	size_t ml = mod ? strlen(mod) : 0, ol = off ? strlen(off) : 0;
-	if (!mod || strncmp(m->site, mod, ml) || m->site[ml] != '+' ||
-	    strncmp(m->site + ml + 1, off, ol) ||
-	    (m->site[ml + 1 + ol] && m->site[ml + 1 + ol] != ' '))
+	if (!mod || !site_is(m->site, mod, off))
 		return true;
-	print_frame(mod, off, sym, !first);
+	struct rec_frame fr = {mod, off, sym, NULL, NULL};
+	print_frame(&fr, !first);
 	m->printed = true;
 	return false;
 }
 
 /* A crash group's crash site as its backtrace prints it: the faulting pc
  * when it is the top frame, else a return address. */
-static void print_crash_site(const char *site, const char *frames)
+static void print_crash_site(const char *site, const struct jval *frames)
 {
-	struct site_match m = {site, false};
-	each_frame_text(frames, print_if_site, &m);
+	struct site_match m = {site ? site : "", false};
+	if (frames && frames->type == J_STR)
+		each_frame_text(frames->s, print_if_site, &m);
+	for (size_t i = 0; frames && frames->type == J_ARR && i < frames->n && !m.printed; i++) {
+		const char *mod = json_str(&frames->v[i], "module"),
+		           *off = json_str(&frames->v[i], "offset");
+		if (mod && off && site_is(m.site, mod, off)) {
+			print_sweep_frame(&frames->v[i], i > 0);
+			m.printed = true;
+		}
+	}
 	if (!m.printed)
-		printf("    %s\n", site);
+		printf("    %s\n", m.site);
 }
 
 static void print_group_site(size_t g, void *groups)
 {
 	const struct jval *o = &((const struct jval *)groups)->v[g];
-	print_crash_site(json_str(o, "crash_site"), json_str(o, "crash_frames"));
+	print_crash_site(json_str(o, "crash_site"), json_get(o, "crash_frames"));
 }
 
 static void crash_sites_digest(const struct jval *groups, size_t ng)
@@ -211,6 +227,13 @@ static void crash_sites_digest(const struct jval *groups, size_t ng)
 	tool_crash_sites_digest(ng, top, runs, print_group_site, (void *)groups);
 	free(top);
 	free(runs);
+}
+
+/* A non-empty list of frames, or text of an older gfp-sweep. */
+static bool has_frames(const struct jval *frames)
+{
+	return frames &&
+	       ((frames->type == J_ARR && frames->n) || (frames->type == J_STR && *frames->s));
 }
 
 /* Group g of a sweep result as gfp-sweep printed it; results and prog are
@@ -238,15 +261,16 @@ static void print_sweep_group(size_t g, const struct jval *gr, const struct jval
 	if (hit)
 		printf(", %s %s", rsite && *rsite ? "hit" : "call", hit);
 	printf("\n");
-	const char *inj = json_str(gr, "injection_frames"), *crash = json_str(gr, "crash_frames");
+	const struct jval *inj = json_get(gr, "injection_frames"),
+	                  *crash = json_get(gr, "crash_frames");
 	printf("  the failed allocation:\n");
-	if (inj && *inj)
-		print_frames_text(inj, false);
+	if (has_frames(inj))
+		print_sweep_frames(inj, false);
 	else
 		printf("    (no injection record)\n");
-	if (crash && *crash) {
+	if (has_frames(crash)) {
 		printf("  the crash:\n");
-		print_frames_text(crash, true);
+		print_sweep_frames(crash, true);
 	}
 	const struct jval *conf = json_get(gr, "confirmed");
 	const char *pol = json_str(gr, "policy"), *repro = json_str(gr, "reproducer");

@@ -17,7 +17,7 @@ enum kind { K_NONE, K_REPORT, K_SWEEP, K_RECORD };
 typedef bool frame_text_fn(void *ctx, const char *sym, const char *mod, const char *off,
                            bool first);
 
-struct sym_module;
+struct rec_frame;
 
 /* frames.c */
 /* --path DIR: searched first, in the order given. */
@@ -25,23 +25,27 @@ void add_user_dir(const char *dir);
 /* Frees what finding modules kept. */
 void modules_free(void);
 void set_dirs(const char *prog);
-struct sym_module *find_module(const char *name);
-void print_frame(const char *module, const char *offset, const char *symbol, bool return_address);
+void print_frame(const struct rec_frame *fr, bool return_address);
 /* The frames of rec (a record, or a report's site), as records.c wrote them. */
 void print_frames_json(const struct jval *rec, bool top_is_pc);
-/* Frames as gfp-sweep's groups hold them, lines "    sym+off (module+off)",
+/* gfp-sweep's frames: a group's "injection_frames" or "crash_frames",
+ * an array of frame.h's objects (or, from a gfp-sweep before them, text
+ * lines as each_frame_text reads). */
+void print_sweep_frames(const struct jval *frames, bool top_is_pc);
+void print_sweep_frame(const struct jval *o, bool return_address);
+/* Frames as older gfp-sweeps wrote them, lines "    sym+off (module+off)",
  * taken apart for fn: mod is NULL for a line that is no frame (sym is the
  * line then); first says whether it is the first frame. fn returns false to
  * stop. */
 void each_frame_text(const char *frames, frame_text_fn *fn, void *ctx);
-void print_frames_text(const char *frames, bool top_is_pc);
 
 /* print.c */
 enum kind kind_of(const struct jval *v);
 bool show_file(const char *path);
 
 /* allocinfo.c */
-bool show_allocinfo(const char *path, long top);
+enum ai_sort { SORT_LIVE, SORT_PEAK, SORT_CALLS };
+bool show_allocinfo(const char *path, long top, enum ai_sort sort);
 
 /* merge.c */
 int merge_main(int argc, char **argv);

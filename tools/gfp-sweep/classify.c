@@ -15,9 +15,19 @@
 const char *const outcome_name[O_COUNT] = {"ok",    "silent", "handled",  "abort",
                                            "crash", "hang",   "unreached"};
 
-/* Frames of one record as lines "    symbol (module+offset)"; *top gets the
- * first frame outside libc and the shim, the crash site. The limits are
- * those of struct run's fields. */
+/* s without the tabs and newlines that split frames_of's lines. */
+static void field(char *out, size_t n, const char *s)
+{
+	snprintf(out, n, "%s", s ? s : "");
+	for (char *p = out; *p; p++)
+		if (*p == '\t' || *p == '\n')
+			*p = ' ';
+}
+
+/* Frames of one record as lines "module\toffset\tsymbol\tN", N the
+ * module's number in frames.c (its path and build-id); *top gets the first
+ * frame outside libc and the shim, the crash site. The limits are those of
+ * struct run's fields. */
 static void frames_of(const struct jval *rec, char *out, size_t n, char *top, size_t topn)
 {
 	out[0] = '\0';
@@ -28,11 +38,11 @@ static void frames_of(const struct jval *rec, char *out, size_t n, char *top, si
 		struct rec_frame f;
 		rec_frame(rec, i, &f);
 		char mod[128], off[32], sym[160];
-		snprintf(mod, sizeof(mod), "%s", f.module ? f.module : "");
-		snprintf(off, sizeof(off), "%s", f.offset ? f.offset : "");
-		snprintf(sym, sizeof(sym), "%s", f.symbol ? f.symbol : "");
-		int w = snprintf(out + len, n - len, "    %s%s(%s+%s)\n", sym, *sym ? " " : "", mod,
-		                 off);
+		field(mod, sizeof(mod), f.module);
+		field(off, sizeof(off), f.offset);
+		field(sym, sizeof(sym), f.symbol);
+		int w = snprintf(out + len, n - len, "%s\t%s\t%s\t%zu\n", mod, off, sym,
+		                 module_index(mod, f.path, f.build_id));
 		if (w > 0 && (size_t)w < n - len)
 			len += (size_t)w;
 		/* A site longer than struct run keeps is cut, not an error. */

@@ -1,7 +1,8 @@
 /*
- * frames.c - frames as the reports show them: "symbol (module+offset)" lines
- * taken apart, with the program's own source lines from its debug
- * information (symbolize.c), looked up once per module+offset.
+ * frames.c - frames as the reports show them: frames_of's lines taken
+ * apart, each module found and named by function and source line through
+ * frame.c, every module+offset looked up once (the reports show the same
+ * frames once per run).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +10,6 @@
 #include <string.h>
 
 #include "common.h"
-#include "symbolize.h"
 #include "sweep.h"
 
 char prog_path[PATH_MAX];
@@ -21,69 +21,103 @@ const char *prog_base(void)
 	return base ? base + 1 : prog_path;
 }
 
-/* Source lines for the program's own frames, from its debug information,
- * with the chain of inlined functions: "make_title inventory.c:100 < main
- * inventory.c:480". Each module+offset is looked up once: the reports show
- * the same frames once per run. */
-struct src_memo {
-	char mod[128], off[32], src[600];
-	bool return_address;
-};
-static struct src_memo *src_memo;
-static size_t nsrc_memo, src_memo_cap;
+/* ------------------------------------------------------------------------
+ * The modules the records named, by number: frames_of's lines are short
+ * enough for struct run, the path and build-id are kept here once.
+ * ---------------------------------------------------------------------- */
 
-static const char *source_cached(const char *mod, const char *off, bool return_address)
+struct module {
+	char *name, *path, *build_id;
+};
+static struct module *mods;
+static size_t nmods;
+
+static bool same(const char *a, const char *b)
 {
-	for (size_t i = 0; i < nsrc_memo; i++)
-		if (strcmp(src_memo[i].off, off) == 0 && strcmp(src_memo[i].mod, mod) == 0 &&
-		    src_memo[i].return_address == return_address)
-			return src_memo[i].src;
-	if (nsrc_memo == src_memo_cap) {
-		size_t cap = src_memo_cap ? src_memo_cap * 2 : 64;
-		struct src_memo *m = realloc(src_memo, cap * sizeof(*m));
-		if (!m)
-			die(EXIT_USAGE, "out of memory");
-		src_memo = m;
-		src_memo_cap = cap;
-	}
-	struct src_memo *m = &src_memo[nsrc_memo++];
-	snprintf(m->mod, sizeof(m->mod), "%s", mod);
-	snprintf(m->off, sizeof(m->off), "%s", off);
-	m->return_address = return_address;
-	m->src[0] = '\0';
-	char *end = NULL;
-	errno = 0;
-	unsigned long long o = strtoull(off, &end, 0);
-	struct sym_module *sm = NULL;
-	if (prog_path[0] && strcmp(mod, prog_base()) == 0 && end != off && !*end && errno == 0)
-		sm = sym_open(prog_path, prog_base());
-	size_t len = 0;
-	if (sm)
-		sym_chain(sm, o, return_address, m->src, sizeof(m->src), &len);
-	return m->src;
+	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+size_t module_index(const char *name, const char *path, const char *build_id)
+{
+	for (size_t i = 0; i < nmods; i++)
+		if (same(mods[i].name, name) && same(mods[i].path, path) &&
+		    same(mods[i].build_id, build_id))
+			return i;
+	mods = xrealloc(mods, (nmods + 1) * sizeof(*mods));
+	mods[nmods] = (struct module){xstrdup(name), xstrdup(path), xstrdup(build_id)};
+	return nmods++;
+}
+
+/* ------------------------------------------------------------------------
+ * Each module+offset named once
+ * ---------------------------------------------------------------------- */
+
+struct named {
+	size_t mod;
+	char off[32], sym[200];
+	bool return_address;
+	struct frame_info fi;
+};
+static struct named **named;
+static size_t nnamed;
+
+static const struct frame_info *name_frame(size_t mod, const char *off, const char *sym,
+                                           bool return_address)
+{
+	for (size_t i = 0; i < nnamed; i++)
+		if (named[i]->mod == mod && named[i]->return_address == return_address &&
+		    strcmp(named[i]->off, off) == 0 && strcmp(named[i]->sym, sym) == 0)
+			return &named[i]->fi;
+	if (nnamed == 0) /* modules not found by path or build-id: by name */
+		frame_dirs_default(prog_path);
+	named = xrealloc(named, (nnamed + 1) * sizeof(*named));
+	struct named *n = named[nnamed++] = xrealloc(NULL, sizeof(**named));
+	n->mod = mod;
+	n->return_address = return_address;
+	snprintf(n->off, sizeof(n->off), "%s", off);
+	snprintf(n->sym, sizeof(n->sym), "%s", sym);
+	const struct module *m = &mods[mod];
+	struct rec_frame rf = {m->name, n->off, *n->sym ? n->sym : NULL, m->path, m->build_id};
+	/* A record from before "modules": the program is the one swept. */
+	if (!rf.path && prog_path[0] && strcmp(m->name, prog_base()) == 0)
+		rf.path = prog_path;
+	frame_resolve(&rf, return_address, &n->fi);
+	return &n->fi;
+}
+
+/* frames_of's line "MODULE\tOFFSET\tSYMBOL\tMODULE-NUMBER" into fr. */
 static bool parse_frame(const char *line, size_t len, bool return_address, struct frame *fr)
 {
 	char buf[600];
 	snprintf(buf, sizeof(buf), "%.*s", (int)len, line);
 	memset(fr, 0, sizeof(*fr));
-	char *paren = strrchr(buf, '(');
-	/* "(module+offset)": split at the last '+', module names have them
-	 * (libstdc++.so.6). */
-	char *close = paren ? strchr(paren, ')') : NULL;
-	char *plus = close ? memrchr(paren, '+', (size_t)(close - paren)) : NULL;
-	if (!plus || plus - paren - 1 >= (long)sizeof(fr->mod) ||
-	    close - plus - 1 >= (long)sizeof(fr->off) || plus == paren + 1)
+	char *field[4], *p = buf;
+	for (int i = 0; i < 4; i++) {
+		field[i] = p;
+		p += strcspn(p, "\t");
+		if (i < 3 && !*p)
+			return false;
+		*p++ = '\0';
+	}
+	char *end = NULL;
+	errno = 0;
+	unsigned long long mod = strtoull(field[3], &end, 10);
+	if (end == field[3] || *end || errno || mod >= nmods || !*field[0] || !*field[1])
 		return false;
-	snprintf(fr->mod, sizeof(fr->mod), "%.*s", (int)(plus - paren - 1), paren + 1);
-	snprintf(fr->off, sizeof(fr->off), "%.*s", (int)(close - plus - 1), plus + 1);
-	while (paren > buf && paren[-1] == ' ')
-		paren--;
-	*paren = '\0';
-	const char *sym = buf + strspn(buf, " ");
-	snprintf(fr->sym, sizeof(fr->sym), "%s", sym);
-	snprintf(fr->src, sizeof(fr->src), "%s", source_cached(fr->mod, fr->off, return_address));
+	snprintf(fr->mod, sizeof(fr->mod), "%s", field[0]);
+	snprintf(fr->off, sizeof(fr->off), "%s", field[1]);
+	snprintf(fr->sym, sizeof(fr->sym), "%s", field[2]);
+	const struct frame_info *fi = name_frame((size_t)mod, fr->off, fr->sym, return_address);
+	if (fi->located)
+		snprintf(fr->src, sizeof(fr->src), "%.*s", (int)sizeof(fr->src) - 1, fi->desc);
+	fr->path = fi->path;
+	fr->build_id = fi->build_id;
+	fr->func = fi->function[0] ? fi->function : NULL;
+	fr->file = fi->located ? fi->loc.at.file : NULL;
+	fr->line = fi->located ? fi->loc.at.line : 0;
+	fr->inlined = fi->loc.inlined_into;
+	fr->ninlined = fi->loc.ninlined;
+	fr->info = fi;
 	return true;
 }
 
@@ -107,8 +141,8 @@ void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx)
 void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 {
 	FILE *f = ctx;
-	if (fr && fr->src[0])
-		fprintf(f, "    %s (%s+%s)\n", fr->src, fr->mod, fr->off);
+	if (fr)
+		frame_print(f, fr->info);
 	else
 		fprintf(f, "%.*s\n", (int)len, line);
 }
@@ -142,8 +176,33 @@ void print_crash_top(const struct run *r)
 		printf("    %s\n", r->crash_top);
 }
 
-/* The frames as printed, with source lines where the program has them. */
+/* The frames as printed, with source lines where the modules have them. */
 void print_frames(const char *frames, bool crash)
 {
 	each_frame(frames, crash, print_frame, stdout);
+}
+
+struct json_ctx {
+	FILE *f;
+	size_t n;
+};
+
+static void json_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
+{
+	struct json_ctx *j = ctx;
+	(void)line;
+	(void)len;
+	if (!fr)
+		return;
+	if (j->n++)
+		fputc(',', j->f);
+	frame_json(j->f, fr->info);
+}
+
+void frames_json(FILE *f, const char *frames, bool crash)
+{
+	struct json_ctx j = {f, 0};
+	fputc('[', f);
+	each_frame(frames, crash, json_frame, &j);
+	fputc(']', f);
 }

@@ -58,9 +58,9 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 		        groups[g].confirmed ? "true" : "false", r->signal);
 		text_json_str(f, r->crash_top);
 		fprintf(f, ",\"injection_frames\":");
-		text_json_str(f, r->inj_frames);
+		frames_json(f, r->inj_frames, false);
 		fprintf(f, ",\"crash_frames\":");
-		text_json_str(f, r->crash_frames);
+		frames_json(f, r->crash_frames, true);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]}\n");

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "common.h" /* die() and the other messages */
+#include "frame.h"
 #include "record_reader.h"
 
 #define EXIT_FINDINGS 1
@@ -85,10 +86,23 @@ struct group {
 	bool confirmed;
 };
 
-/* One line of frames_of's output, "    symbol (module+offset)", taken
- * apart; src is the program's source line for it, or "". */
+/* One frame of a run's backtrace (a line of frames_of's output), taken
+ * apart: sym is the recorded symbol ("" without one); src its source line
+ * from its module's debug information, "func file:line" with the chain of
+ * inlined callers ("inner a.c:3 < outer a.c:9"), or "". The rest is where
+ * the module was and what it names, from frame.c, valid until gfp-sweep
+ * exits: path and build_id NULL when unknown, func NULL and file NULL and
+ * line 0 when unknown (func may come from the symbol table alone); inlined
+ * the functions the code was inlined into, outermost last; info all of it
+ * for frame.h's printing. */
 struct frame {
 	char sym[200], mod[128], off[32], src[600];
+	const char *path, *build_id;
+	const char *func, *file;
+	int line;
+	const struct sym_place *inlined;
+	size_t ninlined;
+	const struct frame_info *info;
 };
 /* Calls fn for each line of frames (frames_of's output); fr is NULL for a
  * line that is not a frame. The first frame of a crash is the faulting pc,
@@ -129,10 +143,15 @@ bool confirm(const struct run *r, int idx);
 
 /* frames.c */
 const char *prog_base(void);
+/* The number frames_of writes for a module: one per name, path and
+ * build-id (path and build_id NULL when the record has none). */
+size_t module_index(const char *name, const char *path, const char *build_id);
 void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx);
 void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr);
 void print_crash_top(const struct run *r);
 void print_frames(const char *frames, bool crash);
+/* frames as a JSON array of frame.h's objects. */
+void frames_json(FILE *f, const char *frames, bool crash);
 
 /* classify.c */
 

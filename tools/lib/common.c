@@ -92,6 +92,8 @@ void *xrealloc(void *p, size_t n)
 
 char *xstrdup(const char *s)
 {
+	if (!s)
+		return NULL;
 	size_t n = strlen(s) + 1;
 	return memcpy(xrealloc(NULL, n), s, n);
 }

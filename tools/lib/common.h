@@ -34,7 +34,7 @@ int tool_bad_option(int c, char *const *argv);
 int tool_version(void);
 /* realloc and strdup that die(EXIT_USAGE) when memory runs out. */
 void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
+char *xstrdup(const char *s); /* NULL for NULL */
 
 /* Next to the tool (build tree or a relocated install), then the prefix. */
 bool tool_find_library(char *out, size_t n);

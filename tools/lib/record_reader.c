@@ -34,11 +34,34 @@ size_t rec_nframes(const struct jval *rec)
 bool rec_frame(const struct jval *rec, size_t i, struct rec_frame *out)
 {
 	const struct jval *f = json_get(rec, "frames");
-	if (!f || f->type != J_ARR || i >= f->n)
+	if (!f || f->type != J_ARR || i >= f->n) {
+		memset(out, 0, sizeof(*out));
 		return false;
-	out->module = json_str(&f->v[i], "module");
-	out->offset = json_str(&f->v[i], "offset");
-	out->symbol = json_str(&f->v[i], "symbol");
+	}
+	return rec_frame_of(&f->v[i], rec, out);
+}
+
+bool rec_frame_of(const struct jval *o, const struct jval *doc, struct rec_frame *out)
+{
+	out->module = json_str(o, "module");
+	out->offset = json_str(o, "offset");
+	out->symbol = json_str(o, "symbol");
+	out->path = json_str(o, "path");
+	out->build_id = json_str(o, "build_id");
+	const struct jval *mods = json_get(doc, "modules");
+	for (size_t i = 0; out->module && !out->path && mods && mods->type == J_ARR && i < mods->n;
+	     i++) {
+		const char *name = json_str(&mods->v[i], "name");
+		if (name && strcmp(name, out->module) == 0) {
+			out->path = json_str(&mods->v[i], "path");
+			out->build_id = json_str(&mods->v[i], "build_id");
+		}
+	}
+	/* "" is as good as absent. */
+	if (out->path && !*out->path)
+		out->path = NULL;
+	if (out->build_id && !*out->build_id)
+		out->build_id = NULL;
 	return out->module && out->offset;
 }
 

@@ -12,10 +12,15 @@
 
 #include "json.h"
 
-/* One frame of a record: {"module","offset"[,"symbol"]}. */
+/* One frame of a record: {"module","offset"[,"symbol"]}, and where its
+ * module was: the file's "modules" entry of that name,
+ * {"name","path"[,"build_id"]}, or the frame's own "path" and "build_id"
+ * (gfp-sweep's frames). */
 struct rec_frame {
 	const char *module, *offset;
-	const char *symbol; /* NULL when the shim named no symbol */
+	const char *symbol;   /* NULL when the shim named no symbol */
+	const char *path;     /* NULL in files from before "modules" */
+	const char *build_id; /* lower-case hex; NULL when the module has none */
 };
 
 /* The first record of `event` in a GFP_RECORD file's text, in *out (to be
@@ -26,6 +31,9 @@ bool rec_find(const char *text, size_t len, const char *event, struct jval *out)
  * module and offset. */
 size_t rec_nframes(const struct jval *rec);
 bool rec_frame(const struct jval *rec, size_t i, struct rec_frame *out);
+/* The frame object o (a record's frame, an allocinfo row, a gfp-sweep
+ * frame) of document doc, whose "modules" name its module's file. */
+bool rec_frame_of(const struct jval *o, const struct jval *doc, struct rec_frame *out);
 
 /* A call site of a stats=paths report: {"site":"ID","hits":N,"first":C}. */
 struct rec_site {

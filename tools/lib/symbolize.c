@@ -2,7 +2,8 @@
  * symbolize.c - source lines for frames with libdwfl: one Dwfl per module
  * file, reported at its own link-time addresses, so that a recorded offset
  * from the module's start (dladdr's dli_fbase) becomes an address by adding
- * the module's low end.
+ * the module's low end. A module known only by its build-id is reported at
+ * 0 and libdwfl finds its file: the same arithmetic.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -12,25 +13,43 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common.h"
 #include "symbolize.h"
 
 struct sym_module {
-	char *path;
+	char *key;  /* the path, or "build-id:HEX" */
 	Dwfl *dwfl; /* NULL: the file is not an ELF libdwfl could read */
 	Dwfl_Module *mod;
 	Dwarf_Addr start, end;
+	char build_id[129]; /* "" until asked */
+	bool build_id_known;
 };
 
 static struct sym_module **modules;
 static size_t nmodules;
+/* Paths made here for sym_loc (full_path), freed with the modules. */
+static char **paths;
+static size_t npaths;
 
+/* ------------------------------------------------------------------------
+ * Where separate debug information is looked for
+ * ---------------------------------------------------------------------- */
+
+static const char default_debug_dir[] = "/usr/lib/debug";
+static char **debug_dirs; /* the user's, in order */
+static size_t ndebug_dirs;
+/* libdwfl's search path: the module's own directory, its .debug/, the
+ * user's trees, /usr/lib/debug (libdwfl's default without the user's). */
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_callbacks = {
+    /* For a module reported by build-id alone: .build-id/xx/rest in the
+     * path's trees, then debuginfod. */
     .find_elf = dwfl_build_id_find_elf,
     /* The module's own .debug_info, then .gnu_debuglink and build-id files
-     * under /usr/lib/debug (Debian's -dbg and -dbgsym packages). */
+     * under the debug directories (Debian's -dbg and -dbgsym packages),
+     * then debuginfod when DEBUGINFOD_URLS is set. */
     .find_debuginfo = dwfl_standard_find_debuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
@@ -44,18 +63,54 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-struct sym_module *sym_open(const char *path, const char *name)
+void sym_debug_dir_add(const char *dir)
+{
+	char **grown = realloc(debug_dirs, (ndebug_dirs + 1) * sizeof(*debug_dirs));
+	if (!grown)
+		die(EXIT_USAGE, "out of memory");
+	debug_dirs = grown;
+	/* libdwfl skips relative directories in its path. */
+	char *real = realpath(dir, NULL);
+	debug_dirs[ndebug_dirs++] = real ? real : xstrdup(dir);
+	size_t n = sizeof(":.debug:") + sizeof(default_debug_dir);
+	for (size_t i = 0; i < ndebug_dirs; i++)
+		n += strlen(debug_dirs[i]) + 1;
+	free(debuginfo_path);
+	debuginfo_path = xcalloc(1, n);
+	strcpy(debuginfo_path, ":.debug:");
+	for (size_t i = 0; i < ndebug_dirs; i++)
+		strcat(strcat(debuginfo_path, debug_dirs[i]), ":");
+	strcat(debuginfo_path, default_debug_dir);
+}
+
+/* ------------------------------------------------------------------------
+ * Opening modules, each once
+ * ---------------------------------------------------------------------- */
+
+/* The module of key opened before (NULL if it could not be), true; or
+ * false and a new slot for it in *m. */
+static bool cached(const char *key, struct sym_module **m)
 {
 	for (size_t i = 0; i < nmodules; i++)
-		if (strcmp(modules[i]->path, path) == 0)
-			return modules[i]->dwfl ? modules[i] : NULL;
+		if (strcmp(modules[i]->key, key) == 0) {
+			*m = modules[i]->dwfl ? modules[i] : NULL;
+			return true;
+		}
 	struct sym_module **grown = realloc(modules, (nmodules + 1) * sizeof(*modules));
 	if (!grown)
-		return NULL;
+		die(EXIT_USAGE, "out of memory");
 	modules = grown;
-	struct sym_module *m = modules[nmodules++] = xcalloc(1, sizeof(*m));
-	m->path = strdup(path);
-	m->dwfl = m->path ? dwfl_begin(&dwfl_callbacks) : NULL;
+	*m = modules[nmodules++] = xcalloc(1, sizeof(**m));
+	(*m)->key = xstrdup(key);
+	return false;
+}
+
+struct sym_module *sym_open(const char *path, const char *name)
+{
+	struct sym_module *m;
+	if (cached(path, &m))
+		return m;
+	m->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!m->dwfl)
 		return NULL;
 	dwfl_report_begin(m->dwfl);
@@ -75,18 +130,116 @@ struct sym_module *sym_open(const char *path, const char *name)
 	return m;
 }
 
+const char *sym_build_id(const struct sym_module *cm)
+{
+	struct sym_module *m = (struct sym_module *)cm; /* a cache, not a change */
+	if (!m->build_id_known) {
+		const unsigned char *bits = NULL;
+		GElf_Addr vaddr;
+		int n = dwfl_module_build_id(m->mod, &bits, &vaddr);
+		for (int i = 0; i < n && (size_t)i < (sizeof(m->build_id) - 1) / 2; i++)
+			sprintf(m->build_id + 2 * i, "%02x", bits[i]);
+		m->build_id_known = true;
+	}
+	return m->build_id;
+}
+
+const char *sym_path(const struct sym_module *m)
+{
+	return strncmp(m->key, "build-id:", 9) != 0 ? m->key : NULL;
+}
+
+/* hex as bytes in id[0..64); its length, 0 when it is no build-id. */
+static size_t build_id_bytes(const char *hex, unsigned char *id)
+{
+	size_t n = strlen(hex);
+	if (n < 2 || n % 2 || n > 128 || strspn(hex, "0123456789abcdef") != n)
+		return 0;
+	for (size_t i = 0; i < n / 2; i++)
+		sscanf(hex + 2 * i, "%2hhx", &id[i]);
+	return n / 2;
+}
+
+/* A separate debug file under a tree: .build-id/xx/rest.debug, the way
+ * Debian's -dbgsym packages install it. libdwfl looks for it only once it
+ * has the module's own file, so it is looked for here. */
+static struct sym_module *open_debug_file(const char *hex, const char *name)
+{
+	for (size_t i = 0; i <= ndebug_dirs; i++) {
+		const char *dir = i < ndebug_dirs ? debug_dirs[i] : default_debug_dir;
+		char path[4096];
+		struct stat st;
+		int w =
+		    snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+		if (w <= 0 || (size_t)w >= sizeof(path) || stat(path, &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		struct sym_module *m = sym_open(path, name);
+		if (m && strcmp(sym_build_id(m), hex) == 0)
+			return m;
+	}
+	return NULL;
+}
+
+struct sym_module *sym_open_build_id(const char *hex, const char *name)
+{
+	unsigned char id[64];
+	size_t idlen = build_id_bytes(hex, id);
+	if (!idlen)
+		return NULL;
+	struct sym_module *m = open_debug_file(hex, name);
+	if (m)
+		return m;
+	char key[sizeof("build-id:") + 128];
+	snprintf(key, sizeof(key), "build-id:%s", hex);
+	if (cached(key, &m))
+		return m;
+	m->dwfl = dwfl_begin(&dwfl_callbacks);
+	if (!m->dwfl)
+		return NULL;
+	/* A module at 0 with the build-id: dwfl_build_id_find_elf opens
+	 * .build-id/xx/rest under the debug path, else asks debuginfod (which
+	 * does nothing unless DEBUGINFOD_URLS is set). Its bias becomes 0
+	 * minus the file's first PT_LOAD, so offsets are addresses. The end is
+	 * unknown until then: past any offset. */
+	dwfl_report_begin(m->dwfl);
+	m->mod = dwfl_report_module(m->dwfl, name, 0, (Dwarf_Addr)1 << 47);
+	bool ok = m->mod && dwfl_module_report_build_id(m->mod, id, idlen, 0) == 0;
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	Dwarf_Addr bias;
+	if (!ok || !dwfl_module_getelf(m->mod, &bias)) {
+		dwfl_end(m->dwfl);
+		m->dwfl = NULL;
+		return NULL;
+	}
+	m->start = 0;
+	m->end = (Dwarf_Addr)1 << 47;
+	snprintf(m->build_id, sizeof(m->build_id), "%s", hex);
+	m->build_id_known = true;
+	return m;
+}
+
 void sym_close_all(void)
 {
 	for (size_t i = 0; i < nmodules; i++) {
 		if (modules[i]->dwfl)
 			dwfl_end(modules[i]->dwfl);
-		free(modules[i]->path);
+		free(modules[i]->key);
 		free(modules[i]);
 	}
 	free(modules);
 	modules = NULL;
 	nmodules = 0;
+	for (size_t i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+	paths = NULL;
+	npaths = 0;
 }
+
+/* ------------------------------------------------------------------------
+ * Looking an offset up
+ * ---------------------------------------------------------------------- */
 
 static bool address(const struct sym_module *m, unsigned long long off, bool return_address,
                     Dwarf_Addr *addr)
@@ -113,6 +266,50 @@ static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	return slash ? slash + 1 : path;
+}
+
+/* dir/file with "." and "dir/.." taken out, as the compiler meant it. */
+static char *join(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *in = xcalloc(1, n), *out = xcalloc(1, n + 1);
+	snprintf(in, n, "%s/%s", dir, file);
+	size_t len = 0;
+	for (char *save = NULL, *p = strtok_r(in, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
+		if (strcmp(p, "..") == 0) {
+			while (len && out[len - 1] != '/')
+				len--;
+			len -= len > 0;
+		} else if (strcmp(p, ".") != 0) {
+			len += (size_t)sprintf(out + len, "/%s", p);
+		}
+		out[len] = '\0';
+	}
+	free(in);
+	return out;
+}
+
+/* file as a path from the root: the debug information names files relative
+ * to the compilation's directory (gcc's "../src/a.c"). */
+static const char *full_path(Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute at;
+	const char *dir = file && file[0] != '/' && cu
+	                      ? dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at))
+	                      : NULL;
+	if (!dir || dir[0] != '/')
+		return file;
+	char *full = join(dir, file);
+	for (size_t i = 0; i < npaths; i++)
+		if (strcmp(paths[i], full) == 0) {
+			free(full);
+			return paths[i];
+		}
+	char **grown = realloc(paths, (npaths + 1) * sizeof(*paths));
+	if (!grown)
+		die(EXIT_USAGE, "out of memory");
+	paths = grown;
+	return paths[npaths++] = full;
 }
 
 /* Where a frame is in the source: its address, line, compile unit and the
@@ -156,26 +353,34 @@ static const char *frame_scopes(const struct sym_module *m, unsigned long long o
 
 /* The inner function at the address's line, each caller at the line its
  * inlined copy was called from. */
-bool sym_chain(struct sym_module *m, unsigned long long off, bool return_address, char *out,
-               size_t n, size_t *len)
+bool sym_locate(struct sym_module *m, unsigned long long off, bool return_address,
+                struct sym_loc *out)
 {
 	struct scope sc;
 	const char *file = frame_scopes(m, off, return_address, &sc);
+	memset(out, 0, sizeof(*out));
 	if (!file)
 		return false;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	if (sc.cu && dwarf_getsrcfiles(sc.cu, &files, &nfiles) != 0)
 		files = NULL;
-	bool named = false;
+	size_t named = 0;
 	for (int i = 0; i < sc.n; i++) {
 		int tag = dwarf_tag(&sc.dies[i]);
 		if (tag != DW_TAG_subprogram && tag != DW_TAG_inlined_subroutine)
 			continue;
-		const char *fn = dwarf_diename(&sc.dies[i]);
-		add(out, n, len, "%s%s %s:%d", named ? " < " : "", fn ? fn : "??", base_name(file),
-		    sc.line);
-		named = true;
+		struct sym_place p = {dwarf_diename(&sc.dies[i]), full_path(sc.cu, file), sc.line};
+		if (named++ == 0) {
+			out->at = p;
+		} else {
+			struct sym_place *grown = realloc(
+			    out->inlined_into, (out->ninlined + 1) * sizeof(*out->inlined_into));
+			if (!grown)
+				die(EXIT_USAGE, "out of memory");
+			out->inlined_into = grown;
+			out->inlined_into[out->ninlined++] = p;
+		}
 		if (tag == DW_TAG_subprogram)
 			break;
 		Dwarf_Attribute at;
@@ -184,36 +389,34 @@ bool sym_chain(struct sym_module *m, unsigned long long off, bool return_address
 		    dwarf_formudata(dwarf_attr(&sc.dies[i], DW_AT_call_line, &at), &cl) != 0)
 			break;
 		file = files && fi < nfiles ? dwarf_filesrc(files, fi, NULL, NULL) : NULL;
-		if (!file)
-			file = "??";
 		sc.line = (int)cl;
 	}
 	free(sc.dies);
-	if (!named) {
-		/* A line table without a DIE for the function (assembly). */
-		const char *fn = dwfl_module_addrname(m->mod, sc.addr);
-		add(out, n, len, "%s %s:%d", fn ? fn : "??", base_name(file), sc.line);
-	}
+	/* A line table without a DIE for the function (assembly). */
+	if (!named)
+		out->at = (struct sym_place){dwfl_module_addrname(m->mod, sc.addr),
+		                             full_path(sc.cu, file), sc.line};
 	return true;
+}
+
+void sym_loc_text(const struct sym_loc *loc, char *out, size_t n, size_t *len)
+{
+	for (size_t i = 0; i <= loc->ninlined; i++) {
+		const struct sym_place *p = i ? &loc->inlined_into[i - 1] : &loc->at;
+		add(out, n, len, "%s%s %s:%d", i ? " < " : "", p->function ? p->function : "??",
+		    p->file ? base_name(p->file) : "??", p->line);
+	}
 }
 
 bool sym_tag(struct sym_module *m, unsigned long long off, bool return_address, const char *module,
              char *out, size_t n, size_t *len)
 {
-	struct scope sc;
-	const char *file = frame_scopes(m, off, return_address, &sc);
-	if (!file)
+	struct sym_loc loc;
+	if (!sym_locate(m, off, return_address, &loc))
 		return false;
-	const char *fn = NULL;
-	for (int i = 0; i < sc.n && !fn; i++) {
-		int tag = dwarf_tag(&sc.dies[i]);
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine)
-			fn = dwarf_diename(&sc.dies[i]);
-	}
-	if (!fn)
-		fn = dwfl_module_addrname(m->mod, sc.addr);
-	add(out, n, len, "%s:%d [%s] func:%s", base_name(file), sc.line, module, fn ? fn : "?");
-	free(sc.dies);
+	add(out, n, len, "%s:%d [%s] func:%s", base_name(loc.at.file), loc.at.line, module,
+	    loc.at.function ? loc.at.function : "?");
+	free(loc.inlined_into);
 	return true;
 }
 

@@ -1,0 +1,63 @@
+/*
+ * frame.h - a recorded frame made whole for gfp-report and gfp-sweep: which
+ * file its module is (the recorded path, else the recorded build-id, else a
+ * search by name) and what it names there (function, source line, the
+ * functions it was inlined into), spelled one way as text and as JSON.
+ */
+#ifndef GFP_TOOLS_FRAME_H
+#define GFP_TOOLS_FRAME_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "record_reader.h"
+#include "symbolize.h"
+
+/* Where a module is looked for by its name when neither its path nor its
+ * build-id finds it: the directories added, in order (the user's first),
+ * then with frame_dirs_default those of a tool: the program's directory,
+ * ".", /lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /usr/bin, /bin
+ * and the shim's. Clearing forgets what was found in them. */
+void frame_dir_add(const char *dir);
+void frame_dirs_default(const char *prog);
+void frame_dirs_clear(void);
+/* Forgets every directory, module and note (sym_close_all too). */
+void frame_close_all(void);
+/* What a "not found" note ends with (how to name the module's directory);
+ * NULL, the default, for no note at all. */
+void frame_set_hint(const char *hint);
+
+/* The module file to name a frame of `name` with: at path if its build-id is
+ * the recorded one, else by build-id (debug directories, debuginfod), else
+ * by name in the directories above with the recorded build-id. A file at
+ * path that is another build gives one warning and no module. path and
+ * build_id may be NULL (files from before they were recorded). */
+struct sym_module *frame_module(const char *name, const char *path, const char *build_id);
+
+/* One frame as recorded and what its module's file says of it. */
+struct frame_info {
+	struct rec_frame rec;        /* as recorded: its strings are the caller's */
+	bool return_address;         /* every frame but a crash's top */
+	const char *path, *build_id; /* recorded, else the file's that named it; NULL */
+	bool located;                /* loc is valid */
+	struct sym_loc loc;
+	char function[256]; /* loc's innermost, else the symbol table's; "" */
+	/* How the frame reads: loc's chain "f a.c:1 < g b.c:2", else the
+	 * recorded symbol, else the symbol table's "f+0x1c"; "" for none. */
+	char desc[1024];
+};
+
+/* fi for rec; frame_info_free lets go of it. */
+void frame_resolve(const struct rec_frame *rec, bool return_address, struct frame_info *fi);
+/* fi as frame_json wrote it into o, its strings o's; false (fi as far as it
+ * goes) when o has no source line, or is no frame. */
+bool frame_read_json(const struct jval *o, bool return_address, struct frame_info *fi);
+void frame_info_free(struct frame_info *fi);
+/* "    DESC (module+offset)" or "    module+offset", and a newline. */
+void frame_print(FILE *f, const struct frame_info *fi);
+/* {"module","path","build_id","offset","function","file","line",
+ * "inlined_into":[{"function","file","line"}...],"symbol"}, null where
+ * unknown. */
+void frame_json(FILE *f, const struct frame_info *fi);
+
+#endif
