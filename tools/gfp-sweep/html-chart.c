@@ -25,18 +25,6 @@ static int bar_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-struct point_of {
-	const struct hsites *hs;
-	size_t site;
-	enum outcome o;
-};
-
-static bool is_point_of(size_t i, const void *ctx)
-{
-	const struct point_of *p = ctx;
-	return p->hs->of_run[i] == p->site && runs[i].outcome == p->o;
-}
-
 void html_points(FILE *f, bool (*keep)(size_t i, const void *ctx), const void *ctx, size_t max)
 {
 	size_t shown = 0;
@@ -59,7 +47,7 @@ void html_points(FILE *f, bool (*keep)(size_t i, const void *ctx), const void *c
 
 /* One bar's segments; points names the site whose failure points the
  * tooltips list, or is NULL for the bar of the remaining sites. */
-static void bar(FILE *f, const size_t *n, const struct point_of *points)
+static void bar(FILE *f, const size_t *n, const struct site_runs *points)
 {
 	fprintf(f, "<div class=\"bar\">");
 	for (int k = 0; k < O_COUNT; k++) {
@@ -72,9 +60,9 @@ static void bar(FILE *f, const size_t *n, const struct point_of *points)
 		FILE *t = mem_open(&m);
 		fprintf(t, "%s: ", outcome_name[o]);
 		if (points) {
-			struct point_of p = *points;
+			struct site_runs p = *points;
 			p.o = o;
-			html_points(t, is_point_of, &p, 12);
+			html_points(t, run_at_site, &p, 12);
 		} else {
 			fprintf(t, "%zu run%s", n[o], n[o] == 1 ? "" : "s");
 		}
@@ -95,7 +83,7 @@ static void site_bar(FILE *f, const struct hsites *hs, size_t s, const struct gr
 	const char *none = site->key[0] ? "(not reached)" : "no allocation failed";
 	esc(f, site->w.label[0] ? site->w.label : none, false);
 	fprintf(f, "</span>");
-	bar(f, site->n, &(struct point_of){hs, s, O_OK});
+	bar(f, site->n, &(struct site_runs){hs, s, O_OK});
 	fprintf(f, "<span class=\"n\">%zu", site->total);
 	for (size_t g = 0; g < ngroups && site->key[0]; g++)
 		if (hs->of_run[groups[g].first] == s)

@@ -14,25 +14,28 @@ const char *site_key(const struct run *r)
 	return r->site[0] ? r->site : r->inj_site;
 }
 
-/* fn and file:line of a frame for the table: the innermost function of its
- * source chain ("make_title inventory.c:98 < main inventory.c:472"), else
- * its symbol without the offset, else its offset. */
+/* A frame's function for the table: its innermost (inlined) function,
+ * else its symbol without the offset, else its offset. */
+static void function_of(const struct frame *fr, char *out, size_t n)
+{
+	if (fr->func)
+		snprintf(out, n, "%s", fr->func);
+	else if (fr->sym[0])
+		snprintf(out, n, "%.*s", (int)strcspn(fr->sym, "+"), fr->sym);
+	else
+		snprintf(out, n, "%s", fr->off);
+}
+
+/* Function, file:line (the file's base name; path the whole) and module. */
 static void frame_names(const struct frame *fr, struct where *w)
 {
 	snprintf(w->mod, sizeof(w->mod), "%s", fr->mod);
-	w->file[0] = '\0';
-	if (fr->src[0]) {
-		int inner = (int)(strstr(fr->src, " < ") ? strstr(fr->src, " < ") - fr->src
-		                                         : (long)strlen(fr->src));
-		const char *sp = memrchr(fr->src, ' ', (size_t)inner);
-		int fnl = sp ? (int)(sp - fr->src) : inner;
-		snprintf(w->fn, sizeof(w->fn), "%.*s", fnl, fr->src);
-		if (sp)
-			snprintf(w->file, sizeof(w->file), "%.*s", inner - fnl - 1, sp + 1);
-	} else if (fr->sym[0]) {
-		snprintf(w->fn, sizeof(w->fn), "%.*s", (int)strcspn(fr->sym, "+"), fr->sym);
-	} else {
-		snprintf(w->fn, sizeof(w->fn), "%s", fr->off);
+	function_of(fr, w->fn, sizeof(w->fn));
+	w->file[0] = w->path[0] = '\0';
+	if (fr->file) {
+		const char *base = strrchr(fr->file, '/');
+		snprintf(w->file, sizeof(w->file), "%s:%d", base ? base + 1 : fr->file, fr->line);
+		snprintf(w->path, sizeof(w->path), "%s:%d", fr->file, fr->line);
 	}
 }
 
@@ -45,10 +48,13 @@ static void where_frame(void *ctx, const char *line, size_t len, const struct fr
 		return;
 	if (strcmp(fr->mod, prog_base()) != 0) {
 		/* The outermost library frame before the program's is what
-		 * the program called: strdup, asprintf. */
-		int n = (int)strcspn(fr->sym, "+");
-		if (n)
-			snprintf(w->via, sizeof(w->via), "%.*s", n, fr->sym);
+		 * the program called: strdup, asprintf - by its recorded
+		 * (exported) name rather than the source's (___asprintf). */
+		if (fr->sym[0])
+			snprintf(w->via, sizeof(w->via), "%.*s", (int)strcspn(fr->sym, "+"),
+			         fr->sym);
+		else if (fr->func)
+			snprintf(w->via, sizeof(w->via), "%s", fr->func);
 		if (!w->label[0] && strcmp(fr->mod, "libc.so.6") != 0 &&
 		    strcmp(fr->mod, LIB_NAME) != 0) {
 			snprintf(w->label, sizeof(w->label), "%s (%s)",
@@ -121,6 +127,17 @@ void hsites_build(struct hsites *hs)
 	}
 	for (size_t s = 0; s < hs->n; s++)
 		site_where(hs, s);
+}
+
+bool run_in_group(size_t i, const void *ctx)
+{
+	return runs[i].group == *(const long *)ctx;
+}
+
+bool run_at_site(size_t i, const void *ctx)
+{
+	const struct site_runs *p = ctx;
+	return p->hs->of_run[i] == p->site && runs[i].outcome == p->o;
 }
 
 void hsites_free(struct hsites *hs)

@@ -26,10 +26,7 @@ static void top_frame(void *ctx, const char *line, size_t len, const struct fram
 	struct top_frame *t = ctx;
 	if (!fr || t->done)
 		return;
-	size_t ml = strlen(fr->mod), ol = strlen(fr->off);
-	if (!strncmp(t->top, fr->mod, ml) && t->top[ml] == '+' &&
-	    !strncmp(t->top + ml + 1, fr->off, ol) &&
-	    (t->top[ml + 1 + ol] == ' ' || !t->top[ml + 1 + ol])) {
+	if (frame_is_top(fr, t->top)) {
 		html_frame(t->f, line, len, fr);
 		t->done = true;
 	}
@@ -89,23 +86,6 @@ void html_shared_sites(FILE *f, const struct group *groups, size_t ngroups)
  * The table of failure points
  * ---------------------------------------------------------------------- */
 
-bool run_in_group(size_t i, const void *ctx)
-{
-	return runs[i].group == *(const long *)ctx;
-}
-
-struct site_outcome {
-	const struct hsites *hs;
-	size_t site;
-	enum outcome o;
-};
-
-static bool at_site(size_t i, const void *ctx)
-{
-	const struct site_outcome *so = ctx;
-	return so->hs->of_run[i] == so->site && runs[i].outcome == so->o;
-}
-
 /* One row: outcome, function, file:line, module, site, failure points,
  * runs, group (0: none). */
 static void row(FILE *f, enum outcome o, const struct hsite *site,
@@ -121,7 +101,13 @@ static void row(FILE *f, enum outcome o, const struct hsite *site,
 		esc(f, w->via, false);
 		fprintf(f, "</small>");
 	}
-	fprintf(f, "</td><td class=\"file\">");
+	fprintf(f, "</td><td class=\"file\"");
+	if (w->path[0]) {
+		fprintf(f, " title=\"");
+		esc(f, w->path, true);
+		fputc('"', f);
+	}
+	fputc('>', f);
 	esc(f, w->file, false);
 	fprintf(f, "</td><td class=\"mod\">");
 	esc(f, w->mod, false);
@@ -187,8 +173,8 @@ void html_table(FILE *f, const struct hsites *hs, const struct group *groups, si
 			enum outcome o = bar_order[k];
 			if (is_finding(o) || !hs->s[s].n[o])
 				continue;
-			struct site_outcome so = {hs, s, o};
-			row(f, o, &hs->s[s], at_site, &so, hs->s[s].n[o], 0);
+			struct site_runs so = {hs, s, o};
+			row(f, o, &hs->s[s], run_at_site, &so, hs->s[s].n[o], 0);
 		}
 	fprintf(f, "</tbody>\n</table></div>\n<nav class=\"pager\" id=\"pager\" hidden><button "
 	           "type=\"button\" data-step=\"-1\">&lsaquo; previous</button><span></span>"

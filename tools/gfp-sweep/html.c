@@ -25,24 +25,24 @@ void html_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 	if (!fr) {
 		size_t sp = strspn(line, " ");
 		esc_n(f, line + (sp < len ? sp : len), sp < len ? len - sp : 0, false);
-	} else if (fr->src[0]) {
-		fprintf(f, "<span class=\"prog\">");
-		esc(f, fr->src, false);
-		fprintf(f, "</span> <span class=\"loc\">(");
-		esc(f, fr->mod, false);
-		fputc('+', f);
-		esc(f, fr->off, false);
-		fprintf(f, ")</span>");
-	} else {
-		fprintf(f, "<span class=\"lib\">");
-		esc(f, fr->sym, false);
-		fprintf(f, "</span>%s<span class=\"loc\">(", fr->sym[0] ? " " : "");
-		esc(f, fr->mod, false);
-		fputc('+', f);
-		esc(f, fr->off, false);
-		fprintf(f, ")</span>");
+		fputc('\n', f);
+		return;
 	}
-	fputc('\n', f);
+	/* As the console's frame_print: "function file:line (module+offset)",
+	 * the symbol for the function without a source line, or
+	 * "module+offset" alone; the program's own frames stand out. */
+	const char *text = fr->src[0] ? fr->src : fr->sym;
+	if (text[0]) {
+		fprintf(f, "<span class=\"%s\">",
+		        strcmp(fr->mod, prog_base()) == 0 ? "prog" : "lib");
+		esc(f, text, false);
+		fprintf(f, "</span> ");
+	}
+	fprintf(f, "<span class=\"loc\">%s", text[0] ? "(" : "");
+	esc(f, fr->mod, false);
+	fputc('+', f);
+	esc(f, fr->off, false);
+	fprintf(f, "%s</span>\n", text[0] ? ")" : "");
 }
 
 /* classify.c fills ev for a silent run; its line is 1-based, so a zeroed

@@ -16,10 +16,11 @@ extern const enum outcome bar_order[O_COUNT];
 /* Where a site is: its first frame in the program (function, file:line,
  * module, the innermost of an inlined chain) and the library function it
  * called there; else the first frame outside libc and the shim. label is
- * the short form for the chart, full the whole chain for a tooltip. */
+ * the short form for the chart, full the whole chain for a tooltip; file is
+ * "base.c:line", path the file's whole path and line. */
 struct where {
 	char label[400], full[900], via[64];
-	char fn[200], file[300], mod[128];
+	char fn[200], file[300], path[600], mod[128];
 	bool found;
 };
 
@@ -48,6 +49,13 @@ void html_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 void html_points(FILE *f, bool (*keep)(size_t i, const void *ctx), const void *ctx, size_t max);
 /* keep for html_points: run i is in the group *(const long *)ctx. */
 bool run_in_group(size_t i, const void *ctx);
+/* keep for html_points: run i is one of a site's with outcome o. */
+struct site_runs {
+	const struct hsites *hs;
+	size_t site;
+	enum outcome o;
+};
+bool run_at_site(size_t i, const void *ctx);
 
 void html_chart(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups);
 void html_shared_sites(FILE *f, const struct group *groups, size_t ngroups);
