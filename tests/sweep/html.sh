@@ -5,8 +5,7 @@
 # chart and every finding group, and its screenshot is a rendered page (many
 # colours, the crash bars' red among them), not a blank one.
 source "$TESTS/lib.sh"
-CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
-	skip "chromium is not installed (Debian: apt-get install chromium)"
+CHROMIUM=$(/usr/bin/python3 "$TESTS/sweep/html_driver.py" --which) || skip "see above"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt

@@ -310,7 +310,22 @@ def ident(rs):
     return [(r["o"], r["site"], r["runs"], r["group"]) for r in rs]
 
 
+def chromium():
+    """Chromium's path, or None when it is not installed."""
+    import shutil
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
 if __name__ == "__main__":
+    # html_driver.py --which: Chromium's path, or exit 77 (a test's skip)
+    # saying how to install it.
+    if sys.argv[1:] == ["--which"]:
+        if not chromium():
+            print("chromium is not installed (Debian: apt-get install chromium)",
+                  file=sys.stderr)
+            sys.exit(77)
+        print(chromium())
+        sys.exit(0)
     # html_driver.py CHROMIUM URL OUT.png [WIDTH]: a screenshot of a page.
     tmp = os.environ.get("TMPDIR", "/tmp")
     with Page(sys.argv[1], tmp, int(sys.argv[4]) if len(sys.argv) > 4 else 1200) as p:

@@ -8,8 +8,7 @@
 # <html data-ready-ms>, and that is well under a few seconds. It says
 # nothing on the console. HTML_SHOTS=DIR keeps its screenshots there.
 source "$TESTS/lib.sh"
-CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
-	skip "chromium is not installed (Debian: apt-get install chromium)"
+CHROMIUM=$(/usr/bin/python3 "$TESTS/sweep/html_driver.py" --which) || skip "see above"
 PY=/usr/bin/python3 # not a pyenv shim script: a program the shim can run
 [ -x "$PY" ] || skip "no $PY"
 SWEEP=$BUILD/tools/gfp-sweep

@@ -12,8 +12,7 @@
 # nothing runs off the page; and the page says nothing on the console.
 # HTML_SHOTS=DIR keeps its screenshots there.
 source "$TESTS/lib.sh"
-CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
-	skip "chromium is not installed (Debian: apt-get install chromium)"
+CHROMIUM=$(/usr/bin/python3 "$TESTS/sweep/html_driver.py" --which) || skip "see above"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt
