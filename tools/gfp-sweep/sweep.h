@@ -173,6 +173,8 @@ size_t module_index(const char *name, const char *path, const char *build_id);
 void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx);
 void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr);
 void print_crash_top(const struct run *r);
+/* fr is the crash site top (struct run's crash_top, "module+offset symbol"). */
+bool frame_is_top(const struct frame *fr, const char *top);
 void print_frames(const char *frames, bool crash);
 /* frames as a JSON array of frame.h's objects. */
 void frames_json(FILE *f, const char *frames, bool crash);
