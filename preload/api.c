@@ -83,6 +83,7 @@ EXPORT int gfpshim_budget_usage(struct gfp_budget_usage *u)
 	}
 	u->limit = u->live = u->reserved = 0;
 	if (gfp_init() && gfp_budget_on) {
+		tree_settle(); /* a tree's members that are gone give theirs back first */
 		u->limit = budget_limit();
 		u->live = budget_live();
 		u->reserved = budget_reserved();

@@ -285,8 +285,10 @@ EXPORT int gfpshim_active(void)
  * checked before main, and chooses the routes once the policy is known. */
 __attribute__((constructor(101))) static void gfpshim_ctor(void)
 {
-	if (gfp_init())
+	if (gfp_init()) {
 		routes_start();
+		tree_export_env(); /* GFP_TREE for the children */
+	}
 }
 
 __attribute__((destructor(101))) static void gfpshim_dtor(void)

@@ -19,6 +19,11 @@
  * reclaim) 5/8, NOWAIT none, MEMALLOC all of it. Reservations (reserve.c)
  * lower every watermark by the bytes reserved and not drawn yet; only their
  * own thread may go below it, by what it draws.
+ *
+ * Under limit.scope=tree the estimate, the limit, reservations and the wait
+ * queue are the tree's (tree.c): a fold is also published to the process's
+ * slot, a decision near the watermark also takes the tree's lock and counts
+ * the other members' last folds, and a wait is on the tree's futex.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -166,6 +171,14 @@ static void derive_watermarks(void)
 static void reserved_add(int64_t delta)
 {
 	low_wm_set(__atomic_add_fetch(&reserved, delta, __ATOMIC_RELAXED));
+	if (gfp_tree_on)
+		tree_reserved_add(delta); /* every member's watermarks */
+}
+
+/* Reserved and not drawn: the process's, or the tree's. */
+static int64_t reserved_now(void)
+{
+	return gfp_tree_on ? tree_reserved() : __atomic_load_n(&reserved, __ATOMIC_RELAXED);
 }
 
 int64_t budget_limit(void)
@@ -183,7 +196,7 @@ int64_t budget_watermark(gfp_t f)
 {
 	if (!limit_b)
 		return INT64_MAX;
-	int64_t r = __atomic_load_n(&reserved, __ATOMIC_RELAXED);
+	int64_t r = reserved_now();
 	if ((f & GFP_MEMALLOC) && !(f & GFP_NOMEMALLOC))
 		return limit_b - r;
 	/* Reservations are held back from every request but MEMALLOC; HIGH
@@ -222,8 +235,11 @@ static inline int64_t own_live(const struct gfp_thread *t)
 
 void budget_fold(struct gfp_thread *t, int64_t own)
 {
-	__atomic_add_fetch(&gfp_budget.folded, own - t->folded_own, __ATOMIC_RELAXED);
+	int64_t folded =
+	    __atomic_add_fetch(&gfp_budget.folded, own - t->folded_own, __ATOMIC_RELAXED);
 	t->folded_own = own;
+	if (unlikely(gfp_tree_on))
+		tree_fold(folded);
 }
 
 /* A thread that exits leaves its live bytes behind (another thread may free
@@ -245,12 +261,52 @@ void budget_exited_delta(int64_t delta)
 	__atomic_add_fetch(&exited_total, delta, __ATOMIC_RELAXED);
 }
 
-/* Live bytes exactly. */
+/* Live bytes exactly (the tree's: this process's exactly, the other
+ * members' as of their last fold). */
 int64_t budget_live(void)
+{
+	int64_t own = budget_process_live();
+	return unlikely(gfp_tree_on) ? tree_live(own, NULL) : own;
+}
+
+int64_t budget_process_live(void)
 {
 	/* exited_total is read under the registry lock too: a thread that exits
 	 * meanwhile is counted once, in the list or in the total. */
 	return thread_sum_live(&exited_total);
+}
+
+/* ------------------------------------------------------------------------
+ * Exact decisions
+ * ---------------------------------------------------------------------- */
+
+/* The lock of a decision near the watermark; in a tree the tree's too, so
+ * that two members cannot both take the last bytes. */
+static void exact_enter(void)
+{
+	gfp_lock(&exact_lock);
+	if (gfp_tree_on)
+		tree_lock();
+}
+
+static void exact_leave(void)
+{
+	if (gfp_tree_on)
+		tree_unlock();
+	gfp_unlock(&exact_lock);
+}
+
+/* Live bytes as a decision must count them. A tree's other members keep
+ * their allowances (a revocation reaches this process's threads only), so
+ * what their threads may still take without looking counts as taken: a
+ * decision may then pass the watermark by a request, never the limit. */
+static int64_t decision_live(void)
+{
+	int64_t own = budget_process_live(), slack = 0;
+	if (!gfp_tree_on)
+		return own;
+	int64_t live = tree_live(own, &slack);
+	return live + slack;
 }
 
 int64_t budget_thread_live(const struct gfp_thread *t)
@@ -273,7 +329,9 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	size_t old = req->old ? sallocx(req->old, 0) : 0;
 	int64_t grow = (int64_t)want - (int64_t)old;
 	void *p = NULL;
-	gfp_lock(&exact_lock);
+	if (gfp_tree_on)
+		tree_sync(); /* a limit another member set: before the lock */
+	exact_enter();
 	if (t && t->allocp)
 		budget_fold(t, own_live(t));
 	/* Far from the watermark a large request needs no exact count: the
@@ -283,14 +341,14 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 		p = alloc(req);
 		if (t && t->allocp)
 			budget_fold(t, own_live(t));
-		gfp_unlock(&exact_lock);
+		exact_leave();
 		return p;
 	}
 	/* Near the watermark no thread may spend a promise made far from it:
 	 * every allowance is taken back (they are granted again where there
 	 * is room). What a thread already has in flight is one request. */
 	budget_revoke();
-	int64_t room = budget_watermark(f) - budget_live();
+	int64_t room = budget_watermark(f) - decision_live();
 	int64_t draw = t ? reserve_plan_draw(t, req, grow, room) : 0;
 	if (grow <= 0 || grow <= room + draw) { /* a shrink needs no room */
 		p = alloc(req);
@@ -302,7 +360,7 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 		req->why = GFP_WHY_BUDGET;
 		draw = 0;
 	}
-	gfp_unlock(&exact_lock);
+	exact_leave();
 	if (p && draw)
 		reserve_drawn(req, draw);
 	return p;
@@ -313,19 +371,19 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
 {
 	int ok = -1;
-	gfp_lock(&exact_lock);
+	exact_enter();
 	/* Far from the watermark the estimate's slack covers every allowance
 	 * still held; nearer, they are taken back (see budget_attempt). */
 	if (!budget_clearly_fits((int64_t)req->size))
 		budget_revoke();
-	if (budget_live() + (int64_t)req->size <= budget_watermark(f)) {
+	if (decision_live() + (int64_t)req->size <= budget_watermark(f)) {
 		reserved_add((int64_t)req->size);
 		*left += (int64_t)req->size;
 		ok = 0;
 	} else {
 		req->why = GFP_WHY_BUDGET;
 	}
-	gfp_unlock(&exact_lock);
+	exact_leave();
 	return ok;
 }
 
@@ -333,8 +391,8 @@ int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
  * now, without waiting; returns what it took. */
 int64_t budget_reserve_upto(int64_t *left, int64_t want)
 {
-	gfp_lock(&exact_lock);
-	int64_t room = budget_watermark(GFP_KERNEL) - budget_live();
+	exact_enter();
+	int64_t room = budget_watermark(GFP_KERNEL) - decision_live();
 	int64_t take = want - *left;
 	if (take > room)
 		take = room;
@@ -344,22 +402,22 @@ int64_t budget_reserve_upto(int64_t *left, int64_t want)
 	} else {
 		take = 0;
 	}
-	gfp_unlock(&exact_lock);
+	exact_leave();
 	return take;
 }
 
 /* Gives back what is left of a reservation: `*left` becomes 0. */
 void budget_unreserve(int64_t *left)
 {
-	gfp_lock(&exact_lock);
+	exact_enter();
 	reserved_add(-*left);
 	*left = 0;
-	gfp_unlock(&exact_lock);
+	exact_leave();
 }
 
 int64_t budget_reserved(void)
 {
-	return __atomic_load_n(&reserved, __ATOMIC_RELAXED);
+	return reserved_now();
 }
 
 /* ------------------------------------------------------------------------
@@ -368,6 +426,8 @@ int64_t budget_reserved(void)
 
 void budget_waiter_enter(void)
 {
+	if (gfp_tree_on)
+		tree_waiter(1);
 	if (__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 1 &&
 	    (gfp_free_direct_ok || route_free_switches))
 		thread_update_free_direct(); /* frees must wake us now */
@@ -375,6 +435,8 @@ void budget_waiter_enter(void)
 
 void budget_waiter_exit(void)
 {
+	if (gfp_tree_on)
+		tree_waiter(-1);
 	if (__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
 	    (gfp_free_direct_ok || route_free_switches))
 		thread_update_free_direct();
@@ -382,6 +444,8 @@ void budget_waiter_exit(void)
 
 uint64_t budget_free_gen(void)
 {
+	if (gfp_tree_on)
+		return tree_free_gen(); /* frees in every member count */
 	return __atomic_load_n(&free_gen, __ATOMIC_SEQ_CST);
 }
 
@@ -390,6 +454,8 @@ uint64_t budget_free_gen(void)
  * ENOMEM jemalloc crashes flushing a cache whose metadata it cannot map. */
 void budget_wake_waiters(void)
 {
+	if (gfp_tree_on)
+		tree_wake();
 	gfp_lock(&wait_lock);
 	__atomic_add_fetch(&free_gen, 1, __ATOMIC_SEQ_CST);
 	pthread_cond_broadcast(&wait_cond);
@@ -401,6 +467,10 @@ void budget_wait(uint64_t seen, uint64_t ms)
 {
 	if (ms == 0)
 		return;
+	if (gfp_tree_on) {
+		tree_wait(seen, ms);
+		return;
+	}
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_sec += (time_t)(ms / 1000);

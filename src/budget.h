@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "thread.h"
+#include "tree.h"
 #include "types.h"
 
 #pragma GCC visibility push(hidden)
@@ -23,6 +24,8 @@ int64_t budget_watermark(gfp_t f);
 /* min_free as the budget uses it (derived when it is not set). */
 int64_t budget_min_free(void);
 int64_t budget_live(void);
+/* The process's own live bytes, in a tree too. */
+int64_t budget_process_live(void);
 int64_t budget_thread_live(const struct gfp_thread *t);
 void budget_thread_start(struct gfp_thread *t);
 /* true when it counted what the thread holds into the exited threads' total. */
@@ -109,6 +112,8 @@ out:
  * of the estimate) do meanwhile. */
 static inline bool budget_clearly_fits(int64_t extra)
 {
+	if (unlikely(gfp_tree_on))
+		return tree_clearly_fits(extra); /* the tree's estimate and threads */
 	int64_t slack =
 	    2 * gfp_budget.batch * (int64_t)__atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
 	return __atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED) + extra + slack <=

@@ -53,6 +53,7 @@
 #include "ctl.h"
 #include "rules.h"
 #include "budget.h"
+#include "tree.h"
 #include "inject.h"
 #include "stats.h"
 
@@ -114,6 +115,8 @@ static void get(int fd, const char *key)
 {
 	char line[512];
 	bool found = false;
+	if (gfp_tree_on)
+		tree_sync(); /* limit= as the tree has it, whichever member set it */
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		if (*key && strcmp(key, gfp_keys[i].name) != 0)
 			continue;
@@ -155,6 +158,8 @@ static const char *frozen(const struct gfp_policy *next)
 		return "reserve.* cannot change at run time";
 	if (next->ctl != p->ctl)
 		return "ctl cannot change at run time";
+	if (next->limit_scope != p->limit_scope)
+		return "limit.scope cannot change at run time (a process joins a tree as it starts)";
 	return NULL;
 }
 
@@ -193,6 +198,8 @@ static void set(int fd, const char *text)
 		return;
 	}
 	struct gfp_cfg_err err = {0};
+	if (gfp_tree_on)
+		tree_sync(); /* keys the set leaves alone keep the tree's values */
 	next = gfp_policy;
 	set_errors = (struct gfp_buf){errors, sizeof(errors), 0};
 	if (config_parse(&next, "gfp-ctl set", text, strlen(text), false, set_error, &err)) {
@@ -214,8 +221,11 @@ static void set(int fd, const char *text)
 	}
 	/* Nothing is injected while the keys change under the threads. */
 	__atomic_store_n(&gfp_inject_on, false, __ATOMIC_RELEASE);
+	bool new_limit = next.limit != gfp_policy.limit;
 	gfp_policy = next;
 	policy_derive();
+	if (gfp_tree_on && new_limit)
+		tree_limit_set((int64_t)gfp_policy.limit); /* every member's limit */
 	__atomic_add_fetch(&gfp_policy_gen, 1, __ATOMIC_ACQ_REL);
 	thread_poke_all();
 	budget_wake_waiters(); /* a raised limit: waiting requests try again now */

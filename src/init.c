@@ -165,6 +165,11 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 		return "reserve.thread needs a budget to reserve from (set limit=SIZE) or pages of "
 		       "its own (set reserve.prefault=1)";
 	}
+	if (p->limit_scope == GFP_SCOPE_TREE && !p->limit) {
+		*drop = GFP_K_limit_scope;
+		return "limit.scope=tree shares a limit with the process's children: set limit=SIZE "
+		       "too";
+	}
 	if (p->limit && p->limit < 64 * 1024) {
 		*drop = GFP_K_limit;
 		return "limit below 64K cannot hold a process (raise limit)";
@@ -287,6 +292,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	thread_atfork_child();
+	tree_atfork_child(budget_process_live()); /* before the budget publishes to a slot */
 	budget_atfork_child();
 	inject_atfork_child();
 	reclaim_atfork_child();
@@ -335,6 +341,12 @@ static void do_init(void)
 		config_fail(err_msg);
 	if (config_errors && strict)
 		_exit(GFP_EXIT_CONFIG);
+	/* After every other check: a bad policy leaves no tree behind. */
+	if (tree_init(err_msg, sizeof(err_msg)) != 0) {
+		config_fail(err_msg);
+		if (strict)
+			_exit(GFP_EXIT_CONFIG);
+	}
 
 	policy_derive();
 	if (records_on())
@@ -375,5 +387,6 @@ void gfp_fini(void)
 	gfp_tls.guard++;
 	ctl_stop();
 	stats_report_at_exit();
+	tree_leave();
 	gfp_tls.guard--;
 }

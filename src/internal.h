@@ -37,6 +37,7 @@
 #include "profile_api.h"
 #include "rules.h"
 #include "budget.h"
+#include "tree.h"
 #include "reserve.h"
 #include "reclaim.h"
 #include "oom.h"

@@ -2,10 +2,12 @@
  * oom.c - the OOM step (__alloc_pages_may_oom): what happens to a request
  * that loops without progress.
  *
- * The process is the only candidate victim, so "kill" means this process:
- * log a kernel-style report, then SIGKILL (or abort() for a core). As in the
- * kernel, a task with oom_score_adj -1000 is never chosen: its requests keep
- * looping. Notifiers run first when oom=notify; what they free is progress.
+ * Under a budget of its own the process is the only candidate victim, so
+ * "kill" means this process: log a kernel-style report, then SIGKILL (or
+ * abort() for a core). Under a tree's budget (limit.scope=tree) oom=kill
+ * chooses among the members (tree_oom.c). As in the kernel, a task with
+ * oom_score_adj -1000 is never chosen: its requests keep looping. Notifiers
+ * run first when oom=notify; what they free is progress.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,11 +24,13 @@
 #include "unwind.h"
 #include "records.h"
 #include "profile_api.h"
+#include "tree.h"
 
-static int oom_score_adj(void)
+int oom_read_adj(pid_t pid)
 {
-	char buf[32];
-	int fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+	char path[48], buf[32];
+	gfp_snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)(pid ? pid : getpid()));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
@@ -56,6 +60,8 @@ void oom_show_mem(struct gfp_buf *b, const char *prefix)
 		               gfp_human_size(h[3], budget_reserved()),
 		               __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED),
 		               __atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED));
+		if (gfp_tree_on)
+			gfp_buf_printf(b, " (live, limit, free and reserved: the tree's)");
 		/* Each class of request may fill the budget up to its watermark
 		 * (kernel-semantics §3): what the kernel prints as min/low/high
 		 * per zone. */
@@ -83,11 +89,11 @@ static void record(const struct gfp_slow *s, const char *outcome, const struct g
 }
 
 /* The kernel-style OOM report (oom_kill_process's), and its record: the
- * request, the backtrace, Mem-Info, and what happens now. `last` for the
- * report before the process dies, which always prints; the others are
- * rate-limited (a NOFAIL request that keeps looping would print one per
- * round). */
-static void report(const struct gfp_slow *s, int adj, const char *outcome, bool last)
+ * request, the backtrace, Mem-Info, the tree's members (dump_tasks), and
+ * what happens now. `last` for the report of a kill, which always prints;
+ * the others are rate-limited (a NOFAIL request that keeps looping would
+ * print one per round). */
+void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool last)
 {
 	static const char prefix[] = "gfpshim: error: ";
 	unsigned missed = 0;
@@ -121,6 +127,8 @@ static void report(const struct gfp_slow *s, int adj, const char *outcome, bool 
 		gfp_buf_printf(&b, "no budget: jemalloc itself returned NULL (ulimit -v?)");
 	unwind_format(&b, frames, n);
 	oom_show_mem(&b, prefix);
+	if (gfp_tree_on)
+		tree_dump_tasks(&b, prefix);
 	gfp_buf_printf(&b, "\n%s%s\n", prefix, outcome);
 	gfp_log_raw(msg, b.len);
 }
@@ -134,7 +142,7 @@ enum oom_result oom_step(struct gfp_slow *s)
 		/* Notifiers that free count as progress (kernel-semantics §8). */
 		return reclaim_oom_notify() ? OOM_PROGRESS : OOM_RETRY;
 	}
-	int adj = oom_score_adj();
+	int adj = oom_read_adj(0);
 	char outcome[128];
 	if (action == OOM_FAIL) {
 		/* No killer runs: the request fails, and the slow path's
@@ -154,11 +162,13 @@ enum oom_result oom_step(struct gfp_slow *s)
 		s->oom_exempt_logged = true;
 		return OOM_GIVE_UP;
 	}
+	if (gfp_tree_on && action == OOM_KILL)
+		return tree_oom_kill(s, adj); /* a victim among the tree's members */
 	if (adj <= -1000) {
 		/* Never the victim, and there is no other: keep looping. Say so
 		 * once per request, not every round. */
 		if (!s->oom_exempt_logged) {
-			report(s, adj,
+			oom_report(s, adj,
 			       "Out of memory and no killable process: oom_score_adj is -1000, "
 			       "the request keeps looping",
 			       false);
@@ -167,7 +177,7 @@ enum oom_result oom_step(struct gfp_slow *s)
 		return OOM_RETRY;
 	}
 	if (action == OOM_ABORT) {
-		report(s, adj, "Out of memory: aborting (oom=abort)", true);
+		oom_report(s, adj, "Out of memory: aborting (oom=abort)", true);
 		abort();
 	}
 	char live[GFP_HUMAN_LEN + 8] = "", h[GFP_HUMAN_LEN];
@@ -175,7 +185,7 @@ enum oom_result oom_step(struct gfp_slow *s)
 		gfp_snprintf(live, sizeof(live), " live:%s", gfp_human_size(h, budget_live()));
 	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)%s",
 	             (int)getpid(), gfp_comm(), live);
-	report(s, adj, outcome, true);
+	oom_report(s, adj, outcome, true);
 	kill(getpid(), SIGKILL);
 	for (;;)
 		pause();

@@ -127,6 +127,7 @@ enum gfp_stats_level { GFP_CHOICES_stats(GFP_CHOICE_ENUM, ) };
 enum gfp_oom_action { GFP_CHOICES_oom(GFP_CHOICE_ENUM, ) };
 enum gfp_fail_where { GFP_CHOICES_fail_where(GFP_CHOICE_ENUM, ) };
 enum gfp_reserve_mode { GFP_CHOICES_reserve_mode(GFP_CHOICE_ENUM, ) };
+enum gfp_limit_scope { GFP_CHOICES_limit_scope(GFP_CHOICE_ENUM, ) };
 
 /* `max` of a STR key: what the text must be. */
 #define GFP_STR_ANY 0

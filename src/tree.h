@@ -1,0 +1,92 @@
+/*
+ * tree.h - tree.c and tree_oom.c: one budget shared by a process tree
+ * (limit.scope=tree), its members, and OOM victims chosen across them.
+ *
+ * budget.c stays the owner of the budget; in tree mode it asks tree.c for
+ * what is no longer the process's own: the shared estimate, the exact sum
+ * near the watermark (under the tree's lock), the limit, reservations and
+ * the wait queue. Nothing here runs on the fast path: the shared estimate is
+ * looked at once per grant of an allowance and updated once per fold.
+ */
+#ifndef GFP_TREE_H
+#define GFP_TREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "decide.h"
+
+#pragma GCC visibility push(hidden)
+
+/* limit.scope=tree and this process charges the shared budget. */
+extern bool gfp_tree_on;
+
+/* ------------------------------------------------------------------------
+ * tree.c
+ * ---------------------------------------------------------------------- */
+
+/* At start-up, once the policy is read and before the budget is set up:
+ * creates or joins the segment GFP_TREE names (the tree's limit becomes
+ * gfp_policy.limit). 0, or -1 with why a GFP_TREE cannot be used in `err`
+ * (init.c exits 125 on it, as on a bad policy). */
+int tree_init(char *err, size_t errlen);
+/* The shim's constructor: GFP_TREE into the environment the process's
+ * children inherit (not earlier: setenv may be what called malloc first). */
+void tree_export_env(void);
+/* The fork handler of the child, before the budget's: a member of its own,
+ * charged for what it allocates from now on (`own`: the live bytes it
+ * inherited). */
+void tree_atfork_child(int64_t own);
+/* At exit: the member gives its bytes back. */
+void tree_leave(void);
+
+/* budget_clearly_fits in tree mode: the tree's estimate, every member
+ * thread's drift and the request stay under the lowest watermark. */
+bool tree_clearly_fits(int64_t extra);
+/* After a fold: `folded` is the process's estimate now. */
+void tree_fold(int64_t folded);
+/* The tree's live bytes: the process's `own` (exact) and every other
+ * member's last fold; publishes `own`. With `others_slack`, what the other
+ * members' threads may still take without looking (two batches each), for
+ * a decision that must not pass the limit. */
+int64_t tree_live(int64_t own, int64_t *others_slack);
+/* Dead members are looked for now, not at most once a millisecond. */
+void tree_settle(void);
+int64_t tree_limit(void);
+/* Reserved and not drawn, over the whole tree. */
+int64_t tree_reserved(void);
+void tree_reserved_add(int64_t delta);
+/* The tree's lock, taken inside the budget's exact_lock: decisions near the
+ * watermark in two members do not both take the last bytes. */
+void tree_lock(void);
+void tree_unlock(void);
+/* Another member changed the limit (gfp-ctl set): the process takes it
+ * (budget_init); never under the budget's lock. */
+void tree_sync(void);
+/* gfp-ctl set changed limit= in this member: it becomes the tree's. */
+void tree_limit_set(int64_t limit);
+/* Requests of the tree in its slow path, and their wait queue: a futex in
+ * the segment, so that a member that frees wakes another's waiters. */
+void tree_waiter(int delta);
+uint64_t tree_free_gen(void);
+void tree_wake(void);
+void tree_wait(uint64_t seen, uint64_t ms);
+
+/* ------------------------------------------------------------------------
+ * tree_oom.c
+ * ---------------------------------------------------------------------- */
+
+struct gfp_slow;
+struct gfp_buf;
+/* oom=kill in a tree: the member with the highest badness is killed and
+ * its memory waited for (oom.victim_timeout), then the next. `adj`: the
+ * requester's oom_score_adj. */
+enum oom_result tree_oom_kill(struct gfp_slow *s, int adj);
+/* The members as the kernel's task dump prints them, lines after a newline
+ * each starting with `prefix`. */
+void tree_dump_tasks(struct gfp_buf *b, const char *prefix);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_TREE_H */
