@@ -1,0 +1,38 @@
+# tests/tree/tree.sh - sourced by the tree tests after tests/lib.sh.
+PROG="$BUILD/tests/tree/tree_prog"
+unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_TREE GFP_LOG GFP_POLICY
+
+# field FILE EVENT KEY [N]: KEY of the Nth (default 1st) JSON line of FILE
+# whose "event" is EVENT.
+field() {
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+path, event, key = sys.argv[1:4]
+n = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+seen = 0
+for line in open(path):
+    line = line.strip()
+    if not line.startswith("{"):
+        continue
+    obj = json.loads(line)
+    if obj.get("event") == event:
+        seen += 1
+        if seen == n:
+            v = obj[key]
+            print(str(v).lower() if isinstance(v, bool) else v)
+            sys.exit(0)
+sys.exit("no %s line %d with %s in %s" % (event, n, key, path))
+PY
+}
+
+# wait_line FILE EVENT [SECONDS]: until FILE has a JSON line of EVENT.
+wait_line() {
+	local i
+	for ((i = 0; i < ${3:-20} * 20; i++)); do
+		grep -q "\"event\":\"$2\"" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "no $2 line in $1 within ${3:-20} s"
+}
+
+MiB=$((1024 * 1024))

@@ -1,0 +1,540 @@
+/*
+ * tree_prog.c - the processes of a tree under one budget (limit.scope=tree):
+ * members that hold memory, one that needs more than is left, a parent that
+ * starts a child each way a process can (fork, exec, vfork, posix_spawn,
+ * system), a forking server whose workers exit or are killed in the middle
+ * of their allocations, and a member whose threads only free or exit.
+ *
+ *   tree_prog hold BYTES [ADJ]     oom_score_adj ADJ, BYTES in 256 KiB blocks,
+ *                                  a "holding" line, then waits for a line or
+ *                                  EOF on stdin and frees them
+ *   tree_prog need BYTES           BYTES in 4 KiB blocks (small requests loop
+ *                                  under pressure: the OOM step), "got", then
+ *                                  waits on stdin
+ *   tree_prog tries                for each line N on stdin one malloc(N):
+ *                                  "try" with ok true or false
+ *   tree_prog threads              a member with threads: one that only frees
+ *                                  (detached), one that allocates and exits;
+ *                                  "threads" with its view and its own bytes
+ *   tree_prog spawn HOW ARGS...    starts `tree_prog ARGS...` by HOW (fork,
+ *                                  fork-exec, vfork-exec, posix_spawn,
+ *                                  system): "spawn" with the tree's live bytes
+ *                                  before, while the child holds, and after
+ *   tree_prog server N             forks N workers that allocate: a third
+ *                                  exit(), a third _exit(), a third are killed
+ *                                  with SIGKILL while they allocate
+ *   tree_prog usage                "usage" and exit
+ *
+ * Every line is one JSON object on stdout. Nothing is printed through stdio
+ * (test_out.h), and the parents allocate nothing between the usages they
+ * compare.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jemalloc/jemalloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../test_out.h"
+
+#include "gfpshim.h"
+
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x)  STRINGIFY_(x)
+
+extern char **environ;
+
+static void die(const char *what)
+{
+	test_out(2, "tree_prog: %s: %s\n", what, strerror(errno));
+	_exit(2);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static long usage_live(void)
+{
+	struct gfp_budget_usage u;
+	if (gfp_budget_usage(&u) != 0 || u.limit == 0) {
+		test_out(2, "tree_prog: no budget: run under the shim with limit=\n");
+		_exit(2);
+	}
+	return u.live;
+}
+
+static long usage_limit(void)
+{
+	struct gfp_budget_usage u;
+	gfp_budget_usage(&u);
+	return u.limit;
+}
+
+/* What jemalloc has handed out in this process (stats.allocated less its
+ * internal bytes, the caller's cache flushed): the budget's own count of a
+ * process must equal it (tests/slowpath/sp_threads.c). */
+static long je_allocated(void)
+{
+	uint64_t epoch = 1;
+	size_t sz = sizeof(epoch), allocated = 0, internal = 0, asz = sizeof(allocated);
+	mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+	if (mallctl("epoch", &epoch, &sz, &epoch, sz) != 0 ||
+	    mallctl("stats.allocated", &allocated, &asz, NULL, 0) != 0 ||
+	    mallctl("stats.arenas." STRINGIFY(MALLCTL_ARENAS_ALL) ".internal", &internal, &asz,
+	            NULL, 0) != 0)
+		die("mallctl stats.allocated");
+	return (long)allocated - (long)internal;
+}
+
+/* A line from fd (or EOF): false at EOF with nothing read. */
+static bool read_line(int fd, char *buf, size_t n)
+{
+	size_t len = 0;
+	while (len + 1 < n) {
+		ssize_t r = read(fd, buf + len, 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (buf[len] == '\n')
+			break;
+		len++;
+	}
+	buf[len] = '\0';
+	return len > 0;
+}
+
+static void wait_stdin(void)
+{
+	char buf[64];
+	read_line(0, buf, sizeof(buf));
+}
+
+static void set_adj(int adj)
+{
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY);
+	char s[16];
+	int n = snprintf(s, sizeof(s), "%d", adj);
+	if (fd < 0 || write(fd, s, (size_t)n) != n)
+		die("cannot write /proc/self/oom_score_adj");
+	close(fd);
+}
+
+#define MAXBLK 65536
+static void *blk[MAXBLK];
+static int nblk;
+
+/* BYTES in blocks of `each`; the number allocated. */
+static long fill(long bytes, size_t each)
+{
+	long got = 0;
+	while (got < bytes && nblk < MAXBLK) {
+		void *p = malloc(each);
+		if (!p)
+			break;
+		memset(p, 1, each < 4096 ? each : 4096);
+		blk[nblk++] = p;
+		got += (long)each;
+	}
+	return got;
+}
+
+static void release(void)
+{
+	while (nblk)
+		free(blk[--nblk]);
+}
+
+static int hold(long bytes, int argc, char **argv)
+{
+	if (argc > 0)
+		set_adj(atoi(argv[0]));
+	long got = fill(bytes, 256 * 1024);
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld,\"limit\":%ld,"
+	         "\"own\":%ld}\n",
+	         (int)getpid(), got, usage_live(), usage_limit(), je_allocated());
+	wait_stdin();
+	release();
+	return 0;
+}
+
+static int need(long bytes)
+{
+	long got = fill(bytes, 4096);
+	test_out(1, "{\"event\":\"got\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld}\n", (int)getpid(),
+	         got, usage_live());
+	wait_stdin();
+	release();
+	return 0;
+}
+
+static int tries(void)
+{
+	char line[64];
+	while (read_line(0, line, sizeof(line))) {
+		long n = atol(line);
+		void *p = malloc((size_t)n);
+		if (p) {
+			memset(p, 1, 4096);
+			blk[nblk++] = p;
+		}
+		test_out(1,
+		         "{\"event\":\"try\",\"pid\":%d,\"bytes\":%ld,\"ok\":%s,\"tree_live\":%ld,"
+		         "\"limit\":%ld}\n",
+		         (int)getpid(), n, p ? "true" : "false", usage_live(), usage_limit());
+	}
+	release();
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A member with threads
+ * ---------------------------------------------------------------------- */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int go, freed;
+
+/* Only frees: half the main thread's blocks, then flushes its cache and
+ * ends (detached). */
+static void *freer(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	while (!go)
+		pthread_cond_wait(&cond, &lock);
+	for (int i = 0; i < nblk; i += 2) {
+		free(blk[i]);
+		blk[i] = NULL;
+	}
+	mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+	freed = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void *leftover[32];
+
+/* Allocates 2 MiB and exits: its bytes stay the process's. */
+static void *exiter(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < 32; i++)
+		leftover[i] = malloc(64 * 1024);
+	return NULL;
+}
+
+static int threads(void)
+{
+	fill(4 << 20, 64 * 1024);
+	pthread_t t;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, freer, NULL) != 0)
+		die("pthread_create");
+	pthread_t e;
+	if (pthread_create(&e, NULL, exiter, NULL) != 0 || pthread_join(e, NULL) != 0)
+		die("pthread_create");
+	pthread_mutex_lock(&lock);
+	go = 1;
+	pthread_cond_broadcast(&cond);
+	while (!freed)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	sleep_ms(50); /* the detached thread's exit */
+	long own = je_allocated();
+	test_out(1, "{\"event\":\"threads\",\"pid\":%d,\"tree_live\":%ld,\"own\":%ld}\n",
+	         (int)getpid(), usage_live(), own);
+	wait_stdin();
+	for (int i = 0; i < 32; i++)
+		free(leftover[i]);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A child started each way
+ * ---------------------------------------------------------------------- */
+
+static int run(int argc, char **argv);
+static const char *self;
+
+struct sys_arg {
+	char cmd[1024];
+	int rc;
+	int running; /* the thread runs: what starting it allocated is settled */
+	int started; /* 0 until the parent lets it go */
+};
+
+static void *system_thread(void *p)
+{
+	struct sys_arg *a = p;
+	pthread_mutex_lock(&lock);
+	a->running = 1;
+	pthread_cond_broadcast(&cond);
+	while (!a->started)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	a->rc = system(a->cmd);
+	return NULL;
+}
+
+static int spawn(const char *how, int argc, char **argv)
+{
+	int down[2], up[2];
+	if (pipe(down) != 0 || pipe(up) != 0)
+		die("pipe");
+	char *cargv[16] = {(char *)self};
+	for (int i = 0; i < argc && i < 14; i++)
+		cargv[i + 1] = argv[i];
+	/* Everything the parent allocates to start the child, before the
+	 * first usage: the counts compared are the child's alone. */
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, down[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, up[1], 1);
+	static struct sys_arg sa;
+	pthread_t st;
+	if (strcmp(how, "system") == 0) {
+		int n = snprintf(sa.cmd, sizeof(sa.cmd), "'%s'", self);
+		for (int i = 0; i < argc; i++)
+			n += snprintf(sa.cmd + n, sizeof(sa.cmd) - (size_t)n, " '%s'", argv[i]);
+		snprintf(sa.cmd + n, sizeof(sa.cmd) - (size_t)n, " <&%d >&%d", down[0], up[1]);
+		if (pthread_create(&st, NULL, system_thread, &sa) != 0)
+			die("pthread_create");
+		pthread_mutex_lock(&lock);
+		while (!sa.running)
+			pthread_cond_wait(&cond, &lock);
+		pthread_mutex_unlock(&lock);
+	}
+	long before = usage_live();
+	pid_t pid = -1;
+	if (strcmp(how, "fork") == 0) {
+		pid = fork();
+		if (pid == 0) {
+			dup2(down[0], 0);
+			dup2(up[1], 1);
+			exit(run(argc, argv)); /* exit(): the member leaves as it ends */
+		}
+	} else if (strcmp(how, "fork-exec") == 0) {
+		pid = fork();
+		if (pid == 0) {
+			dup2(down[0], 0);
+			dup2(up[1], 1);
+			execv(self, cargv);
+			_exit(127);
+		}
+	} else if (strcmp(how, "vfork-exec") == 0) {
+		pid = vfork();
+		if (pid == 0) {
+			dup2(down[0], 0);
+			dup2(up[1], 1);
+			execv(self, cargv);
+			_exit(127);
+		}
+	} else if (strcmp(how, "posix_spawn") == 0) {
+		errno = posix_spawn(&pid, self, &fa, NULL, cargv, environ);
+		if (errno)
+			die("posix_spawn");
+	} else if (strcmp(how, "system") == 0) {
+		pthread_mutex_lock(&lock);
+		sa.started = 1;
+		pthread_cond_broadcast(&cond);
+		pthread_mutex_unlock(&lock);
+	} else {
+		test_out(2, "tree_prog: spawn: unknown way '%s'\n", how);
+		return 2;
+	}
+	if (pid < 0 && strcmp(how, "system") != 0)
+		die(how);
+	bool by_system = strcmp(how, "system") == 0;
+	if (!by_system) { /* system's shell inherits them when it starts */
+		close(down[0]);
+		close(up[1]);
+	}
+	char line[1024];
+	if (!read_line(up[0], line, sizeof(line))) {
+		test_out(2, "tree_prog: spawn %s: the child said nothing\n", how);
+		return 1;
+	}
+	long during = usage_live();
+	if (by_system) {
+		close(down[0]);
+		close(up[1]);
+	}
+	test_out(1, "%s\n", line); /* the child's own line */
+	if (write(down[1], "\n", 1) != 1)
+		die("write");
+	close(down[1]);
+	int status = 0;
+	if (strcmp(how, "system") == 0) {
+		pthread_join(st, NULL);
+		status = sa.rc;
+	} else if (waitpid(pid, &status, 0) != pid) {
+		die("waitpid");
+	}
+	long after = usage_live();
+	test_out(1,
+	         "{\"event\":\"spawn\",\"how\":\"%s\",\"status\":%d,\"before\":%ld,\"during\":%ld,"
+	         "\"after\":%ld}\n",
+	         how, status, before, during, after);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A forking server
+ * ---------------------------------------------------------------------- */
+
+static bool is_zombie(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return true;
+	ssize_t r = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r <= 0)
+		return true;
+	buf[r] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+/* Worker kinds: 0 ends by exit(), 1 by _exit(), 2 allocates until killed. */
+static void worker(int kind, int out)
+{
+	int blocks = kind == 2 ? 4096 : 16;
+	for (int i = 0; i < blocks; i++) {
+		void *p = malloc(kind == 2 ? 256 * 1024 : 1024 * 1024);
+		if (p)
+			memset(p, 1, 4096);
+		if (write(out, "x", 1) != 1)
+			_exit(3);
+		sleep_ms(kind == 2 ? 5 : 1);
+	}
+	if (kind == 0)
+		exit(0);
+	_exit(0);
+}
+
+static int server(int n)
+{
+	fill(4 << 20, 256 * 1024);
+	pid_t pid[64];
+	int prog[64];
+	if (n > 64)
+		n = 64;
+	long before = usage_live();
+	for (int i = 0; i < n; i++) {
+		int p[2];
+		if (pipe(p) != 0)
+			die("pipe");
+		pid[i] = fork();
+		if (pid[i] < 0)
+			die("fork");
+		if (pid[i] == 0) {
+			close(p[0]);
+			worker(i % 3, p[1]);
+		}
+		close(p[1]);
+		prog[i] = p[0];
+	}
+	/* Every worker well into its allocations. */
+	for (int i = 0; i < n; i++) {
+		char c;
+		for (int k = 0; k < 3; k++)
+			if (read(prog[i], &c, 1) != 1)
+				break;
+	}
+	long during = usage_live();
+	int killed = 0, exited = 0, signalled = 0;
+	for (int i = 0; i < n; i++)
+		if (i % 3 == 2 && kill(pid[i], SIGKILL) == 0)
+			killed++;
+	/* The workers that end by themselves are reaped; the killed ones stay
+	 * zombies for a while: their memory is back with the kernel. */
+	for (int i = 0; i < n; i++) {
+		int st;
+		if (i % 3 == 2)
+			continue;
+		if (waitpid(pid[i], &st, 0) != pid[i])
+			die("waitpid");
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			exited++;
+	}
+	for (int i = 2; i < n; i += 3)
+		while (!is_zombie(pid[i]))
+			sleep_ms(1);
+	long zombies = usage_live();
+	for (int i = 0; i < n; i++) {
+		int st;
+		if (i % 3 != 2)
+			continue;
+		if (waitpid(pid[i], &st, 0) != pid[i])
+			die("waitpid");
+		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+			signalled++;
+	}
+	for (int i = 0; i < n; i++)
+		close(prog[i]);
+	long after = usage_live();
+	test_out(1,
+	         "{\"event\":\"server\",\"workers\":%d,\"killed\":%d,\"exited\":%d,\"signalled\":%d,"
+	         "\"before\":%ld,\"during\":%ld,\"zombies\":%ld,\"after\":%ld}\n",
+	         n, killed, exited, signalled, before, during, zombies, after);
+	return 0;
+}
+
+static int run(int argc, char **argv)
+{
+	if (argc < 1)
+		goto usage;
+	const char *cmd = argv[0];
+	if (strcmp(cmd, "hold") == 0 && argc >= 2)
+		return hold(atol(argv[1]), argc - 2, argv + 2);
+	if (strcmp(cmd, "need") == 0 && argc == 2)
+		return need(atol(argv[1]));
+	if (strcmp(cmd, "tries") == 0)
+		return tries();
+	if (strcmp(cmd, "threads") == 0)
+		return threads();
+	if (strcmp(cmd, "spawn") == 0 && argc >= 3)
+		return spawn(argv[1], argc - 2, argv + 2);
+	if (strcmp(cmd, "server") == 0 && argc == 2)
+		return server(atoi(argv[1]));
+	if (strcmp(cmd, "usage") == 0) {
+		test_out(1, "{\"event\":\"usage\",\"pid\":%d,\"tree_live\":%ld,\"limit\":%ld}\n",
+		         (int)getpid(), usage_live(), usage_limit());
+		return 0;
+	}
+usage:
+	test_out(2, "usage: tree_prog hold|need|tries|threads|spawn|server|usage ...\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	self = "/proc/self/exe";
+	static char path[4096];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+	if (n > 0) {
+		path[n] = '\0';
+		self = path;
+	}
+	return run(argc - 1, argv + 1);
+}
