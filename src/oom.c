@@ -120,7 +120,8 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	               thread, (int)gettid(), s->rounds,
 	               gfp_human_size(size, (int64_t)s->req->size));
 	if (gfp_budget_on)
-		gfp_buf_printf(&b, "the budget is at its watermark");
+		gfp_buf_printf(&b, gfp_tree_on ? "the tree's budget is at its watermark"
+		                               : "the budget is at its watermark");
 	else if (s->req->why == GFP_WHY_INJECT)
 		gfp_buf_printf(&b, "every attempt failed by injection (fail.where=attempt)");
 	else

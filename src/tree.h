@@ -79,6 +79,9 @@ void tree_wait(uint64_t seen, uint64_t ms);
 
 struct gfp_slow;
 struct gfp_buf;
+/* oom_badness of a member holding `live` bytes with oom_score_adj `adj` in
+ * a tree of `limit`: false when it may never be chosen (-1000). */
+bool tree_badness(int64_t live, int adj, int64_t limit, int64_t *points);
 /* oom=kill in a tree: the member with the highest badness is killed and
  * its memory waited for (oom.victim_timeout), then the next. `adj`: the
  * requester's oom_score_adj. */

@@ -82,6 +82,16 @@ static void skip_victim(struct tree_member *m, uint64_t now)
 	        (unsigned)gfp_policy.oom_victim_timeout);
 }
 
+bool tree_badness(int64_t live, int adj, int64_t limit, int64_t *points)
+{
+	if (adj <= -1000)
+		return false; /* OOM_SCORE_ADJ_MIN: never */
+	/* oom_badness: rss + oom_score_adj * totalpages / 1000, the tree's
+	 * limit being all the memory there is. */
+	*points = live + adj * (limit / 1000);
+	return true;
+}
+
 /* select_bad_process: the victim being waited for, or a new one (the
  * member of highest badness), or none left that may be chosen. */
 static enum pick pick(struct victim *v, int self_adj)
@@ -105,9 +115,7 @@ static enum pick pick(struct victim *v, int self_adj)
 			skip_victim(m, now);
 		s->oom_pid = 0;
 	}
-	/* oom_badness: points = rss + oom_score_adj * totalpages / 1000, the
-	 * tree's limit being all the memory there is. */
-	int64_t limit = tree_limit(), best_points = 0;
+	int64_t limit = tree_limit(), best_points = 0, points;
 	struct tree_member *best = NULL;
 	int best_adj = 0;
 	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
@@ -117,9 +125,8 @@ static enum pick pick(struct victim *v, int self_adj)
 		if (pid <= 0 || (__atomic_load_n(&m->flags, __ATOMIC_RELAXED) & TREE_OOM_SKIP))
 			continue;
 		int adj = m == me ? self_adj : oom_read_adj(pid);
-		if (adj <= -1000)
-			continue; /* OOM_SCORE_ADJ_MIN: never */
-		int64_t points = __atomic_load_n(&m->live, __ATOMIC_RELAXED) + adj * (limit / 1000);
+		if (!tree_badness(__atomic_load_n(&m->live, __ATOMIC_RELAXED), adj, limit, &points))
+			continue;
 		if (!best || points > best_points) {
 			best = m;
 			best_points = points;
