@@ -292,7 +292,7 @@ static void atfork_parent(void)
 static void atfork_child(void)
 {
 	thread_atfork_child();
-	tree_atfork_child(budget_process_live()); /* before the budget publishes to a slot */
+	tree_atfork_child(); /* before the budget publishes to a slot */
 	budget_atfork_child();
 	inject_atfork_child();
 	reclaim_atfork_child();

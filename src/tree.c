@@ -519,10 +519,11 @@ void tree_export_env(void)
 	export_env = false;
 }
 
-void tree_atfork_child(int64_t own)
+void tree_atfork_child(void)
 {
 	if (!gfp_tree_on)
 		return;
+	int64_t own = budget_process_live();
 	/* The parent's slot stays the parent's; the child starts with a slot
 	 * of its own, charged for nothing it inherited. The allowance it
 	 * inherited was granted against the parent's share. */

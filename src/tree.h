@@ -35,9 +35,8 @@ int tree_init(char *err, size_t errlen);
  * children inherit (not earlier: setenv may be what called malloc first). */
 void tree_export_env(void);
 /* The fork handler of the child, before the budget's: a member of its own,
- * charged for what it allocates from now on (`own`: the live bytes it
- * inherited). */
-void tree_atfork_child(int64_t own);
+ * charged for what it allocates from now on, not for what it inherited. */
+void tree_atfork_child(void);
 /* At exit: the member gives its bytes back. */
 void tree_leave(void);
 
