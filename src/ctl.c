@@ -159,7 +159,8 @@ static const char *frozen(const struct gfp_policy *next)
 	if (next->ctl != p->ctl)
 		return "ctl cannot change at run time";
 	if (next->limit_scope != p->limit_scope)
-		return "limit.scope cannot change at run time (a process joins a tree as it starts)";
+		return "limit.scope cannot change at run time (a process joins a tree as it "
+		       "starts)";
 	return NULL;
 }
 

@@ -167,8 +167,8 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 	}
 	if (p->limit_scope == GFP_SCOPE_TREE && !p->limit) {
 		*drop = GFP_K_limit_scope;
-		return "limit.scope=tree shares a limit with the process's children: set limit=SIZE "
-		       "too";
+		return "limit.scope=tree shares a limit with the process's children: set "
+		       "limit=SIZE too";
 	}
 	if (p->limit && p->limit < 64 * 1024) {
 		*drop = GFP_K_limit;

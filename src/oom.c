@@ -170,9 +170,9 @@ enum oom_result oom_step(struct gfp_slow *s)
 		 * once per request, not every round. */
 		if (!s->oom_exempt_logged) {
 			oom_report(s, adj,
-			       "Out of memory and no killable process: oom_score_adj is -1000, "
-			       "the request keeps looping",
-			       false);
+			           "Out of memory and no killable process: oom_score_adj is -1000, "
+			           "the request keeps looping",
+			           false);
 			s->oom_exempt_logged = true;
 		}
 		return OOM_RETRY;

@@ -218,8 +218,9 @@ static struct tree_member *claim_slot(pid_t pid, uint64_t start, int64_t live)
 	for (int pass = 0; pass < 2 && !got; pass++) {
 		for (uint32_t i = 0; i < TREE_MEMBERS && !got; i++) {
 			int32_t free_pid = 0;
-			if (__atomic_compare_exchange_n(&s->m[i].pid, &free_pid, TREE_PID_BUSY, false,
-			                                __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			if (__atomic_compare_exchange_n(&s->m[i].pid, &free_pid, TREE_PID_BUSY,
+			                                false, __ATOMIC_ACQUIRE,
+			                                __ATOMIC_RELAXED)) {
 				got = &s->m[i];
 				raise_high(i + 1);
 			}
@@ -343,7 +344,8 @@ static int open_existing(int fd, char *err, size_t n)
 	if (__atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) != TREE_MAGIC ||
 	    s->version != TREE_VERSION || s->size != SEG_SIZE || s->uid != geteuid()) {
 		munmap(p, SEG_SIZE);
-		return refuse(err, n, "is not a tree's budget of this gfpshim (no header of version %d)",
+		return refuse(err, n,
+		              "is not a tree's budget of this gfpshim (no header of version %d)",
 		              TREE_VERSION);
 	}
 	tree_seg = s;
@@ -401,9 +403,9 @@ static int open_named(char *err, size_t n)
 		int e = errno;
 		struct stat st;
 		if (e != ENOENT)
-			return lstat(tree_path, &st) == 0 ? refuse_file(&st, e, err, n)
-			                                  : refuse(err, n, "cannot be opened: %s",
-			                                           gfp_strerror(e));
+			return lstat(tree_path, &st) == 0
+			           ? refuse_file(&st, e, err, n)
+			           : refuse(err, n, "cannot be opened: %s", gfp_strerror(e));
 		int r = create(err, n);
 		if (r <= 0)
 			return r;
@@ -488,16 +490,18 @@ int tree_init(char *err, size_t n)
 	/* A tree whose members are all gone starts again with this process's
 	 * limit; a live one keeps its own (gfp-ctl set changes it). */
 	tree_reap(true);
-	int64_t mine = (int64_t)gfp_policy.limit, theirs = __atomic_load_n(&s->limit, __ATOMIC_RELAXED);
+	int64_t mine = (int64_t)gfp_policy.limit,
+	        theirs = __atomic_load_n(&s->limit, __ATOMIC_RELAXED);
 	if (no_member_left()) {
 		restart(s, mine);
 	} else if (theirs != mine) {
 		char a[GFP_HUMAN_LEN], b[GFP_HUMAN_LEN], q[PATH_MAX + 64];
-		gfp_log(GFP_LOG_WARNING,
-		        "limit=%s: the tree (GFP_TREE='%s') has limit=%s, which applies (gfp-ctl set "
-		        "limit= through any member changes it)",
-		        gfp_human_size(a, mine), gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)),
-		        gfp_human_size(b, theirs));
+		gfp_log(
+		    GFP_LOG_WARNING,
+		    "limit=%s: the tree (GFP_TREE='%s') has limit=%s, which applies (gfp-ctl set "
+		    "limit= through any member changes it)",
+		    gfp_human_size(a, mine), gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)),
+		    gfp_human_size(b, theirs));
 		gfp_policy.limit = (uint64_t)theirs;
 	}
 	limit_seen = __atomic_load_n(&s->limit_gen, __ATOMIC_ACQUIRE);
@@ -624,7 +628,8 @@ int64_t tree_live(int64_t own, int64_t *others_slack)
 			continue;
 		sum += __atomic_load_n(&m->charged, __ATOMIC_RELAXED);
 		if (m != me)
-			slack += 2 * gfp_budget.batch * __atomic_load_n(&m->threads, __ATOMIC_RELAXED);
+			slack +=
+			    2 * gfp_budget.batch * __atomic_load_n(&m->threads, __ATOMIC_RELAXED);
 	}
 	if (others_slack)
 		*others_slack = slack;

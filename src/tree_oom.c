@@ -192,11 +192,13 @@ static bool wait_victim(const struct victim *v)
 		uint64_t now = gfp_now_ns();
 		if (back) {
 			char q[64], h[GFP_HUMAN_LEN];
-			gfp_log(GFP_LOG_INFO,
-			        "oom_reaper: reaped process %d (%s): %s back to the tree %u ms after "
-			        "the kill",
-			        (int)v->pid, quoted(q, sizeof(q), v->comm),
-			        gfp_human_size(h, v->charged), (unsigned)((now - v->killed_ns) / 1000000));
+			gfp_log(
+			    GFP_LOG_INFO,
+			    "oom_reaper: reaped process %d (%s): %s back to the tree %u ms after "
+			    "the kill",
+			    (int)v->pid, quoted(q, sizeof(q), v->comm),
+			    gfp_human_size(h, v->charged),
+			    (unsigned)((now - v->killed_ns) / 1000000));
 			tree_lock();
 			if (tree_seg->oom_pid == v->pid && tree_seg->oom_start == v->start)
 				tree_seg->oom_pid = 0;
@@ -217,11 +219,13 @@ enum oom_result tree_oom_kill(struct gfp_slow *s, int adj)
 		enum pick p = pick(&v, adj);
 		if (p == PICK_NONE) {
 			if (!s->oom_exempt_logged)
-				oom_report(s, adj,
-				           "Out of memory and no killable member in the tree (oom_score_adj "
-				           "-1000, or killed and still holding its memory): the request "
-				           "keeps looping",
-				           false);
+				oom_report(
+				    s, adj,
+				    "Out of memory and no killable member in the tree "
+				    "(oom_score_adj "
+				    "-1000, or killed and still holding its memory): the request "
+				    "keeps looping",
+				    false);
 			s->oom_exempt_logged = true;
 			return OOM_RETRY;
 		}
@@ -237,7 +241,8 @@ void tree_dump_tasks(struct gfp_buf *b, const char *prefix)
 {
 	struct tree_seg *s = tree_seg;
 	char q[PATH_MAX + 64];
-	gfp_buf_printf(b, "\n%sTasks state (members of the tree %s; memory in binary units):", prefix,
+	gfp_buf_printf(b,
+	               "\n%sTasks state (members of the tree %s; memory in binary units):", prefix,
 	               gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)));
 	gfp_buf_printf(b, "\n%s[  pid  ] threads       live    charged oom_score_adj name", prefix);
 	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE), shown = 0, more = 0;

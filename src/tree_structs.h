@@ -44,7 +44,7 @@ struct tree_seg {
 	uint64_t magic;
 	uint32_t version, size;
 	uint32_t uid;
-	uint32_t high; /* atomic: slots [0, high) have been used */
+	uint32_t high;        /* atomic: slots [0, high) have been used */
 	pthread_mutex_t lock; /* robust, process-shared: exact decisions, OOM */
 	int64_t limit;        /* atomic: the tree's limit= (gfp-ctl set from any member) */
 	uint32_t limit_gen;   /* atomic: bumped with each change of limit */

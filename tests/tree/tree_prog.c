@@ -11,6 +11,8 @@
  *   tree_prog need BYTES           BYTES in 4 KiB blocks (small requests loop
  *                                  under pressure: the OOM step), "got", then
  *                                  waits on stdin
+ *   tree_prog reserve BYTES        gfp_reserve(BYTES), a "reserved" line, then
+ *                                  waits on stdin
  *   tree_prog tries                for each line N on stdin one malloc(N):
  *                                  "try" with ok true or false
  *   tree_prog threads              a member with threads: one that only frees
@@ -174,10 +176,22 @@ static int hold(long bytes, int argc, char **argv)
 static int need(long bytes)
 {
 	long got = fill(bytes, 4096);
-	test_out(1, "{\"event\":\"got\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld}\n", (int)getpid(),
-	         got, usage_live());
+	test_out(1, "{\"event\":\"got\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld}\n",
+	         (int)getpid(), got, usage_live());
 	wait_stdin();
 	release();
+	return 0;
+}
+
+static int reserve(long bytes)
+{
+	int rc = gfp_reserve((size_t)bytes, GFP_KERNEL);
+	struct gfp_budget_usage u;
+	gfp_budget_usage(&u);
+	test_out(1, "{\"event\":\"reserved\",\"pid\":%d,\"rc\":%d,\"reserved\":%ld}\n",
+	         (int)getpid(), rc, u.reserved);
+	wait_stdin();
+	gfp_unreserve();
 	return 0;
 }
 
@@ -191,10 +205,12 @@ static int tries(void)
 			memset(p, 1, 4096);
 			blk[nblk++] = p;
 		}
+		struct gfp_budget_usage u;
+		gfp_budget_usage(&u);
 		test_out(1,
 		         "{\"event\":\"try\",\"pid\":%d,\"bytes\":%ld,\"ok\":%s,\"tree_live\":%ld,"
-		         "\"limit\":%ld}\n",
-		         (int)getpid(), n, p ? "true" : "false", usage_live(), usage_limit());
+		         "\"limit\":%ld,\"reserved\":%ld}\n",
+		         (int)getpid(), n, p ? "true" : "false", u.live, u.limit, u.reserved);
 	}
 	release();
 	return 0;
@@ -493,10 +509,11 @@ static int server(int n)
 	for (int i = 0; i < n; i++)
 		close(prog[i]);
 	long after = usage_live();
-	test_out(1,
-	         "{\"event\":\"server\",\"workers\":%d,\"killed\":%d,\"exited\":%d,\"signalled\":%d,"
-	         "\"before\":%ld,\"during\":%ld,\"zombies\":%ld,\"after\":%ld}\n",
-	         n, killed, exited, signalled, before, during, zombies, after);
+	test_out(
+	    1,
+	    "{\"event\":\"server\",\"workers\":%d,\"killed\":%d,\"exited\":%d,\"signalled\":%d,"
+	    "\"before\":%ld,\"during\":%ld,\"zombies\":%ld,\"after\":%ld}\n",
+	    n, killed, exited, signalled, before, during, zombies, after);
 	return 0;
 }
 
@@ -511,6 +528,8 @@ static int run(int argc, char **argv)
 		return need(atol(argv[1]));
 	if (strcmp(cmd, "tries") == 0)
 		return tries();
+	if (strcmp(cmd, "reserve") == 0 && argc == 2)
+		return reserve(atol(argv[1]));
 	if (strcmp(cmd, "threads") == 0)
 		return threads();
 	if (strcmp(cmd, "spawn") == 0 && argc >= 3)
@@ -523,7 +542,7 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 usage:
-	test_out(2, "usage: tree_prog hold|need|tries|threads|spawn|server|usage ...\n");
+	test_out(2, "usage: tree_prog hold|need|reserve|tries|threads|spawn|server|usage ...\n");
 	return 2;
 }
 

@@ -22,7 +22,8 @@ int main(void)
 	CHECK(tree_badness(20 * MiB, 600, limit, &b) && b == 20 * MiB + 600 * (limit / 1000));
 	CHECK(b > a);
 	/* -999 may still be chosen: the only candidate wins with negative points. */
-	CHECK(tree_badness(1 * MiB, -999, limit, &p) && p == 1 * MiB - 999 * (limit / 1000) && p < 0);
+	CHECK(tree_badness(1 * MiB, -999, limit, &p) && p == 1 * MiB - 999 * (limit / 1000) &&
+	      p < 0);
 	/* +1000 outweighs the whole limit's worth of bytes elsewhere. */
 	CHECK(tree_badness(0, 1000, limit, &p) && p >= limit - 1000);
 	return CHECK_DONE();
