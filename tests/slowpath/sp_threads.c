@@ -19,31 +19,12 @@
  */
 #include <jemalloc/jemalloc.h>
 
+#include "../je_allocated.h"
 #include "sp_common.h"
-
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x)  STRINGIFY_(x)
 
 #define MAXBLK (1 << 16)
 static void *blk[MAXBLK];
 static int nblk;
-
-/* The bytes jemalloc has handed to the program: stats.allocated less its
- * own internal allocations (each thread's cache stacks, which no thread
- * counter sees), with the caller's cache flushed; threads that still run
- * flush theirs before they park (flush_cache). */
-static long je_allocated(void)
-{
-	uint64_t epoch = 1;
-	size_t sz = sizeof(epoch), allocated = 0, internal = 0, asz = sizeof(allocated);
-	mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
-	if (mallctl("epoch", &epoch, &sz, &epoch, sz) != 0 ||
-	    mallctl("stats.allocated", &allocated, &asz, NULL, 0) != 0 ||
-	    mallctl("stats.arenas." STRINGIFY(MALLCTL_ARENAS_ALL) ".internal", &internal, &asz,
-	            NULL, 0) != 0)
-		sp_die("mallctl stats.allocated failed\n");
-	return (long)allocated - (long)internal;
-}
 
 static void flush_cache(void)
 {
@@ -56,7 +37,11 @@ static int check_equal(const char *when)
 	struct gfp_budget_usage u;
 	if (gfp_budget_usage(&u) != 0 || u.limit == 0)
 		sp_die("no budget: run under the shim with limit=\n");
+	/* What jemalloc has handed out (je_allocated.h); threads that still run
+	 * flush their caches before they park (flush_cache). */
 	long je = je_allocated();
+	if (je < 0)
+		sp_die("mallctl stats.allocated failed\n");
 	gfp_budget_usage(&u);
 	sp_out(1, "budget %s: live %ld jemalloc %ld limit %ld\n", when, u.live, je, u.limit);
 	if (u.live != je) {

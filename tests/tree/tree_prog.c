@@ -45,12 +45,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../je_allocated.h"
 #include "../test_out.h"
 
 #include "gfpshim.h"
-
-#define STRINGIFY_(x) #x
-#define STRINGIFY(x)  STRINGIFY_(x)
 
 extern char **environ;
 
@@ -65,6 +63,14 @@ static void sleep_ms(int ms)
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+}
+
+static long je_own(void)
+{
+	long n = je_allocated();
+	if (n < 0)
+		die("mallctl stats.allocated");
+	return n;
 }
 
 static long usage_live(void)
@@ -82,22 +88,6 @@ static long usage_limit(void)
 	struct gfp_budget_usage u;
 	gfp_budget_usage(&u);
 	return u.limit;
-}
-
-/* What jemalloc has handed out in this process (stats.allocated less its
- * internal bytes, the caller's cache flushed): the budget's own count of a
- * process must equal it (tests/slowpath/sp_threads.c). */
-static long je_allocated(void)
-{
-	uint64_t epoch = 1;
-	size_t sz = sizeof(epoch), allocated = 0, internal = 0, asz = sizeof(allocated);
-	mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
-	if (mallctl("epoch", &epoch, &sz, &epoch, sz) != 0 ||
-	    mallctl("stats.allocated", &allocated, &asz, NULL, 0) != 0 ||
-	    mallctl("stats.arenas." STRINGIFY(MALLCTL_ARENAS_ALL) ".internal", &internal, &asz,
-	            NULL, 0) != 0)
-		die("mallctl stats.allocated");
-	return (long)allocated - (long)internal;
 }
 
 /* A line from fd (or EOF): false at EOF with nothing read. */
@@ -167,7 +157,7 @@ static int hold(long bytes, int argc, char **argv)
 	test_out(1,
 	         "{\"event\":\"holding\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld,\"limit\":%ld,"
 	         "\"own\":%ld}\n",
-	         (int)getpid(), got, usage_live(), usage_limit(), je_allocated());
+	         (int)getpid(), got, usage_live(), usage_limit(), je_own());
 	wait_stdin();
 	release();
 	return 0;
@@ -273,7 +263,7 @@ static int threads(void)
 		pthread_cond_wait(&cond, &lock);
 	pthread_mutex_unlock(&lock);
 	sleep_ms(50); /* the detached thread's exit */
-	long own = je_allocated();
+	long own = je_own();
 	test_out(1, "{\"event\":\"threads\",\"pid\":%d,\"tree_live\":%ld,\"own\":%ld}\n",
 	         (int)getpid(), usage_live(), own);
 	wait_stdin();
@@ -339,26 +329,14 @@ static int spawn(const char *how, int argc, char **argv)
 	}
 	long before = usage_live();
 	pid_t pid = -1;
-	if (strcmp(how, "fork") == 0) {
-		pid = fork();
+	bool execs = strcmp(how, "fork-exec") == 0 || strcmp(how, "vfork-exec") == 0;
+	if (execs || strcmp(how, "fork") == 0) {
+		pid = how[0] == 'v' ? vfork() : fork();
 		if (pid == 0) {
 			dup2(down[0], 0);
 			dup2(up[1], 1);
-			exit(run(argc, argv)); /* exit(): the member leaves as it ends */
-		}
-	} else if (strcmp(how, "fork-exec") == 0) {
-		pid = fork();
-		if (pid == 0) {
-			dup2(down[0], 0);
-			dup2(up[1], 1);
-			execv(self, cargv);
-			_exit(127);
-		}
-	} else if (strcmp(how, "vfork-exec") == 0) {
-		pid = vfork();
-		if (pid == 0) {
-			dup2(down[0], 0);
-			dup2(up[1], 1);
+			if (!execs)
+				exit(run(argc, argv)); /* exit(): the member leaves as it ends */
 			execv(self, cargv);
 			_exit(127);
 		}
