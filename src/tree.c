@@ -111,10 +111,13 @@ bool tree_member_gone(const struct tree_member *m, int32_t pid, bool deep)
 	if (gone || !deep)
 		return gone;
 	char state;
-	uint64_t start;
-	/* A zombie's memory is back with the kernel: its bytes are too. */
-	return !proc_stat(pid, &state, &start) || state == 'Z' || state == 'X' ||
-	       start != __atomic_load_n(&m->start, __ATOMIC_RELAXED);
+	uint64_t start, was = __atomic_load_n(&m->start, __ATOMIC_RELAXED);
+	/* No /proc (or it just ended: kill(2) sees that next time): alive. A
+	 * zombie's memory is back with the kernel: its bytes are too. A slot
+	 * taken without /proc has no start time to compare. */
+	if (!proc_stat(pid, &state, &start))
+		return false;
+	return state == 'Z' || state == 'X' || (was && start != was);
 }
 
 void tree_comm(const struct tree_member *m, int32_t pid, char out[16])
