@@ -57,7 +57,7 @@ while not os.path.exists(sock) and time.time() < deadline:
 
 # (function, the line, COMP_WORDS as bash splits the line, the replies)
 cases = [
-    ("_gfp_run", "gfp-run --policy li", ["gfp-run", "--policy", "li"], ["limit="]),
+    ("_gfp_run", "gfp-run --policy mi", ["gfp-run", "--policy", "mi"], ["min_free="]),
     ("_gfp_run", "gfp-run --policy ", ["gfp-run", "--policy", ""], [k + "=" for k in keys]),
     ("_gfp_sweep", "gfp-sweep --policy ", ["gfp-sweep", "--policy", ""],
      [k + "=" for k in keys if not k.startswith("fail.")]),
@@ -67,7 +67,7 @@ cases = [
      ["gfp-run", "--policy", "limit", "=", "64M,sta"], ["64M,stats="]),
     ("_gfp_run", "gfp-run --policy 'limit=64M;sta", ["gfp-run", "--policy", "'limit=64M;sta"],
      ["limit=64M;stats="]),
-    ("_gfp_run", "gfp-run --policy=li", ["gfp-run", "--policy", "=", "li"], ["limit="]),
+    ("_gfp_run", "gfp-run --policy=mi", ["gfp-run", "--policy", "=", "mi"], ["min_free="]),
     ("_gfp_run", "gfp-run --policy 'default=NOFS|NOF",
      ["gfp-run", "--policy", "'default=NOFS|NOF"],
      ["default=NOFS|" + f for f in flags if f.startswith("NOF")]),
@@ -173,7 +173,7 @@ def readline_completes(lines):
     return got
 
 
-real = {"gfp-run --policy li": "gfp-run --policy limit=",
+real = {"gfp-run --policy mi": "gfp-run --policy min_free=",
         "gfp-run --policy stats=to": "gfp-run --policy stats=totals ",
         "gfp-sweep --mo": "gfp-sweep --mode "}
 for (line, want), got in zip(real.items(), readline_completes(list(real))):
