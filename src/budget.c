@@ -282,16 +282,17 @@ int64_t budget_process_live(void)
 
 /* The lock of a decision near the watermark; in a tree the tree's too, so
  * that two members cannot both take the last bytes. */
+static bool tree_locked; /* under exact_lock */
+
 static void exact_enter(void)
 {
 	gfp_lock(&exact_lock);
-	if (gfp_tree_on)
-		tree_lock();
+	tree_locked = gfp_tree_on && tree_lock();
 }
 
 static void exact_leave(void)
 {
-	if (gfp_tree_on)
+	if (tree_locked)
 		tree_unlock();
 	gfp_unlock(&exact_lock);
 }

@@ -54,8 +54,9 @@ static bool export_env;       /* the name is new: the constructor exports it */
 static uint64_t next_reap_ns; /* atomic */
 static uint64_t next_deep_ns; /* atomic */
 
-#define SEG_SIZE   ((sizeof(struct tree_seg) + 4095) & ~(size_t)4095)
-#define READY_WAIT 1000 /* ms a joiner waits for a new segment's creator */
+#define SEG_SIZE     ((sizeof(struct tree_seg) + 4095) & ~(size_t)4095)
+#define READY_WAIT   1000 /* ms a joiner waits for a new segment's creator */
+#define TREE_LOCK_MS 2000 /* the longest wait for the tree's lock */
 
 /* ------------------------------------------------------------------------
  * Processes: who a pid is, from /proc
@@ -451,7 +452,7 @@ static bool no_member_left(void)
  * first process's. */
 static void restart(struct tree_seg *s, int64_t limit)
 {
-	tree_lock();
+	bool locked = tree_lock();
 	if (no_member_left()) {
 		__atomic_store_n(&s->charged, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->threads, 0, __ATOMIC_RELAXED);
@@ -463,7 +464,8 @@ static void restart(struct tree_seg *s, int64_t limit)
 			__atomic_add_fetch(&s->limit_gen, 1, __ATOMIC_RELEASE);
 		}
 	}
-	tree_unlock();
+	if (locked)
+		tree_unlock();
 }
 
 int tree_init(char *err, size_t n)
@@ -658,12 +660,28 @@ void tree_reserved_add(int64_t delta)
 	add64(&tree_seg->reserved, delta);
 }
 
-void tree_lock(void)
+bool tree_lock(void)
 {
 	/* Robust: a member killed while it held the lock leaves nothing half
-	 * done that matters (the sums are atomics), so the next owner goes on. */
-	if (pthread_mutex_lock(&tree_seg->lock) == EOWNERDEAD)
+	 * done that matters (the sums are atomics), so the next owner goes on.
+	 * One stopped while it held it (SIGSTOP, a frozen cgroup) would stop
+	 * the whole tree: after TREE_LOCK_MS the decision is made without it,
+	 * which at worst lets two members take the same last bytes. */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += TREE_LOCK_MS / 1000;
+	int r = pthread_mutex_timedlock(&tree_seg->lock, &until);
+	if (r == EOWNERDEAD)
 		pthread_mutex_consistent(&tree_seg->lock);
+	if (r == 0 || r == EOWNERDEAD)
+		return true;
+	static bool told;
+	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
+		gfp_log(GFP_LOG_WARNING,
+		        "limit.scope=tree: the tree's lock was held for more than %d s (a member "
+		        "stopped?): deciding without it",
+		        TREE_LOCK_MS / 1000);
+	return false;
 }
 
 void tree_unlock(void)
@@ -687,14 +705,14 @@ void tree_sync(void)
 void tree_limit_set(int64_t limit)
 {
 	struct tree_seg *s = tree_seg;
-	tree_sync();
 	if (limit == tree_limit())
 		return;
-	tree_lock();
+	bool locked = tree_lock();
 	__atomic_store_n(&s->limit, limit, __ATOMIC_RELAXED);
 	__atomic_store_n(&limit_seen, __atomic_add_fetch(&s->limit_gen, 1, __ATOMIC_RELEASE),
 	                 __ATOMIC_RELAXED);
-	tree_unlock();
+	if (locked)
+		tree_unlock();
 	tree_wake(); /* a raised limit: every member's waiting requests try again */
 }
 

@@ -57,8 +57,10 @@ int64_t tree_limit(void);
 int64_t tree_reserved(void);
 void tree_reserved_add(int64_t delta);
 /* The tree's lock, taken inside the budget's exact_lock: decisions near the
- * watermark in two members do not both take the last bytes. */
-void tree_lock(void);
+ * watermark in two members do not both take the last bytes. False when it
+ * could not be had in time (a member stopped while it held it): the caller
+ * goes on without it, and does not unlock. */
+bool tree_lock(void);
 void tree_unlock(void);
 /* Another member changed the limit (gfp-ctl set): the process takes it
  * (budget_init); never under the budget's lock. */

@@ -99,7 +99,7 @@ static enum pick pick(struct victim *v, int self_adj)
 	struct tree_seg *s = tree_seg;
 	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
 	enum pick r = PICK_NONE;
-	tree_lock();
+	bool locked = tree_lock();
 	tree_reap(true);
 	uint64_t now = gfp_now_ns();
 	if (s->oom_pid > 0) {
@@ -108,7 +108,8 @@ static enum pick pick(struct victim *v, int self_adj)
 			victim_from(v, m, s->oom_pid, 0);
 			v->deadline_ns = s->oom_deadline_ns;
 			v->killed_ns = s->oom_killed_ns;
-			tree_unlock();
+			if (locked)
+				tree_unlock();
 			return PICK_WAIT;
 		}
 		if (m)
@@ -144,7 +145,8 @@ static enum pick pick(struct victim *v, int self_adj)
 		s->oom_deadline_ns = v->deadline_ns;
 		r = PICK_NEW;
 	}
-	tree_unlock();
+	if (locked)
+		tree_unlock();
 	return r;
 }
 
@@ -170,10 +172,11 @@ static void kill_victim(struct gfp_slow *s, int adj, const struct victim *v)
 		 * that does not give its memory back, at once. */
 		gfp_log(GFP_LOG_WARNING, "oom: cannot kill process %d (%s): %s", (int)v->pid,
 		        quoted(q, sizeof(q), v->comm), gfp_strerror(errno));
-		tree_lock();
+		bool locked = tree_lock();
 		if (tree_seg->oom_pid == v->pid)
 			tree_seg->oom_deadline_ns = 0;
-		tree_unlock();
+		if (locked)
+			tree_unlock();
 	}
 }
 
@@ -199,10 +202,11 @@ static bool wait_victim(const struct victim *v)
 			    (int)v->pid, quoted(q, sizeof(q), v->comm),
 			    gfp_human_size(h, v->charged),
 			    (unsigned)((now - v->killed_ns) / 1000000));
-			tree_lock();
+			bool locked = tree_lock();
 			if (tree_seg->oom_pid == v->pid && tree_seg->oom_start == v->start)
 				tree_seg->oom_pid = 0;
-			tree_unlock();
+			if (locked)
+				tree_unlock();
 			return true;
 		}
 		if (now >= v->deadline_ns)

@@ -26,6 +26,9 @@
  *                                  exit(), a third _exit(), a third are killed
  *                                  with SIGKILL while they allocate
  *   tree_prog usage                "usage" and exit
+ *   tree_prog lockstop             (not a member) takes the lock of the tree
+ *                                  GFP_TREE names, says "locked", and stops
+ *                                  itself with SIGSTOP holding it
  *
  * Every line is one JSON object on stdout. Nothing is printed through stdio
  * (test_out.h), and the parents allocate nothing between the usages they
@@ -37,6 +40,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +54,7 @@
 #include "../test_out.h"
 
 #include "gfpshim.h"
+#include "tree_structs.h"
 
 extern char **environ;
 
@@ -495,6 +501,30 @@ static int server(int n)
 	return 0;
 }
 
+/* A process stopped while it holds the tree's lock (as a member stopped
+ * by ^Z in the middle of a decision would be). */
+static int lockstop(void)
+{
+	const char *path = getenv("GFP_TREE");
+	int fd = path ? open(path, O_RDWR) : -1;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		die("GFP_TREE");
+	struct tree_seg *seg =
+	    mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (seg == MAP_FAILED)
+		die("mmap");
+	int r = pthread_mutex_lock(&seg->lock);
+	if (r != 0 && r != EOWNERDEAD) {
+		errno = r;
+		die("pthread_mutex_lock");
+	}
+	test_out(1, "{\"event\":\"locked\",\"pid\":%d}\n", (int)getpid());
+	raise(SIGSTOP);
+	pthread_mutex_unlock(&seg->lock);
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	if (argc < 1)
@@ -514,6 +544,8 @@ static int run(int argc, char **argv)
 		return spawn(argv[1], argc - 2, argv + 2);
 	if (strcmp(cmd, "server") == 0 && argc == 2)
 		return server(atoi(argv[1]));
+	if (strcmp(cmd, "lockstop") == 0)
+		return lockstop();
 	if (strcmp(cmd, "usage") == 0) {
 		test_out(1, "{\"event\":\"usage\",\"pid\":%d,\"tree_live\":%ld,\"limit\":%ld}\n",
 		         (int)getpid(), usage_live(), usage_limit());
