@@ -667,10 +667,13 @@ bool tree_lock(void)
 	 * One stopped while it held it (SIGSTOP, a frozen cgroup) would stop
 	 * the whole tree: after TREE_LOCK_MS the decision is made without it,
 	 * which at worst lets two members take the same last bytes. */
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += TREE_LOCK_MS / 1000;
-	int r = pthread_mutex_timedlock(&tree_seg->lock, &until);
+	int r = pthread_mutex_trylock(&tree_seg->lock);
+	if (r == EBUSY) {
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += TREE_LOCK_MS / 1000;
+		r = pthread_mutex_timedlock(&tree_seg->lock, &until);
+	}
 	if (r == EOWNERDEAD)
 		pthread_mutex_consistent(&tree_seg->lock);
 	if (r == 0 || r == EOWNERDEAD)
