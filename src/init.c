@@ -21,6 +21,8 @@
 
 #include "gfp_build.h"
 #include "internal.h"
+#include "cgroup.h"
+#include "kswapd.h"
 #include "route.h"
 
 struct gfp_policy gfp_policy;
@@ -169,6 +171,15 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 		*drop = GFP_K_limit;
 		return "limit below 64K cannot hold a process (raise limit)";
 	}
+	if (p->kswapd && !p->limit) {
+		*drop = GFP_K_kswapd;
+		return "kswapd wakes at the budget's low watermark: it needs a budget (set "
+		       "limit=SIZE or limit=cgroup)";
+	}
+	if (p->kswapd_psi && !p->kswapd) {
+		*drop = GFP_K_kswapd_psi;
+		return "kswapd.psi wakes the background reclaim thread: it needs kswapd=1";
+	}
 	if (p->fail_site.v[0] && p->fail_site_hit == 0) {
 		*drop = GFP_K_fail_site;
 		return "fail.site.hit=last needs a recording run to count the site's hits: give "
@@ -274,6 +285,7 @@ static void log_effective_policy(void)
 
 static void atfork_prepare(void)
 {
+	kswapd_atfork_prepare(); /* first: its round takes the locks below */
 	pthread_mutex_lock(&init_lock);
 	thread_atfork_prepare();
 }
@@ -282,10 +294,14 @@ static void atfork_parent(void)
 {
 	thread_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
+	kswapd_atfork_parent();
 }
 
 static void atfork_child(void)
 {
+	kswapd_atfork_child();
+	cgroup_atfork_child();
+	vmstat_atfork_child();
 	thread_atfork_child();
 	budget_atfork_child();
 	inject_atfork_child();
@@ -336,6 +352,7 @@ static void do_init(void)
 	if (config_errors && strict)
 		_exit(GFP_EXIT_CONFIG);
 
+	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */
 	policy_derive();
 	if (records_on())
 		crash_init();
