@@ -248,7 +248,8 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t n, void *o
 	case GFP_T_MS: {
 		uint64_t x;
 		unsigned word;
-		if (k->type == GFP_T_SIZE && k->choices[0] && parse_enum(k->choices, v, n, &word)) {
+		if (k->type == GFP_T_SIZE && k->choices && k->choices[0] &&
+		    parse_enum(k->choices, v, n, &word)) {
 			*(uint64_t *)out = GFP_SIZE_WORD; /* limit=cgroup */
 			return 0;
 		}
@@ -490,7 +491,7 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 			gfp_buf_printf(b, "%lld", (long long)*(const int64_t *)v);
 		break;
 	case GFP_T_SIZE:
-		if (k->choices[0] && *(const uint64_t *)v == GFP_SIZE_WORD)
+		if (k->choices && k->choices[0] && *(const uint64_t *)v == GFP_SIZE_WORD)
 			gfp_buf_printf(b, "%s", k->choices);
 		else
 			gfp_buf_printf(b, "%llu", (unsigned long long)*(const uint64_t *)v);

@@ -26,9 +26,11 @@
  *
  * With kswapd.psi=1 it also listens to the kernel's pressure stall
  * information: a trigger "some 150000 1000000" (150 ms of stalls in a
- * second) on the cgroup's memory.pressure, else /proc/pressure/memory,
- * looked at every 250 ms while it sleeps; each event is one round of
- * reclaim whatever the watermarks say.
+ * second) on the cgroup's memory.pressure, else /proc/pressure/memory; a
+ * process without CAP_SYS_RESOURCE may only arm windows of whole 2 s, so
+ * "some 300000 2000000" (the same share) is the fallback. Looked at every
+ * 250 ms while the thread sleeps; each event is one round of reclaim
+ * whatever the watermarks say.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -56,13 +58,14 @@ enum ks_state {
 	KS_FAILED,   /* it could not be made: reclaim stays direct */
 };
 
-#define MAX_FAILURES  16 /* MAX_RECLAIM_RETRIES */
-#define HOPELESS_NS   (1000 * 1000000ULL)
-#define IDLE_NS       (10 * 1000000ULL) /* woken for nothing: a pause */
-#define PSI_LOOK_MS   250
-#define ROUND_WAIT_MS 200
-#define KSWAPD_STACK  (1u << 20)
-#define PSI_TRIGGER   "some 150000 1000000"
+#define MAX_FAILURES   16 /* MAX_RECLAIM_RETRIES */
+#define HOPELESS_NS    (1000 * 1000000ULL)
+#define IDLE_NS        (10 * 1000000ULL) /* woken for nothing: a pause */
+#define PSI_LOOK_MS    250
+#define ROUND_WAIT_MS  200
+#define KSWAPD_STACK   (1u << 20)
+#define PSI_TRIGGER    "some 150000 1000000"
+#define PSI_TRIGGER_2S "some 300000 2000000" /* without CAP_SYS_RESOURCE */
 
 static int state;            /* atomic: enum ks_state */
 static int creating;         /* atomic: a thread is making it */
@@ -128,17 +131,24 @@ static bool lock_within(pthread_mutex_t *m, unsigned ms)
  * PSI
  * ---------------------------------------------------------------------- */
 
-static int psi_arm(const char *path, int *err)
+/* Arms a trigger on `path`, the 1 s window first; *trigger says which. */
+static int psi_arm(const char *path, int *err, const char **trigger)
 {
-	int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && write(fd, PSI_TRIGGER, sizeof(PSI_TRIGGER)) < 0) {
+	static const char *const triggers[] = {PSI_TRIGGER, PSI_TRIGGER_2S};
+	for (unsigned i = 0; i < 2; i++) {
+		int fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			*err = errno;
+			return -1;
+		}
+		if (write(fd, triggers[i], strlen(triggers[i]) + 1) >= 0) {
+			*trigger = triggers[i];
+			return fd;
+		}
 		*err = errno;
 		close(fd);
-		return -1;
 	}
-	if (fd < 0)
-		*err = errno;
-	return fd;
+	return -1;
 }
 
 /* Whether psi_fd still is the trigger this thread armed. */
@@ -150,10 +160,10 @@ static bool psi_ours(void)
 }
 
 /* Arms the trigger when kswapd.psi is (or became) 1; lets it go when it
- * was set to 0 (gfp-ctl). */
+ * or kswapd was set to 0 (gfp-ctl). */
 static void psi_update(void)
 {
-	if (!gfp_policy.kswapd_psi) {
+	if (!gfp_policy.kswapd_psi || !__atomic_load_n(&gfp_kswapd_on, __ATOMIC_RELAXED)) {
 		if (psi_ours())
 			close(psi_fd);
 		psi_fd = -1;
@@ -165,17 +175,17 @@ static void psi_update(void)
 	psi_tried = true;
 	char cg[512] = "", q[2][2048];
 	int cg_err = ENOENT, proc_err = 0;
-	const char *path = "/proc/pressure/memory";
-	if (cgroup_pressure_file(cg, sizeof(cg)) && (psi_fd = psi_arm(cg, &cg_err)) >= 0)
+	const char *path = "/proc/pressure/memory", *trigger = "";
+	if (cgroup_pressure_file(cg, sizeof(cg)) && (psi_fd = psi_arm(cg, &cg_err, &trigger)) >= 0)
 		path = cg;
 	else
-		psi_fd = psi_arm(path, &proc_err);
+		psi_fd = psi_arm(path, &proc_err, &trigger);
 	struct stat st;
 	if (psi_fd >= 0 && fstat(psi_fd, &st) == 0) {
 		psi_dev = st.st_dev;
 		psi_ino = st.st_ino;
 		if (gfp_policy.confirm)
-			gfp_log(GFP_LOG_INFO, "kswapd.psi: trigger '%s' on %s", PSI_TRIGGER,
+			gfp_log(GFP_LOG_INFO, "kswapd.psi: trigger '%s' on %s", trigger,
 			        gfp_quote(q[0], sizeof(q[0]), path, strlen(path)));
 		return;
 	}

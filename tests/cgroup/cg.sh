@@ -69,9 +69,20 @@ cg_run() {
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
 }
 
+# cg_child NAME [LIMIT]: a cgroup inside CG (none when not given); CG
+# becomes it.
+cg_child() {
+	mkdir "$CG/$1" || fail "mkdir $CG/$1"
+	CG=$CG/$1
+	CG_MADE+=("$CG")
+	[ -z "${2:-}" ] || echo "$2" >"$CG/$([ "$CG_V" = 1 ] && echo memory.limit_in_bytes || echo memory.max)" ||
+		fail "cannot set the limit of $CG"
+}
+
 cg_cleanup() {
-	local d p
-	for d in "${CG_MADE[@]}"; do
+	local d p i
+	for ((i = ${#CG_MADE[@]} - 1; i >= 0; i--)); do # children first
+		d=${CG_MADE[i]}
 		for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
 			rmdir "$d" 2>/dev/null && break

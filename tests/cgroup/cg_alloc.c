@@ -3,11 +3,12 @@
  * that its pages are in the cgroup's usage.
  *
  *   cg_alloc fill CHUNK        allocate CHUNK bytes at a time until NULL
+ *   cg_alloc take BYTES        take BYTES (1 MiB at a time) and exit
  *   cg_alloc hold BYTES        hold BYTES, say "ready", wait for a signal
  *   cg_alloc staged FIRST CHUNK  hold FIRST, say "ready", wait for a line on
  *                              stdin, then fill with CHUNK until NULL
  *
- * fill and staged print one JSON line: {"first":..,"total":..} (total
+ * fill, take and staged print one JSON line: {"first":..,"total":..} (total
  * counts first too). Status 0; 2 for bad arguments.
  */
 #include <stdio.h>
@@ -43,6 +44,11 @@ int main(int argc, char **argv)
 		printf("{\"first\":0,\"total\":%zu}\n", total);
 		return 0;
 	}
+	if (argc == 3 && strcmp(argv[1], "take") == 0) {
+		size_t total = take(1 << 20, strtoull(argv[2], NULL, 0));
+		printf("{\"first\":0,\"total\":%zu}\n", total);
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "hold") == 0) {
 		size_t want = strtoull(argv[2], NULL, 0);
 		if (take(1 << 20, want) < want) {
@@ -66,6 +72,7 @@ int main(int argc, char **argv)
 		printf("{\"first\":%zu,\"total\":%zu}\n", first, total);
 		return 0;
 	}
-	fprintf(stderr, "usage: cg_alloc fill CHUNK | hold BYTES | staged FIRST CHUNK\n");
+	fprintf(stderr,
+	        "usage: cg_alloc fill CHUNK | take BYTES | hold BYTES | staged FIRST CHUNK\n");
 	return 2;
 }
