@@ -36,7 +36,7 @@
 bool gfp_cgroup_on;
 
 #define CG_PATH   512
-#define CG_LEVELS 8
+#define CG_LEVELS 8 /* the nearest levels: deeper ancestors are not looked at */
 #define CG_FILE   4096
 
 /* A limit at or above this is none (v1 writes PAGE_COUNTER_MAX pages). */

@@ -7,6 +7,7 @@ CG_ALLOC=$BUILD/tests/cgroup/cg_alloc
 [ -f "$SHIM" ] || fail "the shim is not built: $SHIM"
 unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY
 CG_MADE=()
+MiB=$((1 << 20))
 
 # The directory of this shell's cgroup in hierarchy v1 memory (cg_base 1)
 # or v2 (cg_base 2), from /proc/self/cgroup and /proc/self/mountinfo.
@@ -61,6 +62,23 @@ cg_kills() {
 	local f
 	if [ "$CG_V" = 1 ]; then f=$CG/memory.oom_control; else f=$CG/memory.events; fi
 	awk '$1 == "oom_kill" { print $2; found = 1 } END { if (!found) print "none" }' "$f"
+}
+
+# cg_survived TAG STATUS KILLS: the program (its output and log in
+# $TMP/TAG.out and $TMP/TAG.log) exited 0 and the kernel killed nothing in CG
+# since it counted KILLS.
+cg_survived() {
+	[ "$2" = 0 ] || {
+		cat "$TMP/$1.out" "$TMP/$1.log" >&2 2>/dev/null
+		fail "$1: status $2 (137: the kernel's OOM killer came first)"
+	}
+	expect_eq "$1: the kernel's OOM kills in the cgroup" "$3" "$(cg_kills)"
+}
+
+# mib_between TAG BYTES LO HI: LO MiB <= BYTES <= HI MiB.
+mib_between() {
+	[ "$2" -ge $(($3 << 20)) ] && [ "$2" -le $(($4 << 20)) ] ||
+		fail "$1: $(($2 >> 20)) MiB, expected $3 to $4 MiB"
 }
 
 # cg_run CMD...: runs CMD inside cgroup CG (only CMD: the test's shell stays

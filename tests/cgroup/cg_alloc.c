@@ -29,6 +29,15 @@ static size_t take(size_t chunk, size_t max)
 	return total;
 }
 
+/* Takes `want` bytes a MiB at a time, or exits 1. */
+static void hold(size_t want)
+{
+	if (take(1 << 20, want) < want) {
+		fprintf(stderr, "cg_alloc: could not hold %zu bytes\n", want);
+		exit(1);
+	}
+}
+
 static void wait_line(void)
 {
 	char line[64];
@@ -50,11 +59,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "hold") == 0) {
-		size_t want = strtoull(argv[2], NULL, 0);
-		if (take(1 << 20, want) < want) {
-			fprintf(stderr, "cg_alloc: could not hold %zu bytes\n", want);
-			return 1;
-		}
+		hold(strtoull(argv[2], NULL, 0));
 		printf("ready\n");
 		fclose(stdout); /* the reader sees the end of the line */
 		for (;;)
@@ -62,10 +67,7 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "staged") == 0) {
 		size_t first = strtoull(argv[2], NULL, 0);
-		if (take(1 << 20, first) < first) {
-			fprintf(stderr, "cg_alloc: could not hold %zu bytes\n", first);
-			return 1;
-		}
+		hold(first);
 		printf("ready\n");
 		wait_line();
 		size_t total = first + take(strtoull(argv[3], NULL, 0), (size_t)-1);

@@ -7,7 +7,6 @@
 source "$TESTS/lib.sh"
 source "$TESTS/cgroup/cg.sh"
 GFP_CTL=$BUILD/tools/gfp-ctl
-MiB=$((1 << 20))
 mkdir -m 0700 "$TMP/xdg" || fail "mkdir $TMP/xdg"
 export XDG_RUNTIME_DIR=$TMP/xdg
 
