@@ -91,7 +91,8 @@ static void usage(FILE *f)
 	        "  0    no finding of a --fail-on class\n"
 	        "  1    findings of a --fail-on class (silent data losses, crashes or hangs)\n"
 	        "  2    usage error, or the sweep could not go on (no library, the recording\n"
-	        "       run failed, a report cannot be written, out of memory)\n"
+	        "       run failed, a report cannot be written, out of memory, a campaign's\n"
+	        "       target that could not be swept)\n"
 	        "  125  the shim refused --policy\n"
 	        "  126  PROG is not executable, or statically linked\n"
 	        "  127  PROG not found\n"
@@ -207,6 +208,9 @@ static int parse_args(int argc, char **argv, const char **lib)
 	if (opt.campaign && opt.input[0])
 		return tool_usage_error(
 		    "--input with --campaign: each target has its own \"stdin\"");
+	if (opt.campaign && opt.html)
+		return tool_usage_error("--html with --campaign: the campaign's page is not written "
+		                        "yet (--json and --junit have a section per target)");
 	if (opt.state && !opt.campaign)
 		return tool_usage_error("--state goes with --campaign FILE");
 	if (!opt.campaign && optind >= argc)
