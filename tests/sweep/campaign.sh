@@ -7,7 +7,8 @@
 # again, it takes the finished runs from its state file (no failure point is
 # run twice) and its results, parsed, equal the unbroken campaign's. A state
 # written with other options is refused; a target that cannot be swept is an
-# error of its own, the others still swept.
+# error of its own, the others still swept; one whose plain run crashes ends
+# the campaign, which run again reports it as an error and goes on.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 INV=$BUILD/tests/example/inventory
@@ -155,6 +156,23 @@ if p.returncode != 2 or got["slow"][0] != "done" or got["missing"][0] != "error"
     bad.append(f"errors: exit {p.returncode}, {got}, JUnit errors {errs}")
 if not os.path.exists(f"{tmp}/bad.jsonl.state"):
     bad.append("no state beside the campaign file by default")
+
+# A target whose plain run crashes ends the sweep (as one sweep would end);
+# run again, the campaign reports it as an error and sweeps the others.
+with open(f"{tmp}/fatal.jsonl", "w") as f:
+    f.write(json.dumps({"id": "crasher", "argv": ["sh", "-c", "kill -SEGV $$"]}) + "\n")
+    f.write(json.dumps({"id": "slow", "argv": [os.environ["BUILD"] + "/tests/sweep/outprog",
+                                               "slow", "1"]}) + "\n")
+fatal = [sweep, "--campaign", f"{tmp}/fatal.jsonl", "--json", f"{tmp}/fatal.json"]
+p = subprocess.run(fatal, capture_output=True, text=True)
+if p.returncode != 2 or "the recording run died by signal 11" not in p.stderr:
+    bad.append(f"a crashing target: exit {p.returncode}: {p.stderr[-300:]}")
+p = subprocess.run(fatal, capture_output=True, text=True)
+d = json.load(open(f"{tmp}/fatal.json")) if os.path.getsize(f"{tmp}/fatal.json") else {}
+got = {x["id"]: (x["state"], x.get("error", "")) for x in d.get("targets", [])}
+if p.returncode != 2 or got.get("slow", ("",))[0] != "done" or \
+        not got.get("crasher", ("", ""))[1].startswith("its recording run failed"):
+    bad.append(f"a crashing target, run again: exit {p.returncode}, {got}, {p.stderr[-300:]}")
 if bad:
     sys.exit("FAIL: " + "\n  ".join(bad))
 PY

@@ -27,12 +27,6 @@ static size_t ntargets;
  * The campaign file: a JSON array of targets, or one target per line
  * ---------------------------------------------------------------------- */
 
-static char *dup_str(const char *s)
-{
-	char *d = xstrdup(s);
-	return d;
-}
-
 /* An array of strings into a NULL-terminated vector; NULL when it is not one. */
 static char **str_vec(const struct jval *a)
 {
@@ -44,7 +38,7 @@ static char **str_vec(const struct jval *a)
 			free(v);
 			return NULL;
 		}
-		v[i] = dup_str(a->v[i].s);
+		v[i] = xstrdup(a->v[i].s);
 	}
 	v[a->n] = NULL;
 	return v;
@@ -70,7 +64,7 @@ static void parse_target(const struct jval *o, const char *where, struct target 
 	               "0123456789._-") != strlen(id))
 		die(EXIT_USAGE, "%s: \"id\" is a name of letters, digits, '.', '_' and '-'", where);
 	memset(t, 0, sizeof(*t));
-	t->id = dup_str(id);
+	t->id = xstrdup(id);
 	t->argv = str_vec(json_get(o, "argv"));
 	if (!t->argv || !t->argv[0] || !*t->argv[0])
 		die(EXIT_USAGE, "%s: target %s: \"argv\" is a list of strings, the program first",
@@ -78,7 +72,7 @@ static void parse_target(const struct jval *o, const char *where, struct target 
 	const struct jval *in = json_get(o, "stdin");
 	if (in && in->type != J_STR)
 		die(EXIT_USAGE, "%s: target %s: \"stdin\" is a file's path", where, id);
-	t->input = dup_str(in ? in->s : "");
+	t->input = xstrdup(in ? in->s : "");
 	const struct jval *env = json_get(o, "env");
 	if (env && env->type != J_OBJ)
 		die(EXIT_USAGE, "%s: target %s: \"env\" is an object of strings", where, id);
@@ -232,8 +226,9 @@ static void env_restore(const struct target *t)
  * Sweeping one target, the runs the journal has left out
  * ---------------------------------------------------------------------- */
 
-static size_t cur;  /* the target being swept */
-static size_t *pos; /* runs[i]'s position in the target's plan */
+static size_t cur;    /* the target being swept */
+static char *cur_key; /* its key while its recording run goes: it may die() */
+static size_t *pos;   /* runs[i]'s position in the target's plan */
 
 static void journal_hook(const struct run *r)
 {
@@ -313,7 +308,7 @@ static void run_phase(size_t from, const struct segment *s)
 static void target_error(size_t t, const char *key, const char *why)
 {
 	tool_error("target %s: %s", targets[t].id, why);
-	journal_error(t, key, why);
+	journal_error(t, key, why, false);
 }
 
 static bool recorded_same(const struct jval *target)
@@ -336,7 +331,7 @@ static void sweep_target(size_t t)
 	target_key(tg, key);
 	const struct segment *s = journal_segment(t);
 	bool same = s->target && s->key && strcmp(s->key, key) == 0;
-	if (same && s->done)
+	if ((same && s->done) || (s->fatal && s->key && strcmp(s->key, key) == 0))
 		return;
 	printf("\ngfp-sweep: target %s (%zu of %zu)\n", tg->id, t + 1, ntargets);
 	fflush(stdout);
@@ -357,7 +352,9 @@ static void sweep_target(size_t t)
 	eligible = 0;
 	opt.unstable = false;
 	progress_phase("target %s: recording run", tg->id);
+	cur_key = key;
 	record();
+	cur_key = NULL;
 	if (!stop_requested() && opt.rec_status != tg->status) {
 		snprintf(why, sizeof(why), "without injection it exits %d, the campaign expects %d",
 		         opt.rec_status, tg->status);
@@ -393,6 +390,18 @@ static void default_state(void)
 	opt.state = def;
 }
 
+/* record() ends gfp-sweep when a recording run fails (the program crashes
+ * without injection, writes no report): the target's error, "fatal", lets
+ * the campaign run again go past it to the others. */
+static void recording_died(void)
+{
+	if (cur_key)
+		journal_error(cur, cur_key,
+		              "its recording run failed (gfp-sweep's error said why): the "
+		              "campaign stopped there, and goes past it when run again",
+		              true);
+}
+
 /* What became of target t, from the journal: a target changed since its
  * lines were written (its key) has not been run as it is now. */
 static void settle(size_t t)
@@ -419,6 +428,7 @@ int campaign_main(void)
 	if (!opt.state)
 		default_state();
 	journal_open(opt.state, targets, ntargets);
+	atexit(recording_died);
 	printf("gfp-sweep: campaign %s: %zu target%s, state %s\n", opt.campaign, ntargets,
 	       ntargets == 1 ? "" : "s", opt.state);
 	for (size_t t = 0; t < ntargets && !stop_requested(); t++) {

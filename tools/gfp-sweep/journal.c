@@ -8,6 +8,8 @@
  *   {"t":ID,"run":POS,"site":..,...}            a run finished, its plan position
  *   {"t":ID,"done":{"groups":[..],"run_group":[..]}}  its runs done, confirmed
  *   {"t":ID,"error":"why","key":..}             a target that could not be swept
+ *                                               ("fatal": its recording run ended
+ *                                               gfp-sweep; not tried again)
  *
  * A target's last "target" or "error" line starts what counts of it: a
  * target changed since (its key), or recorded differently, starts anew.
@@ -54,6 +56,7 @@ static void index_line(const struct jval *v)
 		s->target = json_get(v, "target");
 		s->error = json_str(v, "error");
 		s->key = s->target ? json_str(s->target, "key") : json_str(v, "key");
+		s->fatal = json_get(v, "fatal") != NULL;
 	} else if (json_get(v, "done"))
 		s->done = json_get(v, "done");
 	else if (json_get(v, "run") && s->target) {
@@ -69,8 +72,7 @@ static void index_line(const struct jval *v)
  * segments point into it, so it grows by blocks that never move). */
 static const struct jval *keep(struct jval *v)
 {
-	if (nlines == cap) {
-		/* Blocks of lines, never moved: the segments point into them. */
+	if (nlines == cap) { /* a new block; the full one stays where it is */
 		cap = 4096;
 		lines = xrealloc(NULL, cap * sizeof(*lines));
 		nlines = 0;
@@ -218,11 +220,11 @@ void journal_target(size_t t, const char *key)
 	journal_add(&m);
 }
 
-void journal_error(size_t t, const char *key, const char *why)
+void journal_error(size_t t, const char *key, const char *why, bool fatal)
 {
 	struct membuf m;
 	FILE *f = line_start(&m, t);
-	fprintf(f, "\"key\":\"%s\",\"error\":", key);
+	fprintf(f, "\"key\":\"%s\",%s\"error\":", key, fatal ? "\"fatal\":true," : "");
 	text_json_str(f, why);
 	fputc('}', f);
 	journal_add(&m);

@@ -15,6 +15,7 @@
 struct segment {
 	const struct jval *target, *done;
 	const char *error, *key;
+	bool fatal; /* the error ended gfp-sweep: not tried again */
 	const struct jval **runs;
 	size_t nruns, cap;
 };
@@ -25,7 +26,7 @@ void journal_open(const char *path, const struct target *targets, size_t ntarget
 const struct segment *journal_segment(size_t t);
 /* Each appends one line, and counts it in the target's segment. */
 void journal_target(size_t t, const char *key);
-void journal_error(size_t t, const char *key, const char *why);
+void journal_error(size_t t, const char *key, const char *why, bool fatal);
 void journal_run(size_t t, size_t pos, const struct run *r);
 void journal_done(size_t t, const struct group *groups, size_t ngroups);
 /* A "run" line back into *r (done); returns its plan position. */
