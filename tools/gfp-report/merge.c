@@ -351,7 +351,8 @@ static int merge_args(int argc, char **argv, const char **output)
 		case 'h':
 			printf("usage: gfp-report merge [-o OUT.json] PART.json...\n"
 			       "Joins the --json results of gfp-sweep --shard 1/N ... N/N into the "
-			       "result one\nunsharded sweep gives (shard \"1/1\").\n");
+			       "result one\nunsharded sweep gives (shard \"1/1\"); a campaign's "
+			       "target by target.\n");
 			return 0;
 		default:
 			return tool_bad_option(c, argv);
