@@ -140,6 +140,14 @@ void reproducer(FILE *f, const struct run *r)
 {
 	char pol[4096], conf[1024];
 	full_policy(r, pol, sizeof(pol));
+	for (char **e = opt.env; e && *e; e++) { /* a campaign target's */
+		size_t n = strcspn(*e, "=");
+		if (opt.junk && n == 10 && strncmp(*e, "MALLOC_CONF", n) == 0)
+			continue; /* junk_conf's has it */
+		fprintf(f, "%.*s=", (int)n, *e);
+		text_shell_quote(f, *e + n + 1);
+		fputc(' ', f);
+	}
 	if (opt.junk) {
 		junk_conf(conf, sizeof(conf));
 		fprintf(f, "MALLOC_CONF=");

@@ -48,6 +48,12 @@ size_t module_index(const char *name, const char *path, const char *build_id)
 	return nmods++;
 }
 
+void module_of(size_t n, const char **path, const char **build_id)
+{
+	*path = n < nmods ? mods[n].path : NULL;
+	*build_id = n < nmods ? mods[n].build_id : NULL;
+}
+
 /* ------------------------------------------------------------------------
  * Each module+offset named once
  * ---------------------------------------------------------------------- */

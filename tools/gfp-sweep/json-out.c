@@ -12,7 +12,7 @@
 #include "sweep.h"
 
 /* A silent run's evidence as an object; null for any other run. */
-static void json_evidence(FILE *f, const struct evidence *ev)
+void json_evidence(FILE *f, const struct evidence *ev)
 {
 	if (ev->offset < 0) {
 		fprintf(f, "null");
@@ -40,12 +40,9 @@ static void json_caller(FILE *f, const struct run *r)
 	text_json_str(f, line);
 }
 
-void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
+void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size_t *counts)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
-	fprintf(f, "{\"gfp_sweep\":\"%s\",\"mode\":\"%s\",\"program\":[", GFP_VERSION, opt.mode);
+	fprintf(f, "\"gfp_sweep\":\"%s\",\"mode\":\"%s\",\"program\":[", GFP_VERSION, opt.mode);
 	for (char **a = opt.argv; *a; a++) {
 		if (a != opt.argv)
 			fputc(',', f);
@@ -100,6 +97,16 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 		json_evidence(f, &r->ev);
 		fprintf(f, "}");
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+}
+
+void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	fputc('{', f);
+	json_sweep_fields(f, groups, ngroups, counts);
+	fprintf(f, "}\n");
 	fclose(f);
 }

@@ -183,23 +183,18 @@ static const char *program_name(void)
 }
 
 /* One testcase per failure point: CI shows each finding as a failed test
- * with both backtraces and its reproducer, unreached points as skipped. */
-void write_junit(const char *path, const struct group *groups, const size_t *counts)
+ * with both backtraces and its reproducer, unreached points as skipped. A
+ * campaign's target (id) names its testsuite and is its testcases' class. */
+void junit_testsuite(FILE *f, const struct report_head *h, const struct group *groups,
+                     const size_t *counts, const char *id)
 {
-	struct report_head h;
-	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
-	FILE *f = h.f;
-	size_t failures = h.findings;
-	const char *stamp = h.stamp, *host = h.host[0] ? h.host : "localhost";
+	size_t failures = 0;
+	for (int o = 0; o < O_COUNT; o++)
+		failures += is_finding((enum outcome)o) ? counts[o] : 0;
+	const char *stamp = h->stamp, *host = h->host[0] ? h->host : "localhost";
 	double total = now() - opt.started;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f,
-	        "<testsuites name=\"gfp-sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-	        "time=\"%.3f\">\n",
-	        nruns, failures, total);
 	fprintf(f, "  <testsuite name=\"gfp-sweep ");
-	esc(f, opt.argv[0], true);
+	esc(f, id ? id : opt.argv[0], true);
 	fprintf(f,
 	        "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\" "
 	        "timestamp=\"%s\" hostname=\"",
@@ -213,7 +208,7 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
 		fprintf(f, "    <testcase classname=\"");
-		esc(f, program_name(), true);
+		esc(f, id ? id : program_name(), true);
 		fprintf(f, "\" name=\"");
 		esc(f, names[i].name, true);
 		fprintf(f, "\"");
@@ -265,8 +260,22 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 		stderr_tail(f, r);
 		fprintf(f, "    </testcase>\n");
 	}
-	fprintf(f, "  </testsuite>\n</testsuites>\n");
+	fprintf(f, "  </testsuite>\n");
 	free_names(names);
+}
+
+void write_junit(const char *path, const struct group *groups, const size_t *counts)
+{
+	struct report_head h;
+	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
+	FILE *f = h.f;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f,
+	        "<testsuites name=\"gfp-sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+	        "time=\"%.3f\">\n",
+	        nruns, h.findings, now() - opt.started);
+	junit_testsuite(f, &h, groups, counts, NULL);
+	fprintf(f, "</testsuites>\n");
 	if (fclose(f) != 0)
 		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
 }

@@ -68,6 +68,12 @@ struct sweep_opt {
 	 * runs that finished, runs_done of the runs_planned. */
 	bool interrupted;
 	size_t runs_done, runs_planned;
+	/* --shard auto: the variables the part was taken from ("" else). */
+	char shard_from[160];
+	/* --campaign FILE and its journal, --state (NULL without a campaign). */
+	const char *campaign, *state;
+	/* A campaign target's environment, "NAME=VALUE", for reproducers. */
+	char **env;
 };
 extern struct sweep_opt opt;
 
@@ -150,6 +156,8 @@ struct output read_output(int idx);
 int wait_run(pid_t pid, double started, double timeout, bool *timed_out);
 double run_timeout(void);
 void execute(size_t from);
+/* Called by execute for each run it finished (campaign.c journals it). */
+extern void (*run_done_hook)(const struct run *r);
 void keep_finished_runs(void);
 bool confirm(const struct run *r, int idx);
 
@@ -219,12 +227,56 @@ void report_open(struct report_head *h, const char *path, const size_t *counts,
                  const char *stamp_fmt);
 
 /* json-out.c */
+/* A silent run's evidence as an object; null for any other run. */
+void json_evidence(FILE *f, const struct evidence *ev);
+/* The fields of one sweep's JSON object, without its braces. */
+void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size_t *counts);
 void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts);
 
 /* junit.c */
+/* One <testsuite> of the runs: named after the program and classed by its
+ * name, or after a campaign's target id. */
+void junit_testsuite(FILE *f, const struct report_head *h, const struct group *groups,
+                     const size_t *counts, const char *id);
 void write_junit(const char *path, const struct group *groups, const size_t *counts);
 
 /* html.c */
 void write_html(const char *path, const struct group *groups, size_t ngroups, const size_t *counts);
+
+/* frames.c: the path and build-id of module number n (NULL: unknown). */
+void module_of(size_t n, const char **path, const char **build_id);
+
+/* main.c: what a campaign shares with one sweep. */
+int program_check(char *why, size_t n);
+void make_tmp(void);
+void sweep_header(void);
+int exit_status(const struct group *groups, size_t ngroups);
+
+/* shard.c: --shard auto, from the job runner's environment (or exit 2). */
+void shard_auto(void);
+
+/* campaign.c: --campaign FILE, every target swept in turn with one -j,
+ * finished runs journalled to --state; returns the exit status. */
+int campaign_main(void);
+
+/* One target of a campaign: id, argv, stdin (absolute path, "" for
+ * /dev/null), env ("NAME=VALUE"), the plain run's expected exit status, and
+ * what became of it: "done", "interrupted", "not_run" or "error" (error:
+ * why). */
+struct target {
+	char *id, **argv, *input, **env;
+	int status;
+	const char *state;
+	char *error;
+};
+/* The reports' loop over the targets (campaign-out.c): each target's
+ * results loaded into the globals above (opt.argv, runs, nruns, eligible,
+ * ...) as after a sweep of it alone, then fn with its groups and counts. */
+typedef void target_fn(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+                       const size_t *counts);
+void campaign_each_target(target_fn *fn, void *ctx);
+/* The console result and the reports of targets[0..n), from the journal;
+ * returns the campaign's exit status. */
+int campaign_report(const struct target *targets, size_t n);
 
 #endif
