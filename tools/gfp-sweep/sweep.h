@@ -45,6 +45,11 @@ struct run {
 	char inj_frames[2048]; /* from the injection record */
 	char crash_frames[2048];
 	char crash_top[160]; /* the crash site: top frame's module+offset */
+	/* A fault (SEGV, BUS, FPE, ILL) the program's own handler caught and
+	 * never left before the run ended badly: the crash's frames are the
+	 * fault's. 0: none. */
+	int fault;
+	bool startup; /* the failure was injected before main */
 	pid_t pid;
 	int idx; /* the index its files are named by (run_paths) */
 	double started, seconds;

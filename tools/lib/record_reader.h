@@ -27,6 +27,10 @@ struct rec_frame {
  * json_free()d). Each line is read alone, so a line cut short by a killed
  * process spoils only itself. */
 bool rec_find(const char *text, size_t len, const char *event, struct jval *out);
+/* Every record of such a text in order: fn(ctx, rec), rec valid during the
+ * call only. */
+void rec_each(const char *text, size_t len, void (*fn)(void *ctx, const struct jval *rec),
+              void *ctx);
 /* Record rec's frames: how many, and the i-th; false for a frame without
  * module and offset. */
 size_t rec_nframes(const struct jval *rec);
