@@ -67,6 +67,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
 	        "                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
+	        "                 [--no-startup]\n"
 	        "                 [--input FILE] [--json FILE] [--junit FILE] [--html FILE]\n"
 	        "                 [--fail-on crash,hang,silent] [--lib PATH] -- PROG [ARGS...]\n"
 	        "       gfp-sweep --help | --version\n"
@@ -77,6 +78,8 @@ static void usage(FILE *f)
 	        "--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
 	        "report (one testcase per failure point) and as one self-contained HTML page.\n"
 	        "--input FILE is every run's standard input (else /dev/null).\n"
+	        "Failure points before main (constructors) are swept too and reported as\n"
+	        "start-up; --no-startup leaves them out.\n"
 	        "--fail-on lists the findings that make exit status 1 (default: all three);\n"
 	        "the others are still reported.\n"
 	        "Ctrl-C or SIGTERM stops the sweep: the reports hold the runs that finished.\n"
@@ -101,6 +104,7 @@ struct sweep_opt opt = {.mode = "sites",
                         .shard_k = 1,
                         .shard_n = 1,
                         .junk = true,
+                        .startup = true,
                         .fail_on = 1u << O_CRASH | 1u << O_HANG | 1u << O_SILENT};
 
 /* The options into opt; returns the exit status when the sweep is not to
@@ -108,15 +112,25 @@ struct sweep_opt opt = {.mode = "sites",
 static int parse_args(int argc, char **argv, const char **lib)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, NULL, 'm'},    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'}, {"max-runs", required_argument, NULL, 'M'},
-	    {"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
-	    {"persist", no_argument, NULL, 'P'},       {"follow", no_argument, NULL, 'F'},
-	    {"no-junk", no_argument, NULL, 'J'},       {"json", required_argument, NULL, 'o'},
-	    {"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
-	    {"lib", required_argument, NULL, 'L'},     {"help", no_argument, NULL, 'h'},
-	    {"input", required_argument, NULL, 'i'},   {"version", no_argument, NULL, 'V'},
-	    {"fail-on", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"max-runs", required_argument, NULL, 'M'},
+	    {"shard", required_argument, NULL, 's'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"persist", no_argument, NULL, 'P'},
+	    {"follow", no_argument, NULL, 'F'},
+	    {"no-junk", no_argument, NULL, 'J'},
+	    {"json", required_argument, NULL, 'o'},
+	    {"junit", required_argument, NULL, 'U'},
+	    {"html", required_argument, NULL, 'H'},
+	    {"lib", required_argument, NULL, 'L'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"input", required_argument, NULL, 'i'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"fail-on", required_argument, NULL, 'f'},
+	    {"no-startup", no_argument, NULL, 'S'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
@@ -157,6 +171,9 @@ static int parse_args(int argc, char **argv, const char **lib)
 			break;
 		case 'J':
 			opt.junk = false;
+			break;
+		case 'S':
+			opt.startup = false;
 			break;
 		case 'o':
 			opt.json = optarg;

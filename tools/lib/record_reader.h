@@ -39,10 +39,12 @@ bool rec_frame(const struct jval *rec, size_t i, struct rec_frame *out);
  * frame) of document doc, whose "modules" name its module's file. */
 bool rec_frame_of(const struct jval *o, const struct jval *doc, struct rec_frame *out);
 
-/* A call site of a stats=paths report: {"site":"ID","hits":N,"first":C}. */
+/* A call site of a stats=paths report: {"site":"ID","hits":N,"first":C},
+ * and "startup":S when S of the hits came before main (fail.startup=1). */
 struct rec_site {
 	char id[17];
 	unsigned long long hits, first; /* first: 0 if unknown */
+	unsigned long long startup;
 };
 /* The sites of report rep, in order: fn(ctx, site) for each; returns the
  * report's eligible_calls (0 when it has none). */
