@@ -87,12 +87,18 @@ BSD_SIGNAL(signal)
 BSD_SIGNAL(bsd_signal)
 BSD_SIGNAL(ssignal)
 
-/* System V semantics: once, not blocked, not restarted. */
+/* System V semantics: once, not blocked, not restarted (glibc adds the
+ * historical SA_INTERRUPT, which a kernel may keep). */
+#ifdef SA_INTERRUPT
+#define SYSV_FLAGS (SA_RESETHAND | SA_NODEFER | SA_INTERRUPT)
+#else
+#define SYSV_FLAGS (SA_RESETHAND | SA_NODEFER)
+#endif
 #define SYSV_SIGNAL(name)                                                                          \
 	EXPORT handler_t name(int sig, handler_t h)                                                \
 	{                                                                                          \
 		if (crash_holds(sig))                                                              \
-			return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);                     \
+			return set_handler(sig, h, SYSV_FLAGS);                                    \
 		NEXT(signal_fn, next, #name);                                                      \
 		return next(sig, h);                                                               \
 	}
