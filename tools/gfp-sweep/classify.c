@@ -178,6 +178,7 @@ static bool output_differs(struct run *r, int idx, const struct output *rec_out)
  * it ended. */
 #define OPEN_MAX 64
 struct caught_scan {
+	double pid; /* the process the failure was injected in: the others' faults are theirs */
 	struct caught {
 		double pid, tid, seq;
 		int signal;
@@ -199,6 +200,8 @@ static void scan_caught(void *ctx, const struct jval *rec)
 	if (!ev)
 		return;
 	double pid = num(rec, "pid"), tid = num(rec, "tid");
+	if (pid != s->pid)
+		return;
 	if (strcmp(ev, "caught") == 0 && s->nopen < OPEN_MAX) {
 		int sig = (int)num(rec, "signal");
 		s->open[s->nopen++] = (struct caught){
@@ -231,14 +234,16 @@ static void take_fault_frames(void *ctx, const struct jval *rec)
 		          sizeof(f->r->crash_top));
 }
 
-/* The first fault a program's handler caught and never left, its frames
- * the crash's: the program chose how to die (abort, exit), not whether.
+/* The first fault a program's handler caught and never left in the
+ * process the failure was injected in (inj, its record), its frames the
+ * crash's: the program chose how to die (abort, exit), not whether.
  * Returns its signal, 0 without one. */
-static int unleft_fault(struct run *r, const char *text, size_t len)
+static int unleft_fault(struct run *r, const char *text, size_t len, const struct jval *inj)
 {
 	struct caught_scan *s = calloc(1, sizeof(*s));
 	if (!s)
 		die(EXIT_USAGE, "out of memory");
+	s->pid = num(inj, "pid");
 	rec_each(text, len, scan_caught, s);
 	int sig = 0;
 	for (size_t i = 0; i < s->nopen && !sig; i++)
@@ -279,7 +284,7 @@ void classify(struct run *r, int idx, int st, bool timed_out, const struct outpu
 	 * an exit 0 is the program's word that it recovered (a handler can be
 	 * left in ways the shim does not see: setcontext, an exception). */
 	r->fault = inj && !timed_out && (r->signal || r->status != 0) && text
-	               ? unleft_fault(r, text, len)
+	               ? unleft_fault(r, text, len, &inj_rec)
 	               : 0;
 	if (timed_out && inj)
 		r->outcome = O_HANG;
