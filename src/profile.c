@@ -410,6 +410,30 @@ static inline void count_live(struct gfp_caller_counts *s, size_t usable, int64_
 	gfp_add(&s->live_calls, calls);
 }
 
+/* The live bytes of each caller's blocks counted apart (over 128 KiB),
+ * across threads, and the most they reached: a large block is rare and
+ * costly enough to pay one atomic for an exact peak. (Small blocks are
+ * counted in the map, known only by walking it: their share of a peak is
+ * seen by the reports' full counts.) */
+static int64_t apart_live[MAX_CALLERS], apart_peak[MAX_CALLERS]; /* atomic */
+
+static void apart_track(unsigned idx, int64_t delta)
+{
+	int64_t now = __atomic_add_fetch(&apart_live[idx], delta, __ATOMIC_RELAXED);
+	int64_t peak = __atomic_load_n(&apart_peak[idx], __ATOMIC_RELAXED);
+	while (delta > 0 && now > peak &&
+	       !__atomic_compare_exchange_n(&apart_peak[idx], &peak, now, true, __ATOMIC_RELAXED,
+	                                    __ATOMIC_RELAXED))
+		;
+}
+
+static inline void count_apart(struct gfp_caller_counts *s, unsigned idx, size_t usable,
+                               int64_t calls)
+{
+	count_live(s, usable, calls);
+	apart_track(idx, calls * (int64_t)usable);
+}
+
 static __attribute__((noinline)) void uncount_orphan(unsigned idx, size_t usable)
 {
 	__atomic_sub_fetch(&orphan[idx].bytes, (int64_t)usable, __ATOMIC_RELAXED);
@@ -419,6 +443,7 @@ static __attribute__((noinline)) void uncount_orphan(unsigned idx, size_t usable
 /* A counted block is gone: its bytes leave its caller's counts. */
 static inline void uncount_live(unsigned idx, size_t usable)
 {
+	apart_track(idx, -(int64_t)usable);
 	struct gfp_caller_counts *c = counts();
 	if (likely(c))
 		count_live(&c[idx], usable, -1);
@@ -440,23 +465,6 @@ void profile_after_realloc(const struct gfp_req *req, void *p)
 }
 
 /* A request ended: p is the block, or NULL. */
-static void profile_sample(uint64_t allocated);
-
-/* The peaks are sampled from the general counting path only (a large
- * block, a new caller), never from the routes: threads add to the shared
- * total once per 4 MiB they gave out. */
-static inline void sample_after(size_t usable)
-{
-	struct gfp_caller_cache *sc = &gfp_tls.caller;
-	sc->unsampled += usable;
-	if (likely(sc->unsampled < (4u << 20)))
-		return;
-	static uint64_t allocated; /* atomic */
-	uint64_t total = __atomic_add_fetch(&allocated, sc->unsampled, __ATOMIC_RELAXED);
-	sc->unsampled = 0;
-	profile_sample(total);
-}
-
 void profile_count(struct gfp_req *req, void *p)
 {
 	if (req->old)
@@ -474,8 +482,7 @@ void profile_count(struct gfp_req *req, void *p)
 			size_t usable =
 			    req->old ? sallocx(p, 0) : usable_of(p, req->size, req->mallocx_flags);
 			if (shadow_set(p, idx, usable))
-				count_live(s, usable, 1);
-			sample_after(usable);
+				count_apart(s, idx, usable, 1);
 		} else {
 			gfp_add((int64_t *)&s->failures, 1);
 			if (req->why == GFP_WHY_INJECT)
@@ -508,7 +515,7 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
 	gfp_add((int64_t *)&c->calls, 1);
 	gfp_add((int64_t *)&c->bytes, (int64_t)s->size);
 	if (shadow_apart(a, usable))
-		count_live(c, usable, 1);
+		count_apart(c, sc->idx, usable, 1);
 	return true;
 }
 
@@ -655,16 +662,13 @@ struct row {
 };
 
 /* A report's working set (one report at a time: report_lock), and each
- * caller's peak: the most live bytes any full count has seen it hold. Live
- * bytes of small blocks are only known by walking the map, so the peak is
- * sampled: at every report, every OOM and allocation-failure report, and
- * each time the process has allocated another max(4 MiB, live / 4) bytes
- * through the general counting path (a large block, a new caller). */
+ * caller's peak: the most live bytes it was seen to hold, exact for its
+ * large blocks (apart_peak), and for all its blocks as of each full count:
+ * every report, every OOM and allocation-failure report. */
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct row rows[MAX_CALLERS];
 static struct gfp_caller_counts sum[MAX_CALLERS];
-static int64_t peak[MAX_CALLERS];         /* under report_lock */
-static uint64_t next_sample = 4ull << 20; /* atomic: bytes allocated */
+static int64_t peak[MAX_CALLERS]; /* under report_lock */
 
 /* Every caller's counts as of now in rows[], by live bytes, peaks raised:
  * how many rows. Under report_lock. */
@@ -680,29 +684,16 @@ static unsigned count_all(void)
 	for (unsigned i = 1; i <= n; i++) {
 		sum[i].live_bytes += __atomic_load_n(&orphan[i].bytes, __ATOMIC_RELAXED);
 		sum[i].live_calls += __atomic_load_n(&orphan[i].calls, __ATOMIC_RELAXED);
+		int64_t apart = __atomic_load_n(&apart_peak[i], __ATOMIC_RELAXED);
 		if (sum[i].live_bytes > peak[i])
 			peak[i] = sum[i].live_bytes;
+		if (apart > peak[i])
+			peak[i] = apart;
 		if (sum[i].calls)
 			rows[nr++] = (struct row){sum[i], i};
 	}
 	qsort(rows, nr, sizeof(rows[0]), by_live_bytes);
 	return nr;
-}
-
-/* The process has given out `allocated` bytes: a sample of the peaks may be
- * due. */
-static void profile_sample(uint64_t allocated)
-{
-	uint64_t due = __atomic_load_n(&next_sample, __ATOMIC_RELAXED);
-	if (allocated < due || pthread_mutex_trylock(&report_lock) != 0)
-		return;
-	int64_t live = 0;
-	unsigned nr = count_all();
-	for (unsigned r = 0; r < nr; r++)
-		live += rows[r].c.live_bytes > 0 ? rows[r].c.live_bytes : 0;
-	uint64_t step = (uint64_t)live / 4 > (4ull << 20) ? (uint64_t)live / 4 : 4ull << 20;
-	__atomic_store_n(&next_sample, allocated + step, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&report_lock);
 }
 
 /* Where a row's caller lies: module, offset, and its exported symbol when

@@ -37,9 +37,6 @@ struct gfp_caller_cache {
 		uintptr_t caller;
 		uint32_t idx;
 	} recent[64];
-	/* Bytes the general counting path gave out since the thread last
-	 * added them to the process's total (profile_sample). */
-	uint64_t unsampled;
 };
 
 #endif /* GFP_PROFILE_STRUCTS_H */

@@ -90,6 +90,11 @@ for sig, want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
     html = open(f"{tmp}/{tag}.html", encoding="utf-8").read()
     if "</html>" not in html:
         bad.append(f"{tag}: the HTML report is not written")
+    banner = re.search(r'<p class="banner" role="alert"><strong>Interrupted:</strong> the sweep '
+                       r'was stopped after (\d+) of (\d+) runs\.', html)
+    if not banner or (int(banner[1]), int(banner[2])) != (len(res), planned):
+        bad.append(f"{tag}: the HTML banner says {banner and banner[0]!r}, "
+                   f"{len(res)} of {planned} finished")
     print(f"# {tag}: exit {st} {took:.2f} s after it, {len(res)} of {planned} runs reported")
 
 # timeout(1) sends its signal to the sweep, then to its process group: one

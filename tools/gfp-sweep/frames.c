@@ -153,16 +153,21 @@ struct top_ctx {
 	bool done;
 };
 
+bool frame_is_top(const struct frame *fr, const char *top)
+{
+	size_t ml = strlen(fr->mod), ol = strlen(fr->off);
+	return !strncmp(top, fr->mod, ml) && top[ml] == '+' &&
+	       !strncmp(top + ml + 1, fr->off, ol) &&
+	       (top[ml + 1 + ol] == ' ' || !top[ml + 1 + ol]);
+}
+
 static void top_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 {
 	struct top_ctx *t = ctx;
 	(void)line, (void)len;
 	if (!fr || t->done)
 		return;
-	size_t ml = strlen(fr->mod), ol = strlen(fr->off);
-	if (!strncmp(t->top, fr->mod, ml) && t->top[ml] == '+' &&
-	    !strncmp(t->top + ml + 1, fr->off, ol) &&
-	    (t->top[ml + 1 + ol] == ' ' || !t->top[ml + 1 + ol])) {
+	if (frame_is_top(fr, t->top)) {
 		*t->out = *fr;
 		t->done = true;
 	}

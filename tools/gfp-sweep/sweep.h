@@ -184,6 +184,8 @@ void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr
 /* The frame of r's crash backtrace that is its crash_top; false if none. */
 bool crash_top_frame(const struct run *r, struct frame *out);
 void print_crash_top(const struct run *r);
+/* fr is the crash site top (struct run's crash_top, "module+offset symbol"). */
+bool frame_is_top(const struct frame *fr, const char *top);
 void print_frames(const char *frames, bool crash);
 /* frames as a JSON array of frame.h's objects. */
 void frames_json(FILE *f, const char *frames, bool crash);
