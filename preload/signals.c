@@ -74,18 +74,20 @@ static handler_t set_handler(int sig, handler_t h, int flags)
 	return old.sa_handler;
 }
 
-/* BSD semantics: the handler stays, interrupted calls restart. */
-#define BSD_SIGNAL(name)                                                                           \
+/* signal() and its kin: libc's own for a signal crash.c does not hold. */
+#define SIGNAL_LIKE(name, flags)                                                                   \
 	EXPORT handler_t name(int sig, handler_t h)                                                \
 	{                                                                                          \
 		if (crash_holds(sig))                                                              \
-			return set_handler(sig, h, SA_RESTART);                                    \
+			return set_handler(sig, h, flags);                                         \
 		NEXT(signal_fn, next, #name);                                                      \
 		return next(sig, h);                                                               \
 	}
-BSD_SIGNAL(signal)
-BSD_SIGNAL(bsd_signal)
-BSD_SIGNAL(ssignal)
+
+/* BSD semantics: the handler stays, interrupted calls restart. */
+SIGNAL_LIKE(signal, SA_RESTART)
+SIGNAL_LIKE(bsd_signal, SA_RESTART)
+SIGNAL_LIKE(ssignal, SA_RESTART)
 
 /* System V semantics: once, not blocked, not restarted (glibc adds the
  * historical SA_INTERRUPT, which a kernel may keep). */
@@ -94,16 +96,8 @@ BSD_SIGNAL(ssignal)
 #else
 #define SYSV_FLAGS (SA_RESETHAND | SA_NODEFER)
 #endif
-#define SYSV_SIGNAL(name)                                                                          \
-	EXPORT handler_t name(int sig, handler_t h)                                                \
-	{                                                                                          \
-		if (crash_holds(sig))                                                              \
-			return set_handler(sig, h, SYSV_FLAGS);                                    \
-		NEXT(signal_fn, next, #name);                                                      \
-		return next(sig, h);                                                               \
-	}
-SYSV_SIGNAL(sysv_signal)
-SYSV_SIGNAL(__sysv_signal)
+SIGNAL_LIKE(sysv_signal, SYSV_FLAGS)
+SIGNAL_LIKE(__sysv_signal, SYSV_FLAGS)
 
 EXPORT int sigignore(int sig)
 {
