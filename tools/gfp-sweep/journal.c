@@ -85,9 +85,9 @@ static void header(FILE *f)
 {
 	fprintf(f, "{\"gfp_sweep_state\":\"%s\",\"mode\":\"%s\",\"max_runs\":%d,", GFP_VERSION,
 	        opt.mode, opt.max_runs);
-	fprintf(f, "\"persist\":%s,\"follow\":%s,\"junk\":%s,\"policy\":",
+	fprintf(f, "\"persist\":%s,\"follow\":%s,\"junk\":%s,\"startup\":%s,\"policy\":",
 	        opt.persist ? "true" : "false", opt.follow ? "true" : "false",
-	        opt.junk ? "true" : "false");
+	        opt.junk ? "true" : "false", opt.startup ? "true" : "false");
 	text_json_str(f, opt.policy ? opt.policy : "");
 	fprintf(f, ",\"shard\":\"%d/%d\"}", opt.shard_k, opt.shard_n);
 }
@@ -319,6 +319,8 @@ void journal_run(size_t t, size_t pos, const struct run *r)
 	frames_out(f, r->crash_frames);
 	fprintf(f, ",\"evidence\":");
 	json_evidence(f, &r->ev);
+	fprintf(f, ",\"fault\":%d,\"startup\":%s,\"count_startup\":%s", r->fault,
+	        r->startup ? "true" : "false", r->count_startup ? "true" : "false");
 	if (is_finding(r->outcome))
 		stderr_out(f, r);
 	fputc('}', f);
@@ -352,6 +354,9 @@ size_t journal_restore(const struct jval *v, struct run *r)
 	r->status = (int)num(v, "status");
 	r->signal = (int)num(v, "signal");
 	r->seconds = num(v, "seconds");
+	r->fault = (int)num(v, "fault");
+	r->startup = json_bool(v, "startup");
+	r->count_startup = json_bool(v, "count_startup");
 	frames_in(json_get(v, "inj_frames"), r->inj_frames, sizeof(r->inj_frames));
 	frames_in(json_get(v, "crash_frames"), r->crash_frames, sizeof(r->crash_frames));
 	const struct jval *ev = json_get(v, "evidence");

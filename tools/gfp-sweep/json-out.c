@@ -53,6 +53,7 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 	fprintf(f, "\"interrupted\":%s,\"runs_not_done\":%zu,", opt.interrupted ? "true" : "false",
 	        opt.runs_planned - opt.runs_done);
 	fprintf(f, "\"junk\":%s,", opt.junk ? "true" : "false");
+	fprintf(f, "\"startup\":%s,", opt.startup ? "true" : "false");
 	fprintf(f, "\"outcomes\":{");
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], counts[o]);
@@ -61,9 +62,11 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 		const struct run *r = &runs[i];
 		fprintf(f,
 		        "%s{\"site\":\"%s\",\"hit\":%llu,\"outcome\":\"%s\",\"status\":%d,"
-		        "\"signal\":%d,\"injected_site\":\"%s\",\"seconds\":%.3f,\"caller\":",
+		        "\"signal\":%d,\"fault_signal\":%d,\"startup\":%s,\"injected_site\":\"%s\","
+		        "\"seconds\":%.3f,\"caller\":",
 		        i ? "," : "", r->site, (unsigned long long)r->hit, outcome_name[r->outcome],
-		        r->status, r->signal, r->inj_site, r->seconds);
+		        r->status, r->signal, r->fault, r->startup ? "true" : "false", r->inj_site,
+		        r->seconds);
 		json_caller(f, r);
 		fprintf(f, ",\"evidence\":");
 		json_evidence(f, &r->ev);
@@ -86,8 +89,11 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 		fprintf(f, ",\"reproducer\":");
 		text_json_str(f, m.buf);
 		free(m.buf);
-		fprintf(f, ",\"confirmed\":%s,\"signal\":%d,\"crash_site\":",
-		        groups[g].confirmed ? "true" : "false", r->signal);
+		fprintf(f,
+		        ",\"confirmed\":%s,\"signal\":%d,\"fault_signal\":%d,\"startup\":%s,"
+		        "\"crash_site\":",
+		        groups[g].confirmed ? "true" : "false", r->signal, r->fault,
+		        r->startup ? "true" : "false");
 		text_json_str(f, r->crash_top);
 		fprintf(f, ",\"injection_frames\":");
 		frames_json(f, r->inj_frames, false);
@@ -97,7 +103,8 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 		json_evidence(f, &r->ev);
 		fprintf(f, "}");
 	}
-	fprintf(f, "]");
+	fprintf(f, "],\"abort_sites\":");
+	abort_sites_json(f);
 }
 
 void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)

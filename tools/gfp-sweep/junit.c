@@ -22,6 +22,9 @@ static void failure_message(FILE *f, const struct run *r)
 	else if (r->outcome == O_SILENT)
 		fprintf(f, "silent (exit %d where the recording run exited %d)", r->status,
 		        opt.rec_status);
+	else if (r->fault)
+		fprintf(f, "%s (signal %d, caught by the program's handler)",
+		        outcome_name[r->outcome], r->fault);
 	else if (r->signal)
 		fprintf(f, "%s (signal %d)", outcome_name[r->outcome], r->signal);
 	else
@@ -78,6 +81,7 @@ static void junit_properties(FILE *f)
 	snprintf(buf, sizeof(buf), "%zu", nsites);
 	junit_property(f, "sites", buf);
 	junit_property(f, "gfp_sweep", GFP_VERSION);
+	junit_property(f, "startup", opt.startup ? "true" : "false");
 	/* A stopped sweep's testcases are the runs that finished. */
 	junit_property(f, "interrupted", opt.interrupted ? "true" : "false");
 	snprintf(buf, sizeof(buf), "%zu", opt.runs_planned - opt.runs_done);
@@ -132,9 +136,9 @@ static void name_one(struct case_name *n, const struct run *r, bool with_site)
 		snprintf(where, sizeof(where), "%s%s%s+%s%s", c.fr.sym, sym ? " (" : "", c.fr.mod,
 		         c.fr.off, sym ? ")" : "");
 	}
-	snprintf(name, sizeof(name), "%s (%s %llu%s%s)", where, point_kind(r),
-	         (unsigned long long)r->hit, with_site ? ", site " : "",
-	         with_site ? r->inj_site : "");
+	snprintf(name, sizeof(name), "%s (%s %llu%s%s%s)", where, point_kind(r),
+	         (unsigned long long)r->hit, r->startup ? ", start-up" : "",
+	         with_site ? ", site " : "", with_site ? r->inj_site : "");
 	n->name = copy(name), n->file = copy(c.line ? c.file : c.fr.mod);
 }
 
@@ -235,9 +239,7 @@ void junit_testsuite(FILE *f, const struct report_head *h, const struct group *g
 		fprintf(f, "\" type=\"%s\">", outcome_name[r->outcome]);
 		FILE *t = mem_open(&m);
 		long g = runs[i].group;
-		fprintf(t, "%s", outcome_name[r->outcome]);
-		if (r->signal)
-			fprintf(t, " (signal %d %s)", r->signal, strsignal(r->signal));
+		outcome_words(t, r);
 		fprintf(t, ": allocation failure at site %s, %s %llu",
 		        r->inj_site[0] ? r->inj_site : "-", point_kind(r),
 		        (unsigned long long)r->hit);

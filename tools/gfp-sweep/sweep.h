@@ -45,6 +45,14 @@ struct run {
 	char inj_frames[2048]; /* from the injection record */
 	char crash_frames[2048];
 	char crash_top[160]; /* the crash site: top frame's module+offset */
+	/* A fault (SEGV, BUS, FPE, ILL) the program's own handler caught and
+	 * never left before the run ended badly: the crash's frames are the
+	 * fault's. 0: none. */
+	int fault;
+	bool startup;       /* the failure was injected before main */
+	bool count_startup; /* its policy has fail.startup=1: the recording run
+	                     * counted calls before main at its site (nth mode:
+	                     * anywhere) */
 	pid_t pid;
 	int idx; /* the index its files are named by (run_paths) */
 	double started, seconds;
@@ -57,6 +65,7 @@ struct sweep_opt {
 	const char *mode, *policy, *json, *junit, *html;
 	int jobs, timeout_s, max_runs, shard_k, shard_n;
 	bool persist, follow, junk;
+	bool startup;     /* failure points before main too (not --no-startup) */
 	unsigned fail_on; /* --fail-on: the outcomes (1 << O_*) that make exit status 1 */
 	char **argv;
 	char lib[PATH_MAX], tmp[512], input[PATH_MAX];
@@ -180,6 +189,8 @@ const char *prog_base(void);
 size_t module_index(const char *name, const char *path, const char *build_id);
 void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx);
 void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr);
+/* The frame of r's crash backtrace that is its crash_top; false if none. */
+bool crash_top_frame(const struct run *r, struct frame *out);
 void print_crash_top(const struct run *r);
 /* fr is the crash site top (struct run's crash_top, "module+offset symbol"). */
 bool frame_is_top(const struct frame *fr, const char *top);
@@ -209,6 +220,11 @@ struct caller {
 };
 
 /* console.c */
+/* The allocator's and libc's modules: between the program's call and the shim. */
+bool allocator_module(const char *mod);
+/* "crash (signal 11 Segmentation fault)", a fault the program's handler
+ * caught and how the run then ended, and "at start-up" before main. */
+void outcome_words(FILE *f, const struct run *r);
 bool run_caller(const struct run *r, struct caller *c);
 void print_evidence(FILE *f, const struct evidence *ev, const char *indent);
 void command_line(FILE *f);
@@ -216,6 +232,24 @@ void full_policy(const struct run *r, char *out, size_t n);
 void reproducer(FILE *f, const struct run *r);
 size_t group_runs(struct group *groups, size_t *counts);
 void print_results(const struct group *groups, size_t ngroups, const size_t *counts);
+
+/* aborts.c: the distinct places the program aborted (outcome abort), by
+ * the frame that called abort() and the failed allocation it aborted for
+ * (the first injection frame outside the allocator and that function: a
+ * wrapper's caller), in the order of their first runs. */
+struct abort_site {
+	size_t first, count; /* its first run's index in runs[]; its runs */
+	struct frame aborter, alloc;
+	bool has_aborter, has_alloc; /* the frames are known */
+};
+/* *out to be freed; returns how many. */
+size_t abort_sites(struct abort_site **out);
+/* "func file:line", "func (module+offset)" or "module+offset". */
+void frame_words(FILE *f, const struct frame *fr);
+void print_abort_sites(void);
+/* A JSON array: {"count","first_run","crash_site","aborter","allocation",
+ * "reproducer"}, the frames as frame.h's objects or null. */
+void abort_sites_json(FILE *f);
 
 /* markup.c */
 FILE *mem_open(struct membuf *m);
