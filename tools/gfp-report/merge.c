@@ -31,6 +31,21 @@ struct mgroup {
 	double count;
 };
 
+/* A merged list of the result's (groups, abort_sites). */
+struct mlist {
+	const char *key;
+	struct mgroup *m;
+	size_t n;
+};
+
+static const struct mlist *list_of(const struct mlist *lists, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(lists[i].key, key) == 0)
+			return &lists[i];
+	return NULL;
+}
+
 struct ranked {
 	const struct jval *r;
 	size_t part, index;
@@ -242,8 +257,31 @@ static const char *merged_state(const struct part *parts, size_t np)
 	return same ? first : error ? "error" : "interrupted";
 }
 
+static void write_list(FILE *f, const struct mgroup *groups, size_t ngroups)
+{
+	fputc('[', f);
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct jval *gr = groups[g].g;
+		fputs(g ? ",{" : "{", f);
+		for (size_t m = 0; m < gr->n; m++) {
+			if (m)
+				fputc(',', f);
+			text_json_str(f, gr->k[m]);
+			fputc(':', f);
+			if (strcmp(gr->k[m], "count") == 0)
+				fprintf(f, "%.0f", groups[g].count);
+			else if (strcmp(gr->k[m], "first_run") == 0 && groups[g].rank != SIZE_MAX)
+				fprintf(f, "%zu", groups[g].rank);
+			else
+				json_write(f, &gr->v[m]);
+		}
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 static void write_merged(FILE *f, struct part *parts, size_t np, const struct jval **results,
-                         size_t total, struct mgroup *groups, size_t ngroups)
+                         size_t total, const struct mlist *lists, size_t nlists)
 {
 	/* Outcome names in the parts' order, then any only the results use. */
 	const struct jval *oc0 = json_get(parts[0].v, "outcomes");
@@ -301,27 +339,9 @@ static void write_merged(FILE *f, struct part *parts, size_t np, const struct jv
 				json_write(f, results[j]);
 			}
 			fputc(']', f);
-		} else if (strcmp(k, "groups") == 0) {
-			fputc('[', f);
-			for (size_t g = 0; g < ngroups; g++) {
-				const struct jval *gr = groups[g].g;
-				fputs(g ? ",{" : "{", f);
-				for (size_t m = 0; m < gr->n; m++) {
-					if (m)
-						fputc(',', f);
-					text_json_str(f, gr->k[m]);
-					fputc(':', f);
-					if (strcmp(gr->k[m], "count") == 0)
-						fprintf(f, "%.0f", groups[g].count);
-					else if (strcmp(gr->k[m], "first_run") == 0 &&
-					         groups[g].rank != SIZE_MAX)
-						fprintf(f, "%zu", groups[g].rank);
-					else
-						json_write(f, &gr->v[m]);
-				}
-				fputc('}', f);
-			}
-			fputc(']', f);
+		} else if (list_of(lists, nlists, k)) {
+			const struct mlist *l = list_of(lists, nlists, k);
+			write_list(f, l->m, l->n);
 		} else
 			json_write(f, &top->v[i]);
 	}
@@ -405,27 +425,51 @@ static const struct jval **deal_results(struct part *parts, size_t np, size_t to
 	return results;
 }
 
-/* Groups with the same injection site, outcome and crash site are one
- * group: counts add up, and the one whose first run comes first speaks
- * for it, as in an unsharded sweep. Returns how many, in *out. */
-static size_t merge_groups(struct part *parts, size_t np, size_t *const *pos, struct mgroup **out)
+/* Two finding groups are one with the same injection site, outcome and
+ * crash site; two abort sites with the same aborting frame, allocation and
+ * crash site. */
+typedef bool same_fn(const struct jval *a, const struct jval *b);
+
+static bool same_group(const struct jval *a, const struct jval *b)
+{
+	return same_str(a, b, "site") && same_str(a, b, "outcome") && same_str(a, b, "crash_site");
+}
+
+static bool same_member(const struct jval *a, const struct jval *b, const char *key)
+{
+	const struct jval *x = json_get(a, key), *y = json_get(b, key);
+	return (!x && !y) || (x && y && json_equal(x, y));
+}
+
+static bool same_abort_site(const struct jval *a, const struct jval *b)
+{
+	return same_str(a, b, "crash_site") && same_member(a, b, "aborter") &&
+	       same_member(a, b, "allocation");
+}
+
+/* The parts' lists `key` (groups, abort_sites) as one: the same entries
+ * are one, their counts add up, and the one whose first run comes first
+ * speaks for it, as in an unsharded sweep. Returns how many, in *out. */
+static size_t merge_list(struct part *parts, size_t np, size_t *const *pos, const char *key,
+                         same_fn *same, struct mgroup **out)
 {
 	size_t ng = 0, seen = 0;
-	for (size_t i = 0; i < np; i++)
-		ng += parts[i].groups->n;
+	for (size_t i = 0; i < np; i++) {
+		const struct jval *l = json_get(parts[i].v, key);
+		ng += l && l->type == J_ARR ? l->n : 0;
+	}
 	struct mgroup *groups = xrealloc(NULL, (ng + 1) * sizeof(*groups));
 	ng = 0;
 	for (size_t i = 0; i < np; i++) {
-		for (size_t j = 0; j < parts[i].groups->n; j++, seen++) {
-			const struct jval *g = &parts[i].groups->v[j];
+		const struct jval *l = json_get(parts[i].v, key);
+		for (size_t j = 0; l && l->type == J_ARR && j < l->n; j++, seen++) {
+			const struct jval *g = &l->v[j];
 			size_t first = group_first_run(&parts[i], g);
 			size_t rank = first == SIZE_MAX ? SIZE_MAX : pos[i][first];
 			double count = 0;
 			json_num(g, "count", &count);
 			size_t m = 0;
-			while (m < ng && !(same_str(groups[m].g, g, "site") &&
-			                   same_str(groups[m].g, g, "outcome") &&
-			                   same_str(groups[m].g, g, "crash_site")))
+			while (m < ng && !same(groups[m].g, g))
 				m++;
 			if (m == ng) {
 				groups[ng++] = (struct mgroup){g, rank, seen, count};
@@ -451,14 +495,16 @@ static void merge_sweep(FILE *f, struct part *parts, size_t np)
 		total += parts[i].results->n;
 	size_t **pos = xrealloc(NULL, np * sizeof(*pos));
 	const struct jval **results = deal_results(parts, np, total, pos);
-	struct mgroup *groups;
-	size_t ng = merge_groups(parts, np, pos, &groups);
-	write_merged(f, parts, np, results, total, groups, ng);
+	struct mlist lists[2] = {{"groups", NULL, 0}, {"abort_sites", NULL, 0}};
+	lists[0].n = merge_list(parts, np, pos, "groups", same_group, &lists[0].m);
+	lists[1].n = merge_list(parts, np, pos, "abort_sites", same_abort_site, &lists[1].m);
+	write_merged(f, parts, np, results, total, lists, 2);
 	for (size_t i = 0; i < np; i++)
 		free(pos[i]);
 	free(pos);
 	free(results);
-	free(groups);
+	free(lists[0].m);
+	free(lists[1].m);
 }
 
 /* ------------------------------------------------------------------------
