@@ -180,8 +180,8 @@ static const char *value_word(const struct key_row *k)
 	static char buf[128];
 	if (!strcmp(k->type, "ENUM"))
 		return k->choices;
-	if (!strcmp(k->type, "COUNT") && *k->choices) {
-		snprintf(buf, sizeof(buf), "N|%s", k->choices);
+	if ((!strcmp(k->type, "COUNT") || !strcmp(k->type, "SIZE")) && *k->choices) {
+		snprintf(buf, sizeof(buf), "%s|%s", k->type[0] == 'C' ? "N" : "SIZE", k->choices);
 		return buf;
 	}
 	if (!strcmp(k->type, "STR") && k->max == GFP_STR_HEX)

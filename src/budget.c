@@ -32,6 +32,8 @@
 #include <jemalloc/jemalloc.h>
 
 #include "internal.h"
+#include "cgroup.h"
+#include "kswapd.h"
 #include "route.h"
 
 bool gfp_budget_on;
@@ -107,6 +109,21 @@ static void routes_back(void)
 	pthread_mutex_unlock(&exact_lock);
 }
 
+/* Where the budget looks anyway, far from (a grant) or near (an exact
+ * decision) the watermark, and holds no lock: what follows the budget
+ * from outside looks too - limit=cgroup's figures, kswapd's low watermark. */
+static inline void budget_look_around(bool near)
+{
+	if (unlikely(gfp_cgroup_on)) {
+		if (near)
+			cgroup_near();
+		else
+			cgroup_tick();
+	}
+	if (unlikely(gfp_kswapd_on))
+		kswapd_check();
+}
+
 void budget_grant(int64_t amount, uint64_t gen)
 {
 	gfp_tls.budget.allowance = amount;
@@ -114,6 +131,7 @@ void budget_grant(int64_t amount, uint64_t gen)
 	if (unlikely(!__atomic_load_n(&routes_fast, __ATOMIC_RELAXED)) && routed)
 		routes_back();
 	thread_reap_late();
+	budget_look_around(false);
 }
 
 /* The fast path's watermark: what ordinary requests may hold
@@ -134,6 +152,8 @@ void budget_init(void)
 	/* Under the lock: gfp-ctl may change the limit while requests decide. */
 	gfp_lock(&exact_lock);
 	limit_b = (int64_t)gfp_policy.limit;
+	if (gfp_policy.limit == GFP_SIZE_WORD) /* limit=cgroup */
+		limit_b = cgroup_budget_now();
 	gfp_budget_on = limit_b != 0;
 	if (limit_b)
 		derive_watermarks();
@@ -162,7 +182,19 @@ static void derive_watermarks(void)
 		batch = 256 * 1024;
 	low_wm_set(__atomic_load_n(&reserved, __ATOMIC_RELAXED));
 	gfp_budget.batch = batch;
+	kswapd_marks(limit_b, min_free_b);
 	budget_revoke(); /* allowances granted under the old limit go back */
+}
+
+/* limit=cgroup: the limit the cgroup leaves the process now (cgroup.c). */
+void budget_follow_limit(int64_t limit)
+{
+	gfp_lock(&exact_lock);
+	if (limit_b && limit != limit_b) {
+		limit_b = limit;
+		derive_watermarks();
+	}
+	gfp_unlock(&exact_lock);
 }
 
 /* Under exact_lock: the fast path sees the lowered watermark at its next
@@ -330,6 +362,7 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	size_t old = req->old ? sallocx(req->old, 0) : 0;
 	int64_t grow = (int64_t)want - (int64_t)old;
 	void *p = NULL;
+	budget_look_around(true);
 	if (gfp_tree_on)
 		tree_sync(); /* a limit another member set: before the lock */
 	exact_enter();

@@ -34,6 +34,8 @@ void budget_exited_delta(int64_t delta);
 /* Calls alloc(req) if the budget allows the request under flags f. */
 void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
 void budget_fold(struct gfp_thread *t, int64_t own);
+/* limit=cgroup: a new limit, as the cgroup leaves it now (cgroup.c). */
+void budget_follow_limit(int64_t limit);
 /* route.c chose the budget family (preload/routes.c): points its allocations
  * at their own functions (route_budget_switch), from now on under the
  * budget's lock, so that budget_revoke can point them at the shim's. */
@@ -79,6 +81,13 @@ static inline size_t budget_charge(size_t size, size_t align)
 {
 	return size < GFP_CHARGE_MAX && align < GFP_CHARGE_MAX ? GFP_CHARGE(size + align)
 	                                                       : (size_t)INT64_MAX;
+}
+
+/* The shared estimate of live bytes: the process's, or its tree's. */
+static inline int64_t budget_estimate(void)
+{
+	return unlikely(gfp_tree_on) ? tree_estimate()
+	                             : __atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED);
 }
 
 /* Takes `charge` from the thread's allowance; false, leaving it below zero

@@ -247,6 +247,12 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t n, void *o
 	case GFP_T_SIZE:
 	case GFP_T_MS: {
 		uint64_t x;
+		unsigned word;
+		if (k->type == GFP_T_SIZE && k->choices && k->choices[0] &&
+		    parse_enum(k->choices, v, n, &word)) {
+			*(uint64_t *)out = GFP_SIZE_WORD; /* limit=cgroup */
+			return 0;
+		}
 		bool ok = k->type == GFP_T_SIZE ? parse_size(v, n, &x) : parse_ms(v, n, &x);
 		if (!ok || x < (uint64_t)k->min || x > (uint64_t)k->max)
 			return -1;
@@ -485,7 +491,10 @@ void config_format_value(const struct gfp_key *k, const struct gfp_policy *pol, 
 			gfp_buf_printf(b, "%lld", (long long)*(const int64_t *)v);
 		break;
 	case GFP_T_SIZE:
-		gfp_buf_printf(b, "%llu", (unsigned long long)*(const uint64_t *)v);
+		if (k->choices && k->choices[0] && *(const uint64_t *)v == GFP_SIZE_WORD)
+			gfp_buf_printf(b, "%s", k->choices);
+		else
+			gfp_buf_printf(b, "%llu", (unsigned long long)*(const uint64_t *)v);
 		break;
 	case GFP_T_MS:
 		gfp_buf_printf(b, "%llums", (unsigned long long)*(const uint64_t *)v);

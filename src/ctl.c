@@ -150,6 +150,9 @@ static const char *frozen(const struct gfp_policy *next)
 	if ((next->limit != 0) != (p->limit != 0))
 		return "limit= can change at run time but not be turned on or off (start the "
 		       "process with a limit)";
+	if ((next->limit == GFP_SIZE_WORD) != (p->limit == GFP_SIZE_WORD))
+		return "limit=cgroup is chosen at start-up: a process that follows its cgroup "
+		       "keeps following it, one with a size keeps a size";
 	if (next->stats != p->stats)
 		return "stats= cannot change at run time (counts would start in the middle)";
 	if (next->reserve_mode != p->reserve_mode ||

@@ -21,6 +21,8 @@
 
 #include "gfp_build.h"
 #include "internal.h"
+#include "cgroup.h"
+#include "kswapd.h"
 #include "route.h"
 
 struct gfp_policy gfp_policy;
@@ -165,14 +167,26 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 		return "reserve.thread needs a budget to reserve from (set limit=SIZE) or pages of "
 		       "its own (set reserve.prefault=1)";
 	}
-	if (p->limit_scope == GFP_SCOPE_TREE && !p->limit) {
+	if (p->limit_scope == GFP_SCOPE_TREE && (!p->limit || p->limit == GFP_SIZE_WORD)) {
 		*drop = GFP_K_limit_scope;
-		return "limit.scope=tree shares a limit with the process's children: set "
-		       "limit=SIZE too";
+		return p->limit
+		           ? "limit=cgroup counts every process of the cgroup already: "
+		             "limit.scope=tree shares a limit=SIZE (choose one)"
+		           : "limit.scope=tree shares a limit with the process's children: set "
+		             "limit=SIZE too";
 	}
 	if (p->limit && p->limit < 64 * 1024) {
 		*drop = GFP_K_limit;
 		return "limit below 64K cannot hold a process (raise limit)";
+	}
+	if (p->kswapd && !p->limit) {
+		*drop = GFP_K_kswapd;
+		return "kswapd wakes at the budget's low watermark: it needs a budget (set "
+		       "limit=SIZE or limit=cgroup)";
+	}
+	if (p->kswapd_psi && !p->kswapd) {
+		*drop = GFP_K_kswapd_psi;
+		return "kswapd.psi wakes the background reclaim thread: it needs kswapd=1";
 	}
 	if (p->fail_site.v[0] && p->fail_site_hit == 0) {
 		*drop = GFP_K_fail_site;
@@ -279,6 +293,7 @@ static void log_effective_policy(void)
 
 static void atfork_prepare(void)
 {
+	kswapd_atfork_prepare(); /* first: its round takes the locks below */
 	pthread_mutex_lock(&init_lock);
 	thread_atfork_prepare();
 }
@@ -287,10 +302,14 @@ static void atfork_parent(void)
 {
 	thread_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
+	kswapd_atfork_parent();
 }
 
 static void atfork_child(void)
 {
+	kswapd_atfork_child();
+	cgroup_atfork_child();
+	vmstat_atfork_child();
 	thread_atfork_child();
 	tree_atfork_child(); /* before the budget publishes to a slot */
 	budget_atfork_child();
@@ -348,6 +367,7 @@ static void do_init(void)
 			_exit(GFP_EXIT_CONFIG);
 	}
 
+	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */
 	policy_derive();
 	if (records_on())
 		crash_init();

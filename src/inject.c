@@ -4,7 +4,9 @@
  * kernel's should_fail_ex (lib/fault-inject.c), cheapest first.
  *
  * Pre-filters decide which calls are eligible at all (and so counted):
- * nothing before main or from ld.so unless fail.startup=1, the size range,
+ * nothing before main unless fail.startup=1, nothing ld.so asks for itself
+ * unless fail.ldso=1 (before main that is the loader's own work, which no
+ * program can handle), the size range,
  * never NOFAIL at entry, and with fail.ignore_wait nothing that may sleep.
  * Every injection is recorded (GFP_RECORD) before the failing call returns.
  */
@@ -49,6 +51,12 @@ static uint64_t splitmix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
+/* main has not started: the program's start-up (preload/start.c). */
+static bool before_main(void)
+{
+	return !__atomic_load_n(&gfp_main_started, __ATOMIC_ACQUIRE);
+}
+
 /* The hit table (stats=paths): eligible calls per call path (the path id
  * fail.site takes, site.depth frames deep), for gfp-sweep's recording run,
  * and the first of them by the process's eligible-call number (what fail.nth
@@ -58,9 +66,11 @@ struct hit_count {
 	uint64_t id;    /* atomic; 0 = empty */
 	uint64_t hits;  /* atomic */
 	uint64_t first; /* atomic: the lowest call number seen, 0 = none yet */
+	uint64_t early; /* atomic: hits before main (fail.startup=1) */
 };
 static struct hit_count hit_table[HIT_TABLE];
-static uint64_t hit_overflow; /* atomic: calls whose path found no slot (JSON: sites_overflow) */
+static uint64_t hit_overflow;  /* atomic: calls whose path found no slot (JSON: sites_overflow) */
+static uint64_t startup_calls; /* atomic: eligible calls before main (fail.startup=1) */
 static bool count_paths;
 
 /* Threads number their calls before they count them: the first to count a
@@ -74,7 +84,7 @@ static void hit_first(struct hit_count *e, uint64_t call)
 		;
 }
 
-static void hit_count_add(uint64_t id, uint64_t call)
+static void hit_count_add(uint64_t id, uint64_t call, bool early)
 {
 	id |= id == 0;
 	for (unsigned i = 0; i < 64; i++) {
@@ -85,6 +95,8 @@ static void hit_count_add(uint64_t id, uint64_t call)
 			cur = id;
 		if (cur == id) {
 			__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
+			if (early)
+				__atomic_add_fetch(&e->early, 1, __ATOMIC_RELAXED);
 			hit_first(e, call);
 			return;
 		}
@@ -94,8 +106,11 @@ static void hit_count_add(uint64_t id, uint64_t call)
 
 void inject_report_paths(struct gfp_buf *b)
 {
-	gfp_buf_printf(b, ",\"eligible_calls\":%llu,\"sites_overflow\":%llu,\"sites\":[",
+	gfp_buf_printf(b,
+	               ",\"eligible_calls\":%llu,\"startup_calls\":%llu,\"sites_overflow\":%llu,"
+	               "\"sites\":[",
 	               (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
+	               (unsigned long long)__atomic_load_n(&startup_calls, __ATOMIC_RELAXED),
 	               (unsigned long long)__atomic_load_n(&hit_overflow, __ATOMIC_RELAXED));
 	const char *sep = "";
 	for (unsigned i = 0; i < HIT_TABLE; i++) {
@@ -103,10 +118,14 @@ void inject_report_paths(struct gfp_buf *b)
 		if (!id)
 			continue;
 		gfp_buf_printf(
-		    b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu}", sep,
+		    b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu", sep,
 		    (unsigned long long)id,
 		    (unsigned long long)__atomic_load_n(&hit_table[i].hits, __ATOMIC_RELAXED),
 		    (unsigned long long)__atomic_load_n(&hit_table[i].first, __ATOMIC_RELAXED));
+		uint64_t early = __atomic_load_n(&hit_table[i].early, __ATOMIC_RELAXED);
+		if (early) /* the hits a run sees only with fail.startup=1 */
+			gfp_buf_printf(b, ",\"startup\":%llu", (unsigned long long)early);
+		gfp_buf_printf(b, "}");
 		sep = ",";
 	}
 	gfp_buf_printf(b, "]");
@@ -141,6 +160,7 @@ void inject_init(void)
 	times_left = p->fail_times;
 	space_left = (int64_t)p->fail_space;
 	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&startup_calls, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&interval_count, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&path_hits, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&fired, false, __ATOMIC_RELAXED);
@@ -153,7 +173,7 @@ void inject_init(void)
 	                    !p->fail_site.v[0] && !p->fail_persist && !p->fail_thread.v[0] &&
 	                    p->fail_times < 0 && !p->fail_space && p->fail_interval <= 1 &&
 	                    !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
-	                    !p->fail_startup && p->fail_where == WHERE_ENTRY;
+	                    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY;
 	gfp_inject_probability = p->fail_probability;
 	/* fail.probability and nothing else that shapes allocation: threads
 	 * stay IDLE and count down to their next injection (inject_countdown),
@@ -263,7 +283,8 @@ static bool fire(struct gfp_req *req)
 	int n = unwind_capture(frames, fail_depth() < FIRE_FRAMES ? fail_depth() : FIRE_FRAMES);
 	if (!req->path)
 		req->path = path_of_caller();
-	record_event("injection", req, frames, n, NULL);
+	/* (tools tell failures before main apart: the program's start-up) */
+	record_event("injection", req, frames, n, before_main() ? "\"startup\":true" : NULL);
 	if (gfp_policy.fail_verbose && !(req->gfp & GFP_NOWARN)) {
 		char msg[8192], names[128];
 		struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
@@ -284,8 +305,7 @@ static bool fire(struct gfp_req *req)
 static bool eligible(struct gfp_req *req)
 {
 	const struct gfp_policy *p = &gfp_policy;
-	if (!p->fail_startup &&
-	    (!__atomic_load_n(&gfp_main_started, __ATOMIC_ACQUIRE) || site_in_ldso(req->caller)))
+	if ((!p->fail_startup && before_main()) || (!p->fail_ldso && site_in_ldso(req->caller)))
 		return false;
 	if (req->size < p->fail_min || (p->fail_max && req->size > p->fail_max))
 		return false;
@@ -370,8 +390,11 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		req->call =
 		    process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
 		if (count_paths) {
+			bool early = before_main();
+			if (early)
+				__atomic_add_fetch(&startup_calls, 1, __ATOMIC_RELAXED);
 			req->path = path_of_caller();
-			hit_count_add(req->path, req->call);
+			hit_count_add(req->path, req->call, early);
 		}
 	}
 

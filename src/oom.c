@@ -20,6 +20,7 @@
 #include "budget.h"
 #include "reclaim.h"
 #include "oom.h"
+#include "cgroup.h"
 #include "canary.h"
 #include "unwind.h"
 #include "records.h"
@@ -74,6 +75,7 @@ void oom_show_mem(struct gfp_buf *b, const char *prefix)
 		    gfp_human_size(h[7], budget_watermark(GFP_KERNEL | GFP_MEMALLOC)),
 		    gfp_human_size(h[8], budget_min_free()));
 	}
+	cgroup_show_mem(b, prefix);
 	if (gfp_profile_on)
 		profile_top(b, prefix, 10);
 }

@@ -129,6 +129,9 @@ enum gfp_fail_where { GFP_CHOICES_fail_where(GFP_CHOICE_ENUM, ) };
 enum gfp_reserve_mode { GFP_CHOICES_reserve_mode(GFP_CHOICE_ENUM, ) };
 enum gfp_limit_scope { GFP_CHOICES_limit_scope(GFP_CHOICE_ENUM, ) };
 
+/* What a SIZE key's word (its choices) stands for: limit=cgroup. */
+#define GFP_SIZE_WORD UINT64_MAX
+
 /* `max` of a STR key: what the text must be. */
 #define GFP_STR_ANY 0
 #define GFP_STR_HEX 1

@@ -103,3 +103,18 @@ void record_event(const char *event, const struct gfp_req *req, const struct gfp
 	gfp_buf_printf(&b, "]}\n");
 	(void)gfp_dest_write(&out, line, b.len);
 }
+
+void record_short(const char *event, const char *extra)
+{
+	if (!records_on())
+		return;
+	/* Small enough for what is left of a signal handler's alternate stack. */
+	char line[256];
+	struct gfp_buf b = {line, sizeof(line) - 2, 0};
+	gfp_buf_printf(&b, "{\"event\":\"%s\",\"pid\":%d,\"tid\":%d,\"seq\":%llu,%s", event,
+	               (int)getpid(), (int)gettid(),
+	               (unsigned long long)__atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED), extra);
+	b.cap = sizeof(line);
+	gfp_buf_printf(&b, "}\n");
+	(void)gfp_dest_write(&out, line, b.len);
+}

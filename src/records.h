@@ -16,6 +16,9 @@ int records_set_dest(const char *dest, bool secure, char *err, size_t errlen);
 bool records_on(void);
 void record_event(const char *event, const struct gfp_req *req, const struct gfp_frame *frames,
                   int n, const char *extra);
+/* A record of a few fields and no frames, on a 256-byte stack buffer (from
+ * a signal handler that may be short of stack). */
+void record_short(const char *event, const char *extra);
 
 #pragma GCC visibility pop
 

@@ -11,6 +11,8 @@
 #include <pthread.h>
 
 #include "fastpath.h"
+#include "cgroup.h"
+#include "kswapd.h"
 
 #define NOFAIL_MIN_RESERVE GFP_HIGH /* NOFAIL's last resort: ALLOC_MIN_RESERVE */
 
@@ -77,8 +79,11 @@ static size_t slow_reclaim(struct gfp_slow *s)
 			want = (size_t)short_by;
 	}
 	/* Under a budget jemalloc's dirty pages do not count; for a real
-	 * failure they are the first thing to give back. */
-	return reclaim_run(s->req->gfp, want, s->req->why == GFP_WHY_REAL);
+	 * failure they are the first thing to give back, and under
+	 * limit=cgroup they are in the cgroup's usage. */
+	size_t freed = reclaim_run(s->req->gfp, want, s->req->why == GFP_WHY_REAL || gfp_cgroup_on);
+	cgroup_after_reclaim();
+	return freed;
 }
 
 /* The retry decision's inputs for this round: what the request is, what
@@ -112,8 +117,12 @@ void *gfp_slowpath(struct gfp_req *req)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel_state);
 	void *p = slowpath(req, &s);
 	pthread_setcancelstate(cancel_state, NULL);
-	if (gfp_profile_on && s.rounds)
-		profile_slow(req, s.rounds, gfp_now_ns() - s.start_ns);
+	if (s.rounds) { /* a direct-reclaim stall */
+		uint64_t ns = gfp_now_ns() - s.start_ns;
+		vmstat_stall(ns);
+		if (gfp_profile_on)
+			profile_slow(req, s.rounds, ns);
+	}
 	return p;
 }
 

@@ -17,6 +17,7 @@
 #include "reserve.h"
 #include "inject.h"
 #include "stats.h"
+#include "kswapd.h"
 
 const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
 #define ENTRY(id, name, kind) name,
@@ -80,6 +81,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		profile_report(b);
 	if (gfp_policy.reserve_thread || gfp_budget_on || gfp_policy.reserve_prefault)
 		reserve_report(b);
+	vmstat_report(b);
 	gfp_buf_printf(b, "}\n");
 }
 

@@ -120,7 +120,8 @@ static void thread_exit(void *arg)
 		}
 		free_route_update();
 	}
-	__atomic_sub_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
+	if (!gfp_tls.shim_thread)
+		__atomic_sub_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
 	if (t->prev)
 		t->prev->next = t->next;
 	else
@@ -181,12 +182,14 @@ static struct gfp_thread *register_thread(void)
 	if (live)
 		live->prev = t;
 	live = t;
-	__atomic_add_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
+	if (!gfp_tls.shim_thread)
+		__atomic_add_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
 	gfp_unlock(&registry_lock);
 	if (exit_key_ok)
 		pthread_setspecific(exit_key, t);
 	gfp_tls.thread = t;
-	reserve_thread_start(t);
+	if (!gfp_tls.shim_thread)
+		reserve_thread_start(t);
 	return t;
 }
 

@@ -78,6 +78,9 @@ struct gfp_tls {
 	 * (idle, or a policy that counts nothing per free while nobody waits).
 	 * Other threads flip it when waiters come and go (thread.c). */
 	unsigned char free_direct;
+	/* A thread the shim made (kswapd.c): registered, so that its frees
+	 * count, but no program thread: no reserve, not in gfp_nr_threads. */
+	unsigned char shim_thread;
 	unsigned scope;               /* context.c: the thread's scopes */
 	struct gfp_tls_inject inject; /* inject.c: the generator, calls (inject_structs.h) */
 	int *errnop;

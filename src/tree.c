@@ -646,6 +646,11 @@ int64_t tree_limit(void)
 	return __atomic_load_n(&tree_seg->limit, __ATOMIC_RELAXED);
 }
 
+int64_t tree_estimate(void)
+{
+	return __atomic_load_n(&tree_seg->charged, __ATOMIC_RELAXED);
+}
+
 int64_t tree_reserved(void)
 {
 	return __atomic_load_n(&tree_seg->reserved, __ATOMIC_RELAXED);

@@ -53,6 +53,8 @@ int64_t tree_live(int64_t own, int64_t *others_slack);
 /* Dead members are looked for now, not at most once a millisecond. */
 void tree_settle(void);
 int64_t tree_limit(void);
+/* The tree's estimate: every member's charge as of its last fold. */
+int64_t tree_estimate(void);
 /* Reserved and not drawn, over the whole tree. */
 int64_t tree_reserved(void);
 void tree_reserved_add(int64_t delta);

@@ -4,7 +4,8 @@
 # crash record (signal 11, same pid, the next seq), whose backtrace starts at
 # the faulting function (crash_use) and goes up to main - never inside the
 # shim. The same for abort() (signal 6, from libc's abort). A program that
-# installs its own SIGSEGV handler in main keeps it: that handler runs.
+# installs its own SIGSEGV handler in main keeps it: that handler runs,
+# after the shim's "caught" record of the fault.
 source "$TESTS/lib.sh"
 source "$TESTS/inject/inj.sh"
 
@@ -45,6 +46,8 @@ expect_eq "handler: status" 139 "$INJ_RC"
 expect_contains "handler: the program's handler ran" "$TMP/handler.err" '^program handler ran$'
 expect_eq "handler: the injection record" 1 "$(injections handler)"
 $REC check "$TMP/handler.rec" >/dev/null || fail "handler: bad records"
+expect_eq "handler: the shim saw the fault first, then the handler returned, then the default" \
+	'injection caught caught_left crash' "$($REC events "$TMP/handler.rec" | paste -sd ' ')"
 
 # The faulting frame itself comes first.
 [[ $segv_frames =~ ^inj_crash\ crash_use\+0x[0-9a-f]+\;inj_crash\ main\+0x ]] ||

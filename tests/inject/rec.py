@@ -12,7 +12,8 @@ import json
 import re
 import sys
 
-EVENTS = {"injection", "failure", "canary", "oom", "crash"}
+EVENTS = {"injection", "failure", "canary", "oom", "crash", "caught", "caught_left"}
+SIGNALLED = {"crash", "caught"}  # a fatal signal and its frames (src/crash.c)
 HEX16 = re.compile(r"^[0-9a-f]{16}$")
 
 
@@ -49,10 +50,16 @@ def check(path):
         ev = r.get("event")
         if ev not in EVENTS:
             raise SystemExit(f"{where}: event {ev!r} is not one of {sorted(EVENTS)}")
+        if ev == "caught_left":  # the program's handler returned or jumped out: no frames
+            if not isinstance(r.get("signal"), int) or r.get("how") not in ("return", "longjmp"):
+                raise SystemExit(f"{where}: caught_left without signal and how: {r!r}")
+            r["frames"] = None
         for k, t in (("pid", int), ("tid", int), ("seq", int), ("frames", list)):
+            if r["frames"] is None and k == "frames":
+                continue
             if not isinstance(r.get(k), t):
                 raise SystemExit(f"{where}: {ev}: field {k} missing or not {t.__name__}: {r.get(k)!r}")
-        if ev != "crash":
+        if ev not in SIGNALLED and ev != "caught_left":
             for k, t in (("site", str), ("size", int), ("flags", str), ("mode", str),
                          ("entry", str)):
                 if not isinstance(r.get(k), t):
@@ -65,11 +72,11 @@ def check(path):
                 raise SystemExit(f"{where}: flags {r['flags']!r} are not names")
         if ev == "injection" and not isinstance(r.get("call"), int):
             raise SystemExit(f"{where}: injection without an integer call: {r.get('call')!r}")
-        if ev == "crash" and not isinstance(r.get("signal"), int):
+        if ev in SIGNALLED and not isinstance(r.get("signal"), int):
             raise SystemExit(f"{where}: crash without an integer signal: {r.get('signal')!r}")
-        if not r["frames"]:
+        if r["frames"] is not None and not r["frames"]:
             raise SystemExit(f"{where}: {ev} with no frames")
-        for fr in r["frames"]:
+        for fr in r["frames"] or []:
             if not isinstance(fr, dict) or not isinstance(fr.get("module"), str) \
                     or not re.match(r"^0x[0-9a-f]+$", str(fr.get("offset"))):
                 raise SystemExit(f"{where}: bad frame {fr!r}")

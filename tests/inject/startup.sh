@@ -5,8 +5,9 @@
 # the constructor's request is injected when a filter selects it, counted
 # (its call number C >= 1 fails it under fail.nth=C) and main's first request
 # comes after it. The same holds for the requests ld.so makes after main
-# (dlopen of libm): not injected nor counted by default, injected with
-# fail.startup=1.
+# (dlopen of libm): not injected nor counted by default nor with
+# fail.startup=1 (which is the program's start-up, not the loader's),
+# injected with fail.ldso=1.
 source "$TESTS/lib.sh"
 source "$TESTS/inject/inj.sh"
 
@@ -52,5 +53,7 @@ seq_expect dl_nth1 'fail.nth=1' '.X..' 'D0 m100 D0 m100'
 seq_expect dl_nth2 'fail.nth=2' '...X' 'D0 m100 D0 m100'
 seq_expect dl_ld 'fail.probability=1;fail.lib=ld-linux*;fail.depth=1' '....' 'D0 m100 D0 m100'
 expect_records dl_ld injection 0
-seq_expect s_dl_ld 'fail.startup=1;fail.probability=1;fail.lib=ld-linux*;fail.depth=1' 'X.X.' 'D0 m100 D0 m100'
-note "ld.so's requests: exempt by default, injected with fail.startup=1"
+seq_expect s_dl_ld 'fail.startup=1;fail.probability=1;fail.lib=ld-linux*;fail.depth=1' '....' 'D0 m100 D0 m100'
+expect_records s_dl_ld injection 0
+seq_expect l_dl_ld 'fail.ldso=1;fail.probability=1;fail.lib=ld-linux*;fail.depth=1' 'X.X.' 'D0 m100 D0 m100'
+note "ld.so's requests: exempt by default and with fail.startup=1, injected with fail.ldso=1"

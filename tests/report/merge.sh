@@ -22,8 +22,7 @@ expect_eq "merge: exit status" 0 "$?"
 	fail "merge -o failed"
 cmp -s "$TMP/merged.json" "$TMP/merged2.json" || fail "the parts' order changed the merge"
 
-/usr/bin/python3 - "$TMP/whole.json" "$TMP/merged.json" <<'PY' ||
-	fail "merge differs from the whole"
+/usr/bin/python3 - "$TMP/whole.json" "$TMP/merged.json" <<'PY' || fail "merge differs from the whole"
 import collections, json, sys
 whole, merged = (json.load(open(p)) for p in sys.argv[1:])
 bad = []
@@ -61,3 +60,20 @@ expect_contains "groups with reproducers" "$TMP/out" \
 	"reproduce \([a-zA-Z ]+\): MALLOC_CONF=junk:true [^ ]*gfp-run --no-follow --policy 'fail\.site="
 expect_contains "inline chain of the example" "$TMP/out" \
 	'^    make_title inventory\.c:[0-9]+ < main inventory\.c:[0-9]+ \(inventory\+0x[0-9a-f]+\)$'
+
+# Abort sites (not findings) merge too: abortprog's xmalloc aborts from two
+# callers; the shards' abort sites, joined, are the unsharded sweep's.
+ABORT=$BUILD/tests/sweep/abortprog
+"$SWEEP" --json "$TMP/aw.json" -- "$ABORT" </dev/null >/dev/null 2>&1
+"$SWEEP" --shard 1/2 --json "$TMP/a1.json" -- "$ABORT" </dev/null >/dev/null 2>&1
+"$SWEEP" --shard 2/2 --json "$TMP/a2.json" -- "$ABORT" </dev/null >/dev/null 2>&1
+"$REPORT" merge -o "$TMP/am.json" "$TMP/a1.json" "$TMP/a2.json" || fail "merge of abortprog failed"
+/usr/bin/python3 - "$TMP/aw.json" "$TMP/am.json" "$TMP/a1.json" "$TMP/a2.json" <<'PY' || fail "abort sites: merge differs"
+import json, sys
+whole, merged, a1, a2 = (json.load(open(p)) for p in sys.argv[1:])
+if not (a1["abort_sites"] and a2["abort_sites"]):
+    sys.exit(f"FAIL: a shard without abort sites ({len(a1['abort_sites'])}, {len(a2['abort_sites'])}): the test proves nothing")
+if len(whole["abort_sites"]) != 2 or whole["abort_sites"] != merged["abort_sites"]:
+    sys.exit(f"FAIL: abort sites: whole {whole['abort_sites']}\n   merged {merged['abort_sites']}")
+print(f"# abort sites merged: {[s['count'] for s in merged['abort_sites']]}")
+PY

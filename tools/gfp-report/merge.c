@@ -18,7 +18,8 @@
 
 struct part {
 	const char *path;
-	struct jval v;
+	struct jval doc;      /* the file */
+	const struct jval *v; /* the sweep: the file, or one target of a campaign's */
 	const struct jval *results, *groups;
 	long k, n;
 };
@@ -29,6 +30,21 @@ struct mgroup {
 	size_t seen;          /* tie-break: the order groups were read in */
 	double count;
 };
+
+/* A merged list of the result's (groups, abort_sites). */
+struct mlist {
+	const char *key;
+	struct mgroup *m;
+	size_t n;
+};
+
+static const struct mlist *list_of(const struct mlist *lists, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(lists[i].key, key) == 0)
+			return &lists[i];
+	return NULL;
+}
 
 struct ranked {
 	const struct jval *r;
@@ -77,6 +93,21 @@ static size_t group_first_run(const struct part *p, const struct jval *g)
 	return (size_t)first;
 }
 
+static bool check_sweep(struct part *p);
+
+/* "shard": "K/N" into p->k and p->n. */
+static bool parse_shard(struct part *p)
+{
+	const char *shard = json_str(p->v, "shard");
+	char extra;
+	if (!shard || sscanf(shard, "%ld/%ld%c", &p->k, &p->n, &extra) != 2 || p->n < 1 ||
+	    p->k < 1 || p->k > p->n) {
+		error("%s: shard is \"%s\", not K/N", p->path, shard ? shard : "");
+		return false;
+	}
+	return true;
+}
+
 static bool load_part(struct part *p)
 {
 	size_t len = 0;
@@ -86,23 +117,36 @@ static bool load_part(struct part *p)
 		error("cannot read %s: %s", p->path, strerror(errno));
 		return false;
 	}
-	bool ok = json_parse(text, len, 1, &p->v, err, sizeof(err));
+	bool ok = json_parse(text, len, 1, &p->doc, err, sizeof(err));
+	p->v = &p->doc;
 	free(text);
 	if (!ok) {
 		error("%s: not JSON (%s)", p->path, err);
 		return false;
 	}
-	if (kind_of(&p->v) != K_SWEEP) {
+	if (kind_of(p->v) != K_SWEEP) {
 		error("%s: not a gfp-sweep --json result (no \"gfp_sweep\"): only those merge",
 		      p->path);
 		return false;
 	}
-	const char *shard = json_str(&p->v, "shard");
+	const struct jval *t = json_get(p->v, "targets");
+	if (t && t->type != J_ARR) {
+		error("%s: \"targets\" is not a list", p->path);
+		return false;
+	}
+	return t ? parse_shard(p) : check_sweep(p);
+}
+
+/* The fields a sweep's merge reads, p->v's (a file's, or a campaign
+ * target's). */
+static bool check_sweep(struct part *p)
+{
+	const char *shard = json_str(p->v, "shard");
 	char extra;
-	p->results = json_get(&p->v, "results");
-	p->groups = json_get(&p->v, "groups");
-	const char *missing = !json_str(&p->v, "mode")                   ? "mode"
-	                      : !json_get(&p->v, "program")              ? "program"
+	p->results = json_get(p->v, "results");
+	p->groups = json_get(p->v, "groups");
+	const char *missing = !json_str(p->v, "mode")                    ? "mode"
+	                      : !json_get(p->v, "program")               ? "program"
 	                      : !p->results || p->results->type != J_ARR ? "results"
 	                      : !p->groups || p->groups->type != J_ARR   ? "groups"
 	                      : !shard                                   ? "shard"
@@ -111,11 +155,9 @@ static bool load_part(struct part *p)
 		error("%s: no \"%s\" in this gfp-sweep result", p->path, missing);
 		return false;
 	}
-	if (sscanf(shard, "%ld/%ld%c", &p->k, &p->n, &extra) != 2 || p->n < 1 || p->k < 1 ||
-	    p->k > p->n) {
-		error("%s: shard is \"%s\", not K/N", p->path, shard);
+	(void)extra;
+	if (!parse_shard(p))
 		return false;
-	}
 	for (size_t i = 0; i < p->results->n; i++)
 		if (!json_str(&p->results->v[i], "site") ||
 		    !json_str(&p->results->v[i], "outcome") ||
@@ -132,13 +174,14 @@ static bool check_parts(struct part *parts, size_t np)
 	const struct part *a = &parts[0];
 	for (size_t i = 1; i < np; i++) {
 		const struct part *b = &parts[i];
-		if (strcmp(json_str(&a->v, "mode"), json_str(&b->v, "mode")) != 0) {
+		if (strcmp(json_str(a->v, "mode"), json_str(b->v, "mode")) != 0) {
 			error("%s is a %s-mode sweep but %s is %s-mode: parts of different sweeps "
 			      "do not merge",
-			      b->path, json_str(&b->v, "mode"), a->path, json_str(&a->v, "mode"));
+			      b->path, json_str(b->v, "mode"), a->path, json_str(a->v, "mode"));
 			return false;
 		}
-		if (!json_equal(json_get(&a->v, "program"), json_get(&b->v, "program"))) {
+		const struct jval *pa = json_get(a->v, "program"), *pb = json_get(b->v, "program");
+		if ((pa || pb) && (!pa || !pb || !json_equal(pa, pb))) {
 			error("%s swept a different program or arguments than %s: parts of "
 			      "different sweeps do not merge",
 			      b->path, a->path);
@@ -158,8 +201,8 @@ static bool check_parts(struct part *parts, size_t np)
 			}
 		static const char *const same[] = {"eligible_calls", "sites"};
 		for (size_t s = 0; s < 2; s++) {
-			const char *x = json_text(json_get(&a->v, same[s]));
-			const char *y = json_text(json_get(&b->v, same[s]));
+			const char *x = json_text(json_get(a->v, same[s]));
+			const char *y = json_text(json_get(b->v, same[s]));
 			if (x && y && strcmp(x, y) != 0)
 				warning("%s recorded %s %s, %s %s: the program does not "
 				        "allocate the same way every run, so the shards may not "
@@ -183,11 +226,65 @@ static bool check_parts(struct part *parts, size_t np)
 	return true;
 }
 
-static void write_merged(FILE *f, struct part *parts, const struct jval **results, size_t total,
-                         struct mgroup *groups, size_t ngroups)
+/* What the parts say together: any interrupted, the runs not done added
+ * up, a campaign target's state (all the same, else an error if one is,
+ * else interrupted). */
+static bool any_true(const struct part *parts, size_t np, const char *key)
+{
+	for (size_t i = 0; i < np; i++)
+		if (json_get(parts[i].v, key) && json_get(parts[i].v, key)->b)
+			return true;
+	return false;
+}
+
+static double sum(const struct part *parts, size_t np, const char *key)
+{
+	double all = 0, one;
+	for (size_t i = 0; i < np; i++)
+		all += json_num(parts[i].v, key, &one) ? one : 0;
+	return all;
+}
+
+static const char *merged_state(const struct part *parts, size_t np)
+{
+	const char *first = json_str(parts[0].v, "state");
+	bool same = true, error = false;
+	for (size_t i = 0; i < np; i++) {
+		const char *s = json_str(parts[i].v, "state");
+		same &= s && first && strcmp(s, first) == 0;
+		error |= s && strcmp(s, "error") == 0;
+	}
+	return same ? first : error ? "error" : "interrupted";
+}
+
+static void write_list(FILE *f, const struct mgroup *groups, size_t ngroups)
+{
+	fputc('[', f);
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct jval *gr = groups[g].g;
+		fputs(g ? ",{" : "{", f);
+		for (size_t m = 0; m < gr->n; m++) {
+			if (m)
+				fputc(',', f);
+			text_json_str(f, gr->k[m]);
+			fputc(':', f);
+			if (strcmp(gr->k[m], "count") == 0)
+				fprintf(f, "%.0f", groups[g].count);
+			else if (strcmp(gr->k[m], "first_run") == 0 && groups[g].rank != SIZE_MAX)
+				fprintf(f, "%zu", groups[g].rank);
+			else
+				json_write(f, &gr->v[m]);
+		}
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+static void write_merged(FILE *f, struct part *parts, size_t np, const struct jval **results,
+                         size_t total, const struct mlist *lists, size_t nlists)
 {
 	/* Outcome names in the parts' order, then any only the results use. */
-	const struct jval *oc0 = json_get(&parts[0].v, "outcomes");
+	const struct jval *oc0 = json_get(parts[0].v, "outcomes");
 	size_t nout = 0;
 	const char **names = xrealloc(NULL, ((oc0 ? oc0->n : 0) + total) * sizeof(*names));
 	size_t *counts = xrealloc(NULL, ((oc0 ? oc0->n : 0) + total) * sizeof(*counts));
@@ -208,7 +305,7 @@ static void write_merged(FILE *f, struct part *parts, const struct jval **result
 	}
 
 	/* The first part's layout, with the fields that describe the whole. */
-	const struct jval *top = &parts[0].v;
+	const struct jval *top = parts[0].v;
 	fputc('{', f);
 	for (size_t i = 0; i < top->n; i++) {
 		const char *k = top->k[i];
@@ -220,6 +317,12 @@ static void write_merged(FILE *f, struct part *parts, const struct jval **result
 			text_json_str(f, "1/1");
 		else if (strcmp(k, "runs") == 0)
 			fprintf(f, "%zu", total);
+		else if (strcmp(k, "interrupted") == 0)
+			fputs(any_true(parts, np, k) ? "true" : "false", f);
+		else if (strcmp(k, "runs_not_done") == 0)
+			fprintf(f, "%.0f", sum(parts, np, k));
+		else if (strcmp(k, "state") == 0)
+			text_json_str(f, merged_state(parts, np));
 		else if (strcmp(k, "outcomes") == 0) {
 			fputc('{', f);
 			for (size_t j = 0; j < nout; j++) {
@@ -236,27 +339,9 @@ static void write_merged(FILE *f, struct part *parts, const struct jval **result
 				json_write(f, results[j]);
 			}
 			fputc(']', f);
-		} else if (strcmp(k, "groups") == 0) {
-			fputc('[', f);
-			for (size_t g = 0; g < ngroups; g++) {
-				const struct jval *gr = groups[g].g;
-				fputs(g ? ",{" : "{", f);
-				for (size_t m = 0; m < gr->n; m++) {
-					if (m)
-						fputc(',', f);
-					text_json_str(f, gr->k[m]);
-					fputc(':', f);
-					if (strcmp(gr->k[m], "count") == 0)
-						fprintf(f, "%.0f", groups[g].count);
-					else if (strcmp(gr->k[m], "first_run") == 0 &&
-					         groups[g].rank != SIZE_MAX)
-						fprintf(f, "%zu", groups[g].rank);
-					else
-						json_write(f, &gr->v[m]);
-				}
-				fputc('}', f);
-			}
-			fputc(']', f);
+		} else if (list_of(lists, nlists, k)) {
+			const struct mlist *l = list_of(lists, nlists, k);
+			write_list(f, l->m, l->n);
 		} else
 			json_write(f, &top->v[i]);
 	}
@@ -286,7 +371,8 @@ static int merge_args(int argc, char **argv, const char **output)
 		case 'h':
 			printf("usage: gfp-report merge [-o OUT.json] PART.json...\n"
 			       "Joins the --json results of gfp-sweep --shard 1/N ... N/N into the "
-			       "result one\nunsharded sweep gives (shard \"1/1\").\n");
+			       "result one\nunsharded sweep gives (shard \"1/1\"); a campaign's "
+			       "target by target.\n");
 			return 0;
 		default:
 			return tool_bad_option(c, argv);
@@ -339,27 +425,51 @@ static const struct jval **deal_results(struct part *parts, size_t np, size_t to
 	return results;
 }
 
-/* Groups with the same injection site, outcome and crash site are one
- * group: counts add up, and the one whose first run comes first speaks
- * for it, as in an unsharded sweep. Returns how many, in *out. */
-static size_t merge_groups(struct part *parts, size_t np, size_t *const *pos, struct mgroup **out)
+/* Two finding groups are one with the same injection site, outcome and
+ * crash site; two abort sites with the same aborting frame, allocation and
+ * crash site. */
+typedef bool same_fn(const struct jval *a, const struct jval *b);
+
+static bool same_group(const struct jval *a, const struct jval *b)
+{
+	return same_str(a, b, "site") && same_str(a, b, "outcome") && same_str(a, b, "crash_site");
+}
+
+static bool same_member(const struct jval *a, const struct jval *b, const char *key)
+{
+	const struct jval *x = json_get(a, key), *y = json_get(b, key);
+	return (!x && !y) || (x && y && json_equal(x, y));
+}
+
+static bool same_abort_site(const struct jval *a, const struct jval *b)
+{
+	return same_str(a, b, "crash_site") && same_member(a, b, "aborter") &&
+	       same_member(a, b, "allocation");
+}
+
+/* The parts' lists `key` (groups, abort_sites) as one: the same entries
+ * are one, their counts add up, and the one whose first run comes first
+ * speaks for it, as in an unsharded sweep. Returns how many, in *out. */
+static size_t merge_list(struct part *parts, size_t np, size_t *const *pos, const char *key,
+                         same_fn *same, struct mgroup **out)
 {
 	size_t ng = 0, seen = 0;
-	for (size_t i = 0; i < np; i++)
-		ng += parts[i].groups->n;
+	for (size_t i = 0; i < np; i++) {
+		const struct jval *l = json_get(parts[i].v, key);
+		ng += l && l->type == J_ARR ? l->n : 0;
+	}
 	struct mgroup *groups = xrealloc(NULL, (ng + 1) * sizeof(*groups));
 	ng = 0;
 	for (size_t i = 0; i < np; i++) {
-		for (size_t j = 0; j < parts[i].groups->n; j++, seen++) {
-			const struct jval *g = &parts[i].groups->v[j];
+		const struct jval *l = json_get(parts[i].v, key);
+		for (size_t j = 0; l && l->type == J_ARR && j < l->n; j++, seen++) {
+			const struct jval *g = &l->v[j];
 			size_t first = group_first_run(&parts[i], g);
 			size_t rank = first == SIZE_MAX ? SIZE_MAX : pos[i][first];
 			double count = 0;
 			json_num(g, "count", &count);
 			size_t m = 0;
-			while (m < ng && !(same_str(groups[m].g, g, "site") &&
-			                   same_str(groups[m].g, g, "outcome") &&
-			                   same_str(groups[m].g, g, "crash_site")))
+			while (m < ng && !same(groups[m].g, g))
 				m++;
 			if (m == ng) {
 				groups[ng++] = (struct mgroup){g, rank, seen, count};
@@ -377,34 +487,171 @@ static size_t merge_groups(struct part *parts, size_t np, size_t *const *pos, st
 	return ng;
 }
 
-/* The merged result to output (NULL: stdout); false after an error. */
-static bool merge_write(const char *output, struct part *parts, size_t np)
+/* One sweep's parts, checked, as one result into f. */
+static void merge_sweep(FILE *f, struct part *parts, size_t np)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < np; i++)
 		total += parts[i].results->n;
 	size_t **pos = xrealloc(NULL, np * sizeof(*pos));
 	const struct jval **results = deal_results(parts, np, total, pos);
-	struct mgroup *groups;
-	size_t ng = merge_groups(parts, np, pos, &groups);
+	struct mlist lists[2] = {{"groups", NULL, 0}, {"abort_sites", NULL, 0}};
+	lists[0].n = merge_list(parts, np, pos, "groups", same_group, &lists[0].m);
+	lists[1].n = merge_list(parts, np, pos, "abort_sites", same_abort_site, &lists[1].m);
+	write_merged(f, parts, np, results, total, lists, 2);
+	for (size_t i = 0; i < np; i++)
+		free(pos[i]);
+	free(pos);
+	free(results);
+	free(lists[0].m);
+	free(lists[1].m);
+}
+
+/* ------------------------------------------------------------------------
+ * A campaign's parts: each target merged as a sweep of its own
+ * ---------------------------------------------------------------------- */
+
+/* How far from done a campaign target's part is. */
+static int state_rank(const struct jval *target)
+{
+	static const char *const order[] = {"done", "not_run", "interrupted", "error"};
+	const char *s = json_str(target, "state");
+	int r = 0;
+	while (s && r < 4 && strcmp(s, order[r]) != 0)
+		r++;
+	return r;
+}
+
+/* targets[t][i]: target t of the first part in part i, checked; NULL after
+ * an error. The worst state's part comes first: its fields (an "error")
+ * speak for the target. */
+static struct part **campaign_targets(struct part *parts, size_t np, size_t *nt)
+{
+	const struct jval *t0 = json_get(parts[0].v, "targets");
+	for (size_t i = 1; i < np; i++)
+		if (!json_get(parts[i].v, "targets")) {
+			error("%s is a campaign's result but %s is one sweep's: they do not merge",
+			      parts[0].path, parts[i].path);
+			return NULL;
+		}
+	if (!check_parts(parts, np))
+		return NULL;
+	struct part **tp = xrealloc(NULL, (t0->n + 1) * sizeof(*tp));
+	*nt = t0->n;
+	for (size_t t = 0; t < t0->n; t++) {
+		const char *id = json_str(&t0->v[t], "id");
+		tp[t] = xrealloc(NULL, np * sizeof(**tp));
+		for (size_t i = 0; i < np; i++) {
+			const struct jval *ts = json_get(parts[i].v, "targets");
+			size_t j = 0;
+			while (j < ts->n && (!id || !json_str(&ts->v[j], "id") ||
+			                     strcmp(json_str(&ts->v[j], "id"), id) != 0))
+				j++;
+			if (j == ts->n || ts->n != t0->n) {
+				error("%s and %s have other targets (%s): parts of different "
+				      "campaigns "
+				      "do not merge",
+				      parts[0].path, parts[i].path, id ? id : "no id");
+				return NULL;
+			}
+			size_t len = strlen(parts[i].path) + strlen(id) + 16;
+			char *label = xrealloc(NULL, len);
+			snprintf(label, len, "%s, target %s", parts[i].path, id);
+			tp[t][i] = (struct part){.path = label, .v = &ts->v[j]};
+			if (!check_sweep(&tp[t][i]))
+				return NULL;
+			if (state_rank(tp[t][i].v) > state_rank(tp[t][0].v)) {
+				struct part first = tp[t][0];
+				tp[t][0] = tp[t][i];
+				tp[t][i] = first;
+			}
+		}
+		if (!check_parts(tp[t], np))
+			return NULL;
+	}
+	return tp;
+}
+
+/* The first part's layout, each target merged, the totals added up. */
+static void merge_campaign(FILE *f, struct part *parts, size_t np, struct part **tp, size_t nt)
+{
+	const struct jval *top = parts[0].v;
+	fputc('{', f);
+	for (size_t i = 0; i < top->n; i++) {
+		const char *k = top->k[i];
+		fprintf(f, "%s", i ? "," : "");
+		text_json_str(f, k);
+		fputc(':', f);
+		if (strcmp(k, "shard") == 0)
+			text_json_str(f, "1/1");
+		else if (strcmp(k, "runs") == 0)
+			fprintf(f, "%.0f", sum(parts, np, k));
+		else if (strcmp(k, "interrupted") == 0)
+			fputs(any_true(parts, np, k) ? "true" : "false", f);
+		else if (strcmp(k, "outcomes") == 0 && top->v[i].type == J_OBJ) {
+			fputc('{', f);
+			for (size_t o = 0; o < top->v[i].n; o++) {
+				double all = 0, one;
+				for (size_t p = 0; p < np; p++)
+					all +=
+					    json_num(json_get(parts[p].v, k), top->v[i].k[o], &one)
+					        ? one
+					        : 0;
+				fprintf(f, "%s", o ? "," : "");
+				text_json_str(f, top->v[i].k[o]);
+				fprintf(f, ":%.0f", all);
+			}
+			fputc('}', f);
+		} else if (strcmp(k, "targets") == 0) {
+			fputc('[', f);
+			for (size_t t = 0; t < nt; t++) {
+				fprintf(f, "%s", t ? "," : "");
+				merge_sweep(f, tp[t], np);
+			}
+			fputc(']', f);
+		} else
+			json_write(f, &top->v[i]);
+	}
+	fputs("}\n", f);
+}
+
+static void free_targets(struct part **tp, size_t nt, size_t np)
+{
+	for (size_t t = 0; tp && t < nt; t++) {
+		for (size_t i = 0; i < np; i++)
+			free((char *)tp[t][i].path);
+		free(tp[t]);
+	}
+	free(tp);
+}
+
+/* The merged result to output (NULL: stdout); false after an error. */
+static bool merge_write(const char *output, struct part *parts, size_t np)
+{
+	size_t nt = 0;
+	struct part **tp = NULL;
+	bool campaign = json_get(parts[0].v, "targets") != NULL;
+	if (campaign && !(tp = campaign_targets(parts, np, &nt)))
+		return false; /* what it allocated goes with the exit */
+	if (!campaign && !check_parts(parts, np))
+		return false;
 	bool ok = true;
 	FILE *f = output ? fopen(output, "w") : stdout;
 	if (!f) {
 		error("cannot write %s: %s", output, strerror(errno));
 		ok = false;
 	} else {
-		write_merged(f, parts, results, total, groups, ng);
+		if (campaign)
+			merge_campaign(f, parts, np, tp, nt);
+		else
+			merge_sweep(f, parts, np);
 		if (fflush(f) != 0 || ferror(f) || (output && fclose(f) != 0)) {
 			error("cannot write %s: %s", output ? output : "the standard output",
 			      strerror(errno));
 			ok = false;
 		}
 	}
-	for (size_t i = 0; i < np; i++)
-		free(pos[i]);
-	free(pos);
-	free(results);
-	free(groups);
+	free_targets(tp, nt, np);
 	return ok;
 }
 
@@ -426,10 +673,10 @@ int merge_main(int argc, char **argv)
 			break;
 		}
 	}
-	if (!status && (!check_parts(parts, np) || !merge_write(output, parts, np)))
+	if (!status && !merge_write(output, parts, np))
 		status = EXIT_USAGE;
 	for (size_t i = 0; i < np; i++)
-		json_free(&parts[i].v);
+		json_free(&parts[i].doc);
 	free(parts);
 	return status;
 }

@@ -293,6 +293,22 @@ static void print_sweep_group(size_t g, const struct jval *gr, const struct jval
 
 static void print_sweep(const char *path, const struct jval *sw)
 {
+	const struct jval *targets = json_get(sw, "targets");
+	if (targets) { /* a campaign: each target is a sweep */
+		printf("%s: gfp-sweep campaign %s, %zu target%s\n", path,
+		       json_str(sw, "campaign") ? json_str(sw, "campaign") : "?",
+		       targets->type == J_ARR ? targets->n : 0, targets->n == 1 ? "" : "s");
+		for (size_t t = 0; targets->type == J_ARR && t < targets->n; t++) {
+			const struct jval *tg = &targets->v[t];
+			const char *id = json_str(tg, "id"), *state = json_str(tg, "state");
+			printf("\n== target %s: %s", id ? id : "?", state ? state : "?");
+			if (json_str(tg, "error"))
+				printf(": %s", json_str(tg, "error"));
+			printf(" ==\n");
+			print_sweep(id ? id : path, tg);
+		}
+		return;
+	}
 	const struct jval *prog = json_get(sw, "program");
 	printf("%s: gfp-sweep %s, %s mode, shard %s:", path,
 	       json_str(sw, "gfp_sweep") ? json_str(sw, "gfp_sweep") : "?",

@@ -168,6 +168,94 @@ static bool output_differs(struct run *r, int idx, const struct output *rec_out)
 	return r->ev.offset >= 0;
 }
 
+/* ------------------------------------------------------------------------
+ * A fault the program's own handler caught
+ * ---------------------------------------------------------------------- */
+
+/* The shim's "caught" records (crash.c: the program's handler is about to
+ * run) not followed by a "caught_left" of the same thread (it returned or
+ * jumped out), in order: the handlers the process was still inside of when
+ * it ended. */
+#define OPEN_MAX 64
+struct caught_scan {
+	double pid; /* the process the failure was injected in: the others' faults are theirs */
+	struct caught {
+		double pid, tid, seq;
+		int signal;
+		bool fault; /* SEGV, BUS, FPE or ILL from the kernel: a fault */
+	} open[OPEN_MAX];
+	size_t nopen;
+};
+
+static double num(const struct jval *rec, const char *key)
+{
+	double v = 0;
+	return json_num(rec, key, &v) ? v : 0;
+}
+
+static void scan_caught(void *ctx, const struct jval *rec)
+{
+	struct caught_scan *s = ctx;
+	const char *ev = json_str(rec, "event");
+	if (!ev)
+		return;
+	double pid = num(rec, "pid"), tid = num(rec, "tid");
+	if (pid != s->pid)
+		return;
+	if (strcmp(ev, "caught") == 0 && s->nopen < OPEN_MAX) {
+		int sig = (int)num(rec, "signal");
+		s->open[s->nopen++] = (struct caught){
+		    pid, tid, num(rec, "seq"), sig,
+		    (sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL) &&
+		        num(rec, "code") > 0};
+	} else if (strcmp(ev, "caught_left") == 0) {
+		/* the innermost handler of that thread */
+		for (size_t i = s->nopen; i-- > 0;)
+			if (s->open[i].pid == pid && s->open[i].tid == tid) {
+				memmove(&s->open[i], &s->open[i + 1],
+				        (s->nopen - i - 1) * sizeof(s->open[0]));
+				s->nopen--;
+				break;
+			}
+	}
+}
+
+struct fault_frames {
+	double seq;
+	struct run *r;
+};
+
+static void take_fault_frames(void *ctx, const struct jval *rec)
+{
+	struct fault_frames *f = ctx;
+	const char *ev = json_str(rec, "event");
+	if (ev && strcmp(ev, "caught") == 0 && num(rec, "seq") == f->seq)
+		frames_of(rec, f->r->crash_frames, sizeof(f->r->crash_frames), f->r->crash_top,
+		          sizeof(f->r->crash_top));
+}
+
+/* The first fault a program's handler caught and never left in the
+ * process the failure was injected in (inj, its record), its frames the
+ * crash's: the program chose how to die (abort, exit), not whether.
+ * Returns its signal, 0 without one. */
+static int unleft_fault(struct run *r, const char *text, size_t len, const struct jval *inj)
+{
+	struct caught_scan *s = calloc(1, sizeof(*s));
+	if (!s)
+		die(EXIT_USAGE, "out of memory");
+	s->pid = num(inj, "pid");
+	rec_each(text, len, scan_caught, s);
+	int sig = 0;
+	for (size_t i = 0; i < s->nopen && !sig; i++)
+		if (s->open[i].fault) {
+			struct fault_frames f = {s->open[i].seq, r};
+			rec_each(text, len, take_fault_frames, &f);
+			sig = s->open[i].signal;
+		}
+	free(s);
+	return sig;
+}
+
 void classify(struct run *r, int idx, int st, bool timed_out, const struct output *rec_out)
 {
 	char path[PATH_MAX + 16];
@@ -184,16 +272,26 @@ void classify(struct run *r, int idx, int st, bool timed_out, const struct outpu
 		if (site && strspn(site, "0123456789abcdef"))
 			snprintf(r->inj_site, sizeof(r->inj_site), "%.*s",
 			         (int)strspn(site, "0123456789abcdef"), site);
+		const struct jval *startup = json_get(&inj_rec, "startup");
+		r->startup = startup && startup->type == J_BOOL && startup->b;
 	}
 	if (crash)
 		frames_of(&crash_rec, r->crash_frames, sizeof(r->crash_frames), r->crash_top,
 		          sizeof(r->crash_top));
 	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 	r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	/* A fault caught and never left decides a run that did not end well;
+	 * an exit 0 is the program's word that it recovered (a handler can be
+	 * left in ways the shim does not see: setcontext, an exception). */
+	r->fault = inj && !timed_out && (r->signal || r->status != 0) && text
+	               ? unleft_fault(r, text, len, &inj_rec)
+	               : 0;
 	if (timed_out && inj)
 		r->outcome = O_HANG;
 	else if (!inj)
 		r->outcome = O_UNREACHED; /* also a timeout before the failure point */
+	else if (r->fault)
+		r->outcome = O_CRASH;
 	else if (r->signal == SIGABRT && !crash_is_memory(crash ? &crash_rec : NULL))
 		r->outcome = O_ABORT;
 	else if (r->signal)

@@ -15,7 +15,7 @@
 
 /* The allocator and libc: the frames between the program's call and the
  * shim, whichever function of them the program called. */
-static bool allocator_module(const char *mod)
+bool allocator_module(const char *mod)
 {
 	static const char *const prefixes[] = {"libc.so", "ld-linux", "libjemalloc", "libstdc++"};
 	if (strcmp(mod, LIB_NAME) == 0)
@@ -72,6 +72,23 @@ bool run_caller(const struct run *r, struct caller *c)
 	struct caller_ctx k = {c, false};
 	each_frame(r->inj_frames, false, caller_frame, &k);
 	return k.found;
+}
+
+void outcome_words(FILE *f, const struct run *r)
+{
+	fprintf(f, "%s", outcome_name[r->outcome]);
+	if (r->fault) {
+		fprintf(
+		    f, " (signal %d %s, caught by the program's handler, which then ended the run ",
+		    r->fault, strsignal(r->fault));
+		if (r->signal)
+			fprintf(f, "by signal %d %s)", r->signal, strsignal(r->signal));
+		else
+			fprintf(f, "with status %d)", r->status);
+	} else if (r->signal)
+		fprintf(f, " (signal %d %s)", r->signal, strsignal(r->signal));
+	if (r->startup)
+		fprintf(f, " at start-up, before main");
 }
 
 /* "output differs at offset ...", then each side's line. */
@@ -140,6 +157,14 @@ void reproducer(FILE *f, const struct run *r)
 {
 	char pol[4096], conf[1024];
 	full_policy(r, pol, sizeof(pol));
+	for (char **e = opt.env; e && *e; e++) { /* a campaign target's */
+		size_t n = strcspn(*e, "=");
+		if (opt.junk && n == 10 && strncmp(*e, "MALLOC_CONF", n) == 0)
+			continue; /* junk_conf's has it */
+		fprintf(f, "%.*s=", (int)n, *e);
+		text_shell_quote(f, *e + n + 1);
+		fputc(' ', f);
+	}
 	if (opt.junk) {
 		junk_conf(conf, sizeof(conf));
 		fprintf(f, "MALLOC_CONF=");
@@ -219,16 +244,16 @@ void print_results(const struct group *groups, size_t ngroups, const size_t *cou
 	printf("%s\n", nruns ? "" : " none");
 	for (size_t g = 0; g < ngroups; g++) {
 		const struct run *r = &runs[groups[g].first];
-		printf("\n[%zu] %s", g + 1, outcome_name[r->outcome]);
-		if (r->signal)
-			printf(" (signal %d %s)", r->signal, strsignal(r->signal));
+		printf("\n[%zu] ", g + 1);
+		outcome_words(stdout, r);
 		printf(" in %zu run%s: allocation failure at site %s, %s %llu\n", groups[g].count,
 		       groups[g].count == 1 ? "" : "s", r->inj_site[0] ? r->inj_site : "-",
 		       r->site[0] ? "hit" : "call", (unsigned long long)r->hit);
 		printf("  the failed allocation:\n");
 		print_frames(r->inj_frames, false);
 		if (r->crash_frames[0]) {
-			printf("  the crash:\n");
+			printf("  the crash%s:\n",
+			       r->fault ? " (the fault the handler caught)" : "");
 			print_frames(r->crash_frames, true);
 		}
 		if (r->ev.offset >= 0)
@@ -242,4 +267,5 @@ void print_results(const struct group *groups, size_t ngroups, const size_t *cou
 	if (!ngroups)
 		printf("no crash, hang or silent data loss behind any failure point\n");
 	crash_sites_digest(groups, ngroups);
+	print_abort_sites();
 }

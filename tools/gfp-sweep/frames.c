@@ -48,6 +48,12 @@ size_t module_index(const char *name, const char *path, const char *build_id)
 	return nmods++;
 }
 
+void module_of(size_t n, const char **path, const char **build_id)
+{
+	*path = n < nmods ? mods[n].path : NULL;
+	*build_id = n < nmods ? mods[n].build_id : NULL;
+}
+
 /* ------------------------------------------------------------------------
  * Each module+offset named once
  * ---------------------------------------------------------------------- */
@@ -149,6 +155,7 @@ void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr
 
 struct top_ctx {
 	const char *top; /* "module+offset symbol" */
+	struct frame *out;
 	bool done;
 };
 
@@ -163,21 +170,31 @@ bool frame_is_top(const struct frame *fr, const char *top)
 static void top_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 {
 	struct top_ctx *t = ctx;
+	(void)line, (void)len;
 	if (!fr || t->done)
 		return;
 	if (frame_is_top(fr, t->top)) {
-		print_frame(stdout, line, len, fr);
+		*t->out = *fr;
 		t->done = true;
 	}
+}
+
+bool crash_top_frame(const struct run *r, struct frame *out)
+{
+	struct top_ctx t = {r->crash_top, out, false};
+	if (r->crash_top[0])
+		each_frame(r->crash_frames, true, top_frame, &t);
+	return t.done;
 }
 
 /* A crash group's crash site, as its backtrace prints it (the faulting pc
  * when it is the top frame, else a return address looked up one byte back). */
 void print_crash_top(const struct run *r)
 {
-	struct top_ctx t = {r->crash_top, false};
-	each_frame(r->crash_frames, true, top_frame, &t);
-	if (!t.done)
+	struct frame fr;
+	if (crash_top_frame(r, &fr))
+		frame_print(stdout, fr.info);
+	else
 		printf("    %s\n", r->crash_top);
 }
 

@@ -82,6 +82,44 @@ void html_shared_sites(FILE *f, const struct group *groups, size_t ngroups)
 		fprintf(f, "</section>\n");
 }
 
+/* The distinct abort sites, as the console lists them (aborts.c): not
+ * findings, but each one a user should check is deliberate. */
+void html_abort_sites(FILE *f)
+{
+	struct abort_site *sites;
+	size_t n = abort_sites(&sites);
+	if (n)
+		fprintf(f, "<section class=\"shared\" id=\"aborts\">\n<h2>Abort sites</h2>\n"
+		           "<p class=\"note\">Runs that ended by abort() after the failure: the "
+		           "program chose to stop, so they are not findings; check each is "
+		           "deliberate.</p>\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct abort_site *a = &sites[k];
+		struct membuf m;
+		FILE *w = mem_open(&m);
+		if (a->has_aborter)
+			frame_words(w, &a->aborter);
+		else
+			fputs(runs[a->first].crash_top[0] ? runs[a->first].crash_top : "-", w);
+		fputs(" aborted for the allocation of ", w);
+		if (a->has_alloc)
+			frame_words(w, &a->alloc);
+		else
+			fputs("-", w);
+		fprintf(f, "<div class=\"site abort\"><p><strong>[A%zu] %zu run%s</strong>: ", k + 1,
+		        a->count, a->count == 1 ? "" : "s");
+		mem_flush(&m, f, false);
+		fprintf(f, "</p>\n<pre class=\"repro\">");
+		w = mem_open(&m);
+		reproducer(w, &runs[a->first]);
+		mem_flush(&m, f, false);
+		fprintf(f, "</pre></div>\n");
+	}
+	if (n)
+		fprintf(f, "</section>\n");
+	free(sites);
+}
+
 /* ------------------------------------------------------------------------
  * The table of failure points
  * ---------------------------------------------------------------------- */

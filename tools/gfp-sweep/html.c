@@ -233,6 +233,7 @@ void write_html(const char *path, const struct group *groups, size_t ngroups, co
 	fprintf(f, "</header>\n");
 
 	html_shared_sites(f, groups, ngroups);
+	html_abort_sites(f);
 
 	fprintf(f, "<section id=\"table\">\n<h2>Failure points</h2>\n<p class=\"note\">One row "
 	           "per finding group, and per call site for each other outcome. Click a "

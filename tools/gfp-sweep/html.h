@@ -59,6 +59,7 @@ bool run_at_site(size_t i, const void *ctx);
 
 void html_chart(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups);
 void html_shared_sites(FILE *f, const struct group *groups, size_t ngroups);
+void html_abort_sites(FILE *f);
 void html_table(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups);
 
 extern const char html_style[], html_script[];

@@ -12,7 +12,7 @@
 #include "sweep.h"
 
 /* A silent run's evidence as an object; null for any other run. */
-static void json_evidence(FILE *f, const struct evidence *ev)
+void json_evidence(FILE *f, const struct evidence *ev)
 {
 	if (ev->offset < 0) {
 		fprintf(f, "null");
@@ -40,12 +40,9 @@ static void json_caller(FILE *f, const struct run *r)
 	text_json_str(f, line);
 }
 
-void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
+void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size_t *counts)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
-	fprintf(f, "{\"gfp_sweep\":\"%s\",\"mode\":\"%s\",\"program\":[", GFP_VERSION, opt.mode);
+	fprintf(f, "\"gfp_sweep\":\"%s\",\"mode\":\"%s\",\"program\":[", GFP_VERSION, opt.mode);
 	for (char **a = opt.argv; *a; a++) {
 		if (a != opt.argv)
 			fputc(',', f);
@@ -56,6 +53,7 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 	fprintf(f, "\"interrupted\":%s,\"runs_not_done\":%zu,", opt.interrupted ? "true" : "false",
 	        opt.runs_planned - opt.runs_done);
 	fprintf(f, "\"junk\":%s,", opt.junk ? "true" : "false");
+	fprintf(f, "\"startup\":%s,", opt.startup ? "true" : "false");
 	fprintf(f, "\"outcomes\":{");
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], counts[o]);
@@ -64,9 +62,11 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 		const struct run *r = &runs[i];
 		fprintf(f,
 		        "%s{\"site\":\"%s\",\"hit\":%llu,\"outcome\":\"%s\",\"status\":%d,"
-		        "\"signal\":%d,\"injected_site\":\"%s\",\"seconds\":%.3f,\"caller\":",
+		        "\"signal\":%d,\"fault_signal\":%d,\"startup\":%s,\"injected_site\":\"%s\","
+		        "\"seconds\":%.3f,\"caller\":",
 		        i ? "," : "", r->site, (unsigned long long)r->hit, outcome_name[r->outcome],
-		        r->status, r->signal, r->inj_site, r->seconds);
+		        r->status, r->signal, r->fault, r->startup ? "true" : "false", r->inj_site,
+		        r->seconds);
 		json_caller(f, r);
 		fprintf(f, ",\"evidence\":");
 		json_evidence(f, &r->ev);
@@ -89,8 +89,11 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 		fprintf(f, ",\"reproducer\":");
 		text_json_str(f, m.buf);
 		free(m.buf);
-		fprintf(f, ",\"confirmed\":%s,\"signal\":%d,\"crash_site\":",
-		        groups[g].confirmed ? "true" : "false", r->signal);
+		fprintf(f,
+		        ",\"confirmed\":%s,\"signal\":%d,\"fault_signal\":%d,\"startup\":%s,"
+		        "\"crash_site\":",
+		        groups[g].confirmed ? "true" : "false", r->signal, r->fault,
+		        r->startup ? "true" : "false");
 		text_json_str(f, r->crash_top);
 		fprintf(f, ",\"injection_frames\":");
 		frames_json(f, r->inj_frames, false);
@@ -100,6 +103,17 @@ void write_json(const char *path, struct group *groups, size_t ngroups, const si
 		json_evidence(f, &r->ev);
 		fprintf(f, "}");
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "],\"abort_sites\":");
+	abort_sites_json(f);
+}
+
+void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	fputc('{', f);
+	json_sweep_fields(f, groups, ngroups, counts);
+	fprintf(f, "}\n");
 	fclose(f);
 }

@@ -22,6 +22,9 @@ static void failure_message(FILE *f, const struct run *r)
 	else if (r->outcome == O_SILENT)
 		fprintf(f, "silent (exit %d where the recording run exited %d)", r->status,
 		        opt.rec_status);
+	else if (r->fault)
+		fprintf(f, "%s (signal %d, caught by the program's handler)",
+		        outcome_name[r->outcome], r->fault);
 	else if (r->signal)
 		fprintf(f, "%s (signal %d)", outcome_name[r->outcome], r->signal);
 	else
@@ -78,6 +81,7 @@ static void junit_properties(FILE *f)
 	snprintf(buf, sizeof(buf), "%zu", nsites);
 	junit_property(f, "sites", buf);
 	junit_property(f, "gfp_sweep", GFP_VERSION);
+	junit_property(f, "startup", opt.startup ? "true" : "false");
 	/* A stopped sweep's testcases are the runs that finished. */
 	junit_property(f, "interrupted", opt.interrupted ? "true" : "false");
 	snprintf(buf, sizeof(buf), "%zu", opt.runs_planned - opt.runs_done);
@@ -132,9 +136,9 @@ static void name_one(struct case_name *n, const struct run *r, bool with_site)
 		snprintf(where, sizeof(where), "%s%s%s+%s%s", c.fr.sym, sym ? " (" : "", c.fr.mod,
 		         c.fr.off, sym ? ")" : "");
 	}
-	snprintf(name, sizeof(name), "%s (%s %llu%s%s)", where, point_kind(r),
-	         (unsigned long long)r->hit, with_site ? ", site " : "",
-	         with_site ? r->inj_site : "");
+	snprintf(name, sizeof(name), "%s (%s %llu%s%s%s)", where, point_kind(r),
+	         (unsigned long long)r->hit, r->startup ? ", start-up" : "",
+	         with_site ? ", site " : "", with_site ? r->inj_site : "");
 	n->name = copy(name), n->file = copy(c.line ? c.file : c.fr.mod);
 }
 
@@ -183,23 +187,18 @@ static const char *program_name(void)
 }
 
 /* One testcase per failure point: CI shows each finding as a failed test
- * with both backtraces and its reproducer, unreached points as skipped. */
-void write_junit(const char *path, const struct group *groups, const size_t *counts)
+ * with both backtraces and its reproducer, unreached points as skipped. A
+ * campaign's target (id) names its testsuite and is its testcases' class. */
+void junit_testsuite(FILE *f, const struct report_head *h, const struct group *groups,
+                     const size_t *counts, const char *id)
 {
-	struct report_head h;
-	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
-	FILE *f = h.f;
-	size_t failures = h.findings;
-	const char *stamp = h.stamp, *host = h.host[0] ? h.host : "localhost";
+	size_t failures = 0;
+	for (int o = 0; o < O_COUNT; o++)
+		failures += is_finding((enum outcome)o) ? counts[o] : 0;
+	const char *stamp = h->stamp, *host = h->host[0] ? h->host : "localhost";
 	double total = now() - opt.started;
-
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f,
-	        "<testsuites name=\"gfp-sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
-	        "time=\"%.3f\">\n",
-	        nruns, failures, total);
 	fprintf(f, "  <testsuite name=\"gfp-sweep ");
-	esc(f, opt.argv[0], true);
+	esc(f, id ? id : opt.argv[0], true);
 	fprintf(f,
 	        "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\" "
 	        "timestamp=\"%s\" hostname=\"",
@@ -213,7 +212,7 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
 		fprintf(f, "    <testcase classname=\"");
-		esc(f, program_name(), true);
+		esc(f, id ? id : program_name(), true);
 		fprintf(f, "\" name=\"");
 		esc(f, names[i].name, true);
 		fprintf(f, "\"");
@@ -240,9 +239,7 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 		fprintf(f, "\" type=\"%s\">", outcome_name[r->outcome]);
 		FILE *t = mem_open(&m);
 		long g = runs[i].group;
-		fprintf(t, "%s", outcome_name[r->outcome]);
-		if (r->signal)
-			fprintf(t, " (signal %d %s)", r->signal, strsignal(r->signal));
+		outcome_words(t, r);
 		fprintf(t, ": allocation failure at site %s, %s %llu",
 		        r->inj_site[0] ? r->inj_site : "-", point_kind(r),
 		        (unsigned long long)r->hit);
@@ -265,8 +262,22 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 		stderr_tail(f, r);
 		fprintf(f, "    </testcase>\n");
 	}
-	fprintf(f, "  </testsuite>\n</testsuites>\n");
+	fprintf(f, "  </testsuite>\n");
 	free_names(names);
+}
+
+void write_junit(const char *path, const struct group *groups, const size_t *counts)
+{
+	struct report_head h;
+	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
+	FILE *f = h.f;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	fprintf(f,
+	        "<testsuites name=\"gfp-sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
+	        "time=\"%.3f\">\n",
+	        nruns, h.findings, now() - opt.started);
+	junit_testsuite(f, &h, groups, counts, NULL);
+	fprintf(f, "</testsuites>\n");
 	if (fclose(f) != 0)
 		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
 }

@@ -66,9 +66,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
-	        "                 [--shard K/N] [--policy STR] [--persist] [--follow] [--no-junk]\n"
-	        "                 [--input FILE] [--json FILE] [--junit FILE] [--html FILE]\n"
-	        "                 [--fail-on crash,hang,silent] [--lib PATH] -- PROG [ARGS...]\n"
+	        "                 [--shard K/N|auto] [--policy STR] [--persist] [--follow]\n"
+	        "                 [--no-junk] [--no-startup] [--input FILE] [--json FILE]\n"
+	        "                 [--junit FILE] [--html FILE] [--fail-on crash,hang,silent]\n"
+	        "                 [--lib PATH] -- PROG [ARGS...]\n"
+	        "       gfp-sweep [options] --campaign FILE [--state PATH]\n"
 	        "       gfp-sweep --help | --version\n"
 	        "Runs PROG once to record its allocation call sites, then once per failure point\n"
 	        "(sites: the first, second and last hit of every site; nth: every Nth call;\n"
@@ -77,14 +79,22 @@ static void usage(FILE *f)
 	        "--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
 	        "report (one testcase per failure point) and as one self-contained HTML page.\n"
 	        "--input FILE is every run's standard input (else /dev/null).\n"
+	        "Failure points before main (constructors) are swept too and reported as\n"
+	        "start-up; --no-startup leaves them out.\n"
 	        "--fail-on lists the findings that make exit status 1 (default: all three);\n"
 	        "the others are still reported.\n"
+	        "--shard auto takes K and N from the job runner: a Kubernetes Indexed Job, a\n"
+	        "Slurm job array, GitLab's parallel:, a GitHub Actions matrix, GNU parallel.\n"
+	        "--campaign FILE sweeps every target of FILE (JSON: id, argv, stdin, env,\n"
+	        "status) in turn into one report; finished runs are kept in --state PATH\n"
+	        "(default FILE.state), and a campaign run again goes on from there.\n"
 	        "Ctrl-C or SIGTERM stops the sweep: the reports hold the runs that finished.\n"
 	        "Exit status:\n"
 	        "  0    no finding of a --fail-on class\n"
 	        "  1    findings of a --fail-on class (silent data losses, crashes or hangs)\n"
 	        "  2    usage error, or the sweep could not go on (no library, the recording\n"
-	        "       run failed, a report cannot be written, out of memory)\n"
+	        "       run failed, a report cannot be written, out of memory, a campaign's\n"
+	        "       target that could not be swept)\n"
 	        "  125  the shim refused --policy\n"
 	        "  126  PROG is not executable, or statically linked\n"
 	        "  127  PROG not found\n"
@@ -101,6 +111,7 @@ struct sweep_opt opt = {.mode = "sites",
                         .shard_k = 1,
                         .shard_n = 1,
                         .junk = true,
+                        .startup = true,
                         .fail_on = 1u << O_CRASH | 1u << O_HANG | 1u << O_SILENT};
 
 /* The options into opt; returns the exit status when the sweep is not to
@@ -108,15 +119,27 @@ struct sweep_opt opt = {.mode = "sites",
 static int parse_args(int argc, char **argv, const char **lib)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, NULL, 'm'},    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'}, {"max-runs", required_argument, NULL, 'M'},
-	    {"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
-	    {"persist", no_argument, NULL, 'P'},       {"follow", no_argument, NULL, 'F'},
-	    {"no-junk", no_argument, NULL, 'J'},       {"json", required_argument, NULL, 'o'},
-	    {"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
-	    {"lib", required_argument, NULL, 'L'},     {"help", no_argument, NULL, 'h'},
-	    {"input", required_argument, NULL, 'i'},   {"version", no_argument, NULL, 'V'},
-	    {"fail-on", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"max-runs", required_argument, NULL, 'M'},
+	    {"shard", required_argument, NULL, 's'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"persist", no_argument, NULL, 'P'},
+	    {"follow", no_argument, NULL, 'F'},
+	    {"no-junk", no_argument, NULL, 'J'},
+	    {"no-startup", no_argument, NULL, 'N'},
+	    {"json", required_argument, NULL, 'o'},
+	    {"junit", required_argument, NULL, 'U'},
+	    {"html", required_argument, NULL, 'H'},
+	    {"lib", required_argument, NULL, 'L'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"input", required_argument, NULL, 'i'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"fail-on", required_argument, NULL, 'f'},
+	    {"campaign", required_argument, NULL, 'c'},
+	    {"state", required_argument, NULL, 'S'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
@@ -142,9 +165,15 @@ static int parse_args(int argc, char **argv, const char **lib)
 				die(EXIT_USAGE, "--input %s: %s", optarg, strerror(errno));
 			break;
 		case 's':
+			if (strcmp(optarg, "auto") == 0) {
+				shard_auto();
+				break;
+			}
+			opt.shard_from[0] = '\0';
 			if (sscanf(optarg, "%d/%d", &opt.shard_k, &opt.shard_n) != 2 ||
 			    opt.shard_n < 1 || opt.shard_k < 1 || opt.shard_k > opt.shard_n)
-				die(EXIT_USAGE, "--shard takes K/N with 1 <= K <= N, e.g. 2/4");
+				die(EXIT_USAGE,
+				    "--shard takes K/N with 1 <= K <= N, e.g. 2/4, or auto");
 			break;
 		case 'p':
 			opt.policy = policy_arg(optarg);
@@ -158,6 +187,9 @@ static int parse_args(int argc, char **argv, const char **lib)
 		case 'J':
 			opt.junk = false;
 			break;
+		case 'N':
+			opt.startup = false;
+			break;
 		case 'o':
 			opt.json = optarg;
 			break;
@@ -170,6 +202,12 @@ static int parse_args(int argc, char **argv, const char **lib)
 		case 'L':
 			*lib = optarg;
 			break;
+		case 'c':
+			opt.campaign = optarg;
+			break;
+		case 'S':
+			opt.state = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -179,12 +217,49 @@ static int parse_args(int argc, char **argv, const char **lib)
 			return tool_bad_option(c, argv);
 		}
 	}
-	if (optind >= argc)
-		return tool_usage_error("no program to sweep (gfp-sweep [options] -- PROG ARGS)");
 	if (strcmp(opt.mode, "sites") != 0 && strcmp(opt.mode, "nth") != 0)
 		die(EXIT_USAGE, "--mode is sites or nth, not '%s'", opt.mode);
+	if (opt.campaign && optind < argc)
+		return tool_usage_error("--campaign takes its programs from %s, not '%s'",
+		                        opt.campaign, argv[optind]);
+	if (opt.campaign && opt.input[0])
+		return tool_usage_error(
+		    "--input with --campaign: each target has its own \"stdin\"");
+	if (opt.state && !opt.campaign)
+		return tool_usage_error("--state goes with --campaign FILE");
+	if (!opt.campaign && optind >= argc)
+		return tool_usage_error("no program to sweep (gfp-sweep [options] -- PROG ARGS)");
 	opt.argv = argv + optind;
 	return -1;
+}
+
+/* The program of opt.argv, resolved into prog_path: 0 if it can run under
+ * the shim, else the exit status that says why it cannot, why in *why. */
+int program_check(char *why, size_t n)
+{
+	char resolved[PATH_MAX];
+	prog_path[0] = '\0';
+	if (!tool_resolve(opt.argv[0], resolved, sizeof(resolved)))
+		return snprintf(why, n, "%s: command not found", opt.argv[0]), 127;
+	if (!realpath(resolved, prog_path))
+		prog_path[0] = '\0';
+	if (access(resolved, X_OK) != 0)
+		return snprintf(why, n, "%s is not executable: %s", resolved, strerror(errno)), 126;
+	if (tool_is_static_elf(resolved))
+		return snprintf(why, n,
+		                "%s is statically linked: LD_PRELOAD cannot reach its allocations",
+		                resolved),
+		       126;
+	return 0;
+}
+
+/* A new directory for the runs' files, removed however the sweep ends. */
+void make_tmp(void)
+{
+	snprintf(opt.tmp, sizeof(opt.tmp), "%s/gfp-sweep.XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(opt.tmp))
+		die(EXIT_USAGE, "mkdtemp: %s", strerror(errno));
 }
 
 /* Everything the runs need, checked before the first one: the shim, the
@@ -200,16 +275,10 @@ static void prepare(const char *lib)
 		snprintf(opt.lib, sizeof(opt.lib), "%s", lib);
 	else if (!tool_find_library(opt.lib, sizeof(opt.lib)))
 		die(EXIT_USAGE, "cannot find %s next to gfp-sweep or in %s", LIB_NAME, GFP_LIBDIR);
-	char resolved[PATH_MAX];
-	if (!tool_resolve(opt.argv[0], resolved, sizeof(resolved)))
-		die(127, "%s: command not found", opt.argv[0]);
-	if (!realpath(resolved, prog_path))
-		prog_path[0] = '\0';
-	if (access(resolved, X_OK) != 0)
-		die(126, "%s is not executable: %s", resolved, strerror(errno));
-	if (tool_is_static_elf(resolved))
-		die(126, "%s is statically linked: LD_PRELOAD cannot reach its allocations",
-		    resolved);
+	char why[PATH_MAX + 200];
+	int status = opt.campaign ? 0 : program_check(why, sizeof(why));
+	if (status)
+		die(status, "%s", why);
 
 	/* The reports' files are checked before the runs, not after them. */
 	const char *outputs[] = {opt.json, opt.junit, opt.html};
@@ -221,33 +290,38 @@ static void prepare(const char *lib)
 			fclose(o);
 	}
 
-	snprintf(opt.tmp, sizeof(opt.tmp), "%s/gfp-sweep.XXXXXX",
-	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(opt.tmp))
-		die(EXIT_USAGE, "mkdtemp: %s", strerror(errno));
+	make_tmp();
 	atexit(remove_tmp);
 	stop_on_signals();
 }
 
-/* The plan and its runs. */
-static void sweep(void)
+/* The line that says what the sweep is about to run. */
+void sweep_header(void)
 {
-	plan();
 	progress_clear();
 	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu run%s (%s mode",
 	        opt.argv[0], (unsigned long long)eligible, nsites, nruns, nruns == 1 ? "" : "s",
 	        opt.mode);
 	if (opt.shard_n > 1)
 		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);
+	if (opt.shard_from[0])
+		fprintf(stdout, " from %s", opt.shard_from);
 	fprintf(stdout, ", -j %d)\n", opt.jobs);
 	fflush(stdout);
+}
+
+/* The plan and its runs. */
+static void sweep(void)
+{
+	plan();
+	sweep_header();
 	execute(0);
 	if (strcmp(opt.mode, "nth") == 0 && !stop_requested())
 		execute(plan_missed_sites());
 }
 
 /* 1 when a group's outcome is one of --fail-on's classes. */
-static int exit_status(const struct group *groups, size_t ngroups)
+int exit_status(const struct group *groups, size_t ngroups)
 {
 	for (size_t g = 0; g < ngroups; g++)
 		if (opt.fail_on & 1u << runs[groups[g].first].outcome)
@@ -265,6 +339,8 @@ int main(int argc, char **argv)
 		return status;
 	prepare(lib);
 	progress_init();
+	if (opt.campaign)
+		return campaign_main();
 
 	progress_phase("recording run");
 	record();

@@ -42,11 +42,13 @@ static void add_site(void *ctx, const struct rec_site *one)
 			if (!sites)
 				die(EXIT_USAGE, "out of memory");
 		}
-		sites[nsites++] = (struct rec_site){.hits = 0, .first = 0};
+		sites[nsites++] = (struct rec_site){.hits = 0, .first = 0, .startup = 0};
 		memcpy(sites[i].id, one->id, sizeof(one->id));
 	}
 	if (one->hits > sites[i].hits)
 		sites[i].hits = one->hits;
+	if (one->startup > sites[i].startup)
+		sites[i].startup = one->startup;
 	if (one->first && (!sites[i].first || one->first < sites[i].first))
 		sites[i].first = one->first;
 }
@@ -72,7 +74,9 @@ static size_t read_sites(const char *path)
 void record(void)
 {
 	double t0 = now();
-	pid_t pid = spawn(0, "stats=paths", true);
+	/* Failure points before main too, unless --no-startup: their hits
+	 * are counted only with fail.startup=1. */
+	pid_t pid = spawn(0, opt.startup ? "stats=paths;fail.startup=1" : "stats=paths", true);
 	bool to;
 	int st = wait_run(pid, t0, 600, &to);
 	opt.rec_seconds = now() - t0;
@@ -139,6 +143,25 @@ void record(void)
 struct run *runs;
 size_t nruns;
 
+/* A site some of whose hits came before main: its runs count those too. */
+static bool site_at_startup(const char *id)
+{
+	for (size_t i = 0; i < nsites; i++)
+		if (strcmp(sites[i].id, id) == 0)
+			return sites[i].startup > 0;
+	return false;
+}
+
+/* nth mode: whether any call came before main, so that every run counts
+ * calls as the recording run did. */
+static bool calls_at_startup(void)
+{
+	for (size_t i = 0; i < nsites; i++)
+		if (sites[i].startup)
+			return true;
+	return false;
+}
+
 static void plan_add(const char *site, uint64_t hit)
 {
 	static size_t cap;
@@ -153,6 +176,7 @@ static void plan_add(const char *site, uint64_t hit)
 	r->ev.offset = -1;
 	snprintf(r->site, sizeof(r->site), "%s", site);
 	r->hit = hit;
+	r->count_startup = *site ? site_at_startup(site) : calls_at_startup();
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -303,10 +327,11 @@ size_t plan_missed_sites(void)
 
 void policy_of(const struct run *r, char *out, size_t n)
 {
+	const char *startup = r->count_startup ? ";fail.startup=1" : "",
+	           *persist = opt.persist ? ";fail.persist=1" : "";
 	if (r->site[0])
-		snprintf(out, n, "fail.site=%s;fail.site.hit=%llu%s", r->site,
-		         (unsigned long long)r->hit, opt.persist ? ";fail.persist=1" : "");
+		snprintf(out, n, "fail.site=%s;fail.site.hit=%llu%s%s", r->site,
+		         (unsigned long long)r->hit, startup, persist);
 	else
-		snprintf(out, n, "fail.nth=%llu%s", (unsigned long long)r->hit,
-		         opt.persist ? ";fail.persist=1" : "");
+		snprintf(out, n, "fail.nth=%llu%s%s", (unsigned long long)r->hit, startup, persist);
 }

@@ -355,6 +355,8 @@ static void end_slots(int *slot_run)
 		}
 }
 
+void (*run_done_hook)(const struct run *r);
+
 /* Runs runs[from..nruns), or until a stop signal: the runs it finished are
  * done. */
 void execute(size_t from)
@@ -400,6 +402,8 @@ void execute(size_t from)
 			r->seconds = now() - r->started;
 			classify(r, r->idx, st, to, &rec_out);
 			r->done = true;
+			if (run_done_hook)
+				run_done_hook(r);
 			done++;
 			findings += is_finding(r->outcome);
 		}

@@ -45,6 +45,14 @@ struct run {
 	char inj_frames[2048]; /* from the injection record */
 	char crash_frames[2048];
 	char crash_top[160]; /* the crash site: top frame's module+offset */
+	/* A fault (SEGV, BUS, FPE, ILL) the program's own handler caught and
+	 * never left before the run ended badly: the crash's frames are the
+	 * fault's. 0: none. */
+	int fault;
+	bool startup;       /* the failure was injected before main */
+	bool count_startup; /* its policy has fail.startup=1: the recording run
+	                     * counted calls before main at its site (nth mode:
+	                     * anywhere) */
 	pid_t pid;
 	int idx; /* the index its files are named by (run_paths) */
 	double started, seconds;
@@ -57,6 +65,7 @@ struct sweep_opt {
 	const char *mode, *policy, *json, *junit, *html;
 	int jobs, timeout_s, max_runs, shard_k, shard_n;
 	bool persist, follow, junk;
+	bool startup;     /* failure points before main too (not --no-startup) */
 	unsigned fail_on; /* --fail-on: the outcomes (1 << O_*) that make exit status 1 */
 	char **argv;
 	char lib[PATH_MAX], tmp[512], input[PATH_MAX];
@@ -68,6 +77,12 @@ struct sweep_opt {
 	 * runs that finished, runs_done of the runs_planned. */
 	bool interrupted;
 	size_t runs_done, runs_planned;
+	/* --shard auto: the variables the part was taken from ("" else). */
+	char shard_from[160];
+	/* --campaign FILE and its journal, --state (NULL without a campaign). */
+	const char *campaign, *state;
+	/* A campaign target's environment, "NAME=VALUE", for reproducers. */
+	char **env;
 };
 extern struct sweep_opt opt;
 
@@ -150,6 +165,8 @@ struct output read_output(int idx);
 int wait_run(pid_t pid, double started, double timeout, bool *timed_out);
 double run_timeout(void);
 void execute(size_t from);
+/* Called by execute for each run it finished (campaign.c journals it). */
+extern void (*run_done_hook)(const struct run *r);
 void keep_finished_runs(void);
 bool confirm(const struct run *r, int idx);
 
@@ -172,6 +189,8 @@ const char *prog_base(void);
 size_t module_index(const char *name, const char *path, const char *build_id);
 void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx);
 void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr);
+/* The frame of r's crash backtrace that is its crash_top; false if none. */
+bool crash_top_frame(const struct run *r, struct frame *out);
 void print_crash_top(const struct run *r);
 /* fr is the crash site top (struct run's crash_top, "module+offset symbol"). */
 bool frame_is_top(const struct frame *fr, const char *top);
@@ -201,6 +220,11 @@ struct caller {
 };
 
 /* console.c */
+/* The allocator's and libc's modules: between the program's call and the shim. */
+bool allocator_module(const char *mod);
+/* "crash (signal 11 Segmentation fault)", a fault the program's handler
+ * caught and how the run then ended, and "at start-up" before main. */
+void outcome_words(FILE *f, const struct run *r);
 bool run_caller(const struct run *r, struct caller *c);
 void print_evidence(FILE *f, const struct evidence *ev, const char *indent);
 void command_line(FILE *f);
@@ -208,6 +232,24 @@ void full_policy(const struct run *r, char *out, size_t n);
 void reproducer(FILE *f, const struct run *r);
 size_t group_runs(struct group *groups, size_t *counts);
 void print_results(const struct group *groups, size_t ngroups, const size_t *counts);
+
+/* aborts.c: the distinct places the program aborted (outcome abort), by
+ * the frame that called abort() and the failed allocation it aborted for
+ * (the first injection frame outside the allocator and that function: a
+ * wrapper's caller), in the order of their first runs. */
+struct abort_site {
+	size_t first, count; /* its first run's index in runs[]; its runs */
+	struct frame aborter, alloc;
+	bool has_aborter, has_alloc; /* the frames are known */
+};
+/* *out to be freed; returns how many. */
+size_t abort_sites(struct abort_site **out);
+/* "func file:line", "func (module+offset)" or "module+offset". */
+void frame_words(FILE *f, const struct frame *fr);
+void print_abort_sites(void);
+/* A JSON array: {"count","first_run","crash_site","aborter","allocation",
+ * "reproducer"}, the frames as frame.h's objects or null. */
+void abort_sites_json(FILE *f);
 
 /* markup.c */
 FILE *mem_open(struct membuf *m);
@@ -219,12 +261,56 @@ void report_open(struct report_head *h, const char *path, const size_t *counts,
                  const char *stamp_fmt);
 
 /* json-out.c */
+/* A silent run's evidence as an object; null for any other run. */
+void json_evidence(FILE *f, const struct evidence *ev);
+/* The fields of one sweep's JSON object, without its braces. */
+void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size_t *counts);
 void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts);
 
 /* junit.c */
+/* One <testsuite> of the runs: named after the program and classed by its
+ * name, or after a campaign's target id. */
+void junit_testsuite(FILE *f, const struct report_head *h, const struct group *groups,
+                     const size_t *counts, const char *id);
 void write_junit(const char *path, const struct group *groups, const size_t *counts);
 
 /* html.c */
 void write_html(const char *path, const struct group *groups, size_t ngroups, const size_t *counts);
+
+/* frames.c: the path and build-id of module number n (NULL: unknown). */
+void module_of(size_t n, const char **path, const char **build_id);
+
+/* main.c: what a campaign shares with one sweep. */
+int program_check(char *why, size_t n);
+void make_tmp(void);
+void sweep_header(void);
+int exit_status(const struct group *groups, size_t ngroups);
+
+/* shard.c: --shard auto, from the job runner's environment (or exit 2). */
+void shard_auto(void);
+
+/* campaign.c: --campaign FILE, every target swept in turn with one -j,
+ * finished runs journalled to --state; returns the exit status. */
+int campaign_main(void);
+
+/* One target of a campaign: id, argv, stdin (absolute path, "" for
+ * /dev/null), env ("NAME=VALUE"), the plain run's expected exit status, and
+ * what became of it: "done", "interrupted", "not_run" or "error" (error:
+ * why). */
+struct target {
+	char *id, **argv, *input, **env;
+	int status;
+	const char *state;
+	char *error;
+};
+/* The reports' loop over the targets (campaign-out.c): each target's
+ * results loaded into the globals above (opt.argv, runs, nruns, eligible,
+ * ...) as after a sweep of it alone, then fn with its groups and counts. */
+typedef void target_fn(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+                       const size_t *counts);
+void campaign_each_target(target_fn *fn, void *ctx);
+/* The console result and the reports of targets[0..n), from the journal;
+ * returns the campaign's exit status. */
+int campaign_report(const struct target *targets, size_t n);
 
 #endif

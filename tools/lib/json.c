@@ -363,6 +363,12 @@ bool json_num(const struct jval *o, const char *key, double *out)
 	return true;
 }
 
+bool json_bool(const struct jval *o, const char *key)
+{
+	const struct jval *v = json_get(o, key);
+	return v && v->type == J_BOOL && v->b;
+}
+
 bool json_equal(const struct jval *a, const struct jval *b)
 {
 	if (a->type != b->type || a->n != b->n || a->b != b->b)

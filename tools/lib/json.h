@@ -34,6 +34,8 @@ const char *json_str(const struct jval *o, const char *key);
 /* Numbers and strings as text, for tables and for comparing ids. */
 const char *json_text(const struct jval *v);
 bool json_num(const struct jval *o, const char *key, double *out);
+/* Member `key` of object o is true (false when absent or not a boolean). */
+bool json_bool(const struct jval *o, const char *key);
 bool json_equal(const struct jval *a, const struct jval *b);
 /* v as compact JSON, strings in text_json_str's spelling. */
 void json_write(FILE *f, const struct jval *v);

@@ -8,21 +8,39 @@
 
 #include "record_reader.h"
 
-bool rec_find(const char *text, size_t len, const char *event, struct jval *out)
+/* The next line of text[*pos..len) that parses, in *out; false at the end. */
+static bool next_record(const char *text, size_t len, size_t *pos, struct jval *out)
 {
-	for (const char *line = text; line < text + len;) {
-		const char *nl = memchr(line, '\n', (size_t)(text + len - line));
-		size_t l = nl ? (size_t)(nl - line) : (size_t)(text + len - line);
+	while (*pos < len) {
+		const char *line = text + *pos, *nl = memchr(line, '\n', len - *pos);
+		size_t l = nl ? (size_t)(nl - line) : len - *pos;
+		*pos += l + 1;
 		char err[128];
-		if (json_parse(line, l, 1, out, err, sizeof(err))) {
-			const char *ev = json_str(out, "event");
-			if (ev && strcmp(ev, event) == 0)
-				return true;
-			json_free(out);
-		}
-		line = nl ? nl + 1 : text + len;
+		if (json_parse(line, l, 1, out, err, sizeof(err)))
+			return true;
 	}
 	return false;
+}
+
+bool rec_find(const char *text, size_t len, const char *event, struct jval *out)
+{
+	for (size_t pos = 0; next_record(text, len, &pos, out);) {
+		const char *ev = json_str(out, "event");
+		if (ev && strcmp(ev, event) == 0)
+			return true;
+		json_free(out);
+	}
+	return false;
+}
+
+void rec_each(const char *text, size_t len, void (*fn)(void *ctx, const struct jval *rec),
+              void *ctx)
+{
+	struct jval rec;
+	for (size_t pos = 0; next_record(text, len, &pos, &rec);) {
+		fn(ctx, &rec);
+		json_free(&rec);
+	}
 }
 
 size_t rec_nframes(const struct jval *rec)
@@ -84,12 +102,13 @@ unsigned long long rec_sites(const struct jval *rep,
 	for (size_t i = 0; sites && sites->type == J_ARR && i < sites->n; i++) {
 		const struct jval *o = &sites->v[i];
 		const char *id = json_str(o, "site");
-		struct rec_site s = {.hits = 0, .first = 0};
+		struct rec_site s = {.hits = 0, .first = 0, .startup = 0};
 		if (!id || !*id || strlen(id) > 16 ||
 		    strspn(id, "0123456789abcdef") != strlen(id) ||
 		    !count_of(json_get(o, "hits"), &s.hits))
 			continue;
 		count_of(json_get(o, "first"), &s.first);
+		count_of(json_get(o, "startup"), &s.startup);
 		memcpy(s.id, id, strlen(id) + 1);
 		fn(ctx, &s);
 	}

@@ -27,6 +27,10 @@ struct rec_frame {
  * json_free()d). Each line is read alone, so a line cut short by a killed
  * process spoils only itself. */
 bool rec_find(const char *text, size_t len, const char *event, struct jval *out);
+/* Every record of such a text in order: fn(ctx, rec), rec valid during the
+ * call only. */
+void rec_each(const char *text, size_t len, void (*fn)(void *ctx, const struct jval *rec),
+              void *ctx);
 /* Record rec's frames: how many, and the i-th; false for a frame without
  * module and offset. */
 size_t rec_nframes(const struct jval *rec);
@@ -35,10 +39,12 @@ bool rec_frame(const struct jval *rec, size_t i, struct rec_frame *out);
  * frame) of document doc, whose "modules" name its module's file. */
 bool rec_frame_of(const struct jval *o, const struct jval *doc, struct rec_frame *out);
 
-/* A call site of a stats=paths report: {"site":"ID","hits":N,"first":C}. */
+/* A call site of a stats=paths report: {"site":"ID","hits":N,"first":C},
+ * and "startup":S when S of the hits came before main (fail.startup=1). */
 struct rec_site {
 	char id[17];
 	unsigned long long hits, first; /* first: 0 if unknown */
+	unsigned long long startup;
 };
 /* The sites of report rep, in order: fn(ctx, site) for each; returns the
  * report's eligible_calls (0 when it has none). */

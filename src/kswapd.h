@@ -1,0 +1,51 @@
+/*
+ * kswapd.h - kswapd.c: background reclaim between the low and high
+ * watermarks; vmstat.c: the process's reclaim counters.
+ */
+#ifndef GFP_KSWAPD_H
+#define GFP_KSWAPD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+#pragma GCC visibility push(hidden)
+
+/* kswapd=1 under a budget: the budget calls kswapd_check. */
+extern bool gfp_kswapd_on;
+/* The budget derived its watermarks (budget.c derive_watermarks, under its
+ * lock): low and high follow from the same limit and min_free. */
+void kswapd_marks(int64_t limit, int64_t min_free);
+/* Where the budget looks anyway (an allowance grant, an exact decision):
+ * wakes the thread, making it the first time, when the shared estimate of
+ * live bytes passed the low watermark. Holds no lock of the shim. */
+void kswapd_check(void);
+/* The watermarks in live bytes: kswapd wakes above *wake, stops at *high. */
+void kswapd_watermarks(int64_t *wake, int64_t *high);
+void kswapd_atfork_prepare(void);
+void kswapd_atfork_parent(void);
+void kswapd_atfork_child(void);
+
+/* vmstat.c: after /proc/vmstat's allocstall, pgsteal_kswapd, pageoutrun. */
+struct gfp_vmstat {
+	uint64_t allocstall;      /* requests that entered direct reclaim */
+	uint64_t stall_ns;        /* their time in the slow path, summed */
+	uint64_t stall_ns_max;    /* the longest */
+	uint64_t kswapd_wake;     /* wakes of the thread */
+	uint64_t kswapd_rounds;   /* its rounds of reclaim */
+	uint64_t kswapd_freed;    /* what its rounds freed */
+	uint64_t kswapd_hopeless; /* times it gave up after rounds without progress */
+	uint64_t psi_events;      /* PSI triggers that woke it */
+};
+extern struct gfp_vmstat gfp_vmstat;
+/* A request that entered direct reclaim spent `ns` in the slow path. */
+void vmstat_stall(uint64_t ns);
+void vmstat_add(uint64_t *counter, uint64_t n);
+/* ,"vmstat":{...} for the report, under a budget or kswapd=1. */
+void vmstat_report(struct gfp_buf *b);
+void vmstat_atfork_child(void);
+
+#pragma GCC visibility pop
+
+#endif /* GFP_KSWAPD_H */

@@ -1,0 +1,52 @@
+/*
+ * vmstat.c - the process's reclaim counters, after the kernel's
+ * /proc/vmstat: how many requests stalled in direct reclaim (allocstall)
+ * and for how long, and what background reclaim did (kswapd.c). Counted on
+ * the slow path and by the reclaim thread only; in the report as "vmstat".
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "kswapd.h"
+
+struct gfp_vmstat gfp_vmstat;
+
+void vmstat_add(uint64_t *counter, uint64_t n)
+{
+	__atomic_add_fetch(counter, n, __ATOMIC_RELAXED);
+}
+
+void vmstat_stall(uint64_t ns)
+{
+	vmstat_add(&gfp_vmstat.allocstall, 1);
+	vmstat_add(&gfp_vmstat.stall_ns, ns);
+	uint64_t max = __atomic_load_n(&gfp_vmstat.stall_ns_max, __ATOMIC_RELAXED);
+	while (ns > max && !__atomic_compare_exchange_n(&gfp_vmstat.stall_ns_max, &max, ns, true,
+	                                                __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static unsigned long long get(const uint64_t *c)
+{
+	return (unsigned long long)__atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
+void vmstat_report(struct gfp_buf *b)
+{
+	if (!gfp_budget_on && !gfp_policy.kswapd)
+		return;
+	const struct gfp_vmstat *v = &gfp_vmstat;
+	gfp_buf_printf(b,
+	               ",\"vmstat\":{\"allocstall\":%llu,\"allocstall_us\":%llu,"
+	               "\"max_stall_us\":%llu,\"kswapd_wake\":%llu,\"kswapd_rounds\":%llu,"
+	               "\"kswapd_reclaimed\":%llu,\"kswapd_hopeless\":%llu,\"psi_events\":%llu}",
+	               get(&v->allocstall), get(&v->stall_ns) / 1000, get(&v->stall_ns_max) / 1000,
+	               get(&v->kswapd_wake), get(&v->kswapd_rounds), get(&v->kswapd_freed),
+	               get(&v->kswapd_hopeless), get(&v->psi_events));
+}
+
+/* The child counts its own, as its statistics do. */
+void vmstat_atfork_child(void)
+{
+	memset(&gfp_vmstat, 0, sizeof(gfp_vmstat));
+}
