@@ -3,7 +3,8 @@
 # with exit 125 and one line saying what it is and what to do, as a bad
 # GFP_POLICY does: a symbolic link (even to a real tree), a FIFO (never
 # waited on), a directory, another user's file, a file others may read, a
-# file that is no tree, a relative path; limit.scope=tree without a limit.
+# file that is no tree, a relative path; limit.scope=tree without a limit
+# or with limit=cgroup.
 # Nothing is created where the name points. Under GFP_STRICT=0 it is a
 # warning and the process runs with a budget of its own.
 source "$TESTS/lib.sh"
@@ -63,6 +64,8 @@ else
 fi
 refused no-limit "" "=GFP_POLICY: limit.scope=tree shares a limit with the process's children: set limit=SIZE too" \
 	'limit.scope=tree'
+refused with-cgroup "" "=GFP_POLICY: limit=cgroup counts every process of the cgroup already: limit.scope=tree shares a limit=SIZE (choose one)" \
+	'limit=cgroup;limit.scope=tree'
 
 # GFP_STRICT=0: a warning, and a budget of the process's own.
 GFP_STRICT=0 GFP_TREE=$TMP/fifo GFP_POLICY=$POL LD_PRELOAD=$SHIM timeout 10 "$PROG" usage \
