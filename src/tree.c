@@ -352,6 +352,12 @@ static int open_existing(int fd, char *err, size_t n)
 		              "is not a tree's budget of this gfpshim (no header of version %d)",
 		              TREE_VERSION);
 	}
+	int64_t limit = __atomic_load_n(&s->limit, __ATOMIC_RELAXED);
+	if (limit < 64 * 1024) {
+		munmap(p, SEG_SIZE);
+		return refuse(err, n, "is not a tree's budget: its limit is %lld bytes",
+		              (long long)limit);
+	}
 	tree_seg = s;
 	return 0;
 }
