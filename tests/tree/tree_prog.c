@@ -22,6 +22,8 @@
  *                                  fork-exec, vfork-exec, posix_spawn,
  *                                  system): "spawn" with the tree's live bytes
  *                                  before, while the child holds, and after
+ *   tree_prog reexec ARGS...       a member that execs `tree_prog ARGS...`
+ *                                  itself (same pid)
  *   tree_prog server N             forks N workers that allocate: a third
  *                                  exit(), a third _exit(), a third are killed
  *                                  with SIGKILL while they allocate
@@ -546,6 +548,15 @@ static int run(int argc, char **argv)
 		return server(atoi(argv[1]));
 	if (strcmp(cmd, "lockstop") == 0)
 		return lockstop();
+	if (strcmp(cmd, "reexec") == 0 && argc >= 2) {
+		fill(256 * 1024, 64 * 1024); /* a heap the exec takes away */
+		usage_live();                /* ... and that the tree has counted */
+		char *cargv[16] = {(char *)self};
+		for (int i = 1; i < argc && i < 15; i++)
+			cargv[i] = argv[i];
+		execv(self, cargv);
+		die("execv");
+	}
 	if (strcmp(cmd, "usage") == 0) {
 		test_out(1, "{\"event\":\"usage\",\"pid\":%d,\"tree_live\":%ld,\"limit\":%ld}\n",
 		         (int)getpid(), usage_live(), usage_limit());
