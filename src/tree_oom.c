@@ -255,7 +255,7 @@ void tree_dump_tasks(struct gfp_buf *b, const char *prefix)
 		int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE);
 		if (pid <= 0)
 			continue;
-		if (shown == 64) {
+		if (shown == 48) { /* the report is one 8 KiB message */
 			more++;
 			continue;
 		}
