@@ -267,6 +267,7 @@ static bool join(int64_t live)
 static int refuse(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int refuse(char *err, size_t n, const char *fmt, ...)
 {
+	int saved = errno; /* create_named words its own message from it */
 	char why[768];
 	va_list ap;
 	va_start(ap, fmt);
@@ -275,6 +276,7 @@ static int refuse(char *err, size_t n, const char *fmt, ...)
 	char q[PATH_MAX + 64];
 	gfp_snprintf(err, n, "GFP_TREE: '%s' %s (unset GFP_TREE to start a new tree)",
 	             gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)), why);
+	errno = saved;
 	return -1;
 }
 
@@ -374,6 +376,7 @@ static int create(char *err, size_t n)
 		int e = errno;
 		close(fd);
 		unlink(tree_path);
+		errno = e;
 		return refuse(err, n, "cannot be created: %s", gfp_strerror(e));
 	}
 	void *p = mmap(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -381,6 +384,7 @@ static int create(char *err, size_t n)
 	if (p == MAP_FAILED) {
 		int e = errno;
 		unlink(tree_path);
+		errno = e;
 		return refuse(err, n, "cannot be mapped: %s", gfp_strerror(e));
 	}
 	struct tree_seg *s = p;
@@ -434,9 +438,18 @@ static int create_named(char *err, size_t n)
 		gfp_snprintf(tree_path, PATH_MAX, "/dev/shm/gfpshim-tree.%u.%d.%08x",
 		             (unsigned)geteuid(), (int)getpid(), r);
 		int c = create(err, n);
-		if (c <= 0) {
-			export_env = c == 0;
+		if (c < 0) {
+			/* Nobody named this path: say where one can be named. */
+			gfp_snprintf(
+			    err, n,
+			    "limit.scope=tree: cannot create the tree's budget in /dev/shm: %s "
+			    "(set GFP_TREE to a file path in a directory of yours)",
+			    gfp_strerror(errno));
 			return c;
+		}
+		if (c == 0) {
+			export_env = true;
+			return 0;
 		}
 	}
 	return refuse(err, n, "cannot be created: every name tried exists");

@@ -67,6 +67,20 @@ refused no-limit "" "=GFP_POLICY: limit.scope=tree shares a limit with the proce
 refused with-cgroup "" "=GFP_POLICY: limit=cgroup counts every process of the cgroup already: limit.scope=tree shares a limit=SIZE (choose one)" \
 	'limit=cgroup;limit.scope=tree'
 
+# No GFP_TREE and a /dev/shm that cannot take the tree's file (read-only
+# here, in a mount namespace of the test's own: root only).
+if unshare -m true 2>/dev/null; then
+	rc=0
+	unshare -m sh -c 'mount -t tmpfs -o ro none /dev/shm && exec "$@"' _ \
+		env GFP_POLICY=$POL LD_PRELOAD=$SHIM "$PROG" usage >"$TMP/ro.out" 2>"$TMP/ro.err" || rc=$?
+	expect_eq "a read-only /dev/shm: exit status" 125 "$rc"
+	expect_eq "a read-only /dev/shm: the message" \
+		"gfpshim: error: limit.scope=tree: cannot create the tree's budget in /dev/shm: Read-only file system (set GFP_TREE to a file path in a directory of yours)" \
+		"$(cat "$TMP/ro.err")"
+else
+	note "no mount namespace: a read-only /dev/shm is not tried"
+fi
+
 # GFP_STRICT=0: a warning, and a budget of the process's own.
 GFP_STRICT=0 GFP_TREE=$TMP/fifo GFP_POLICY=$POL LD_PRELOAD=$SHIM timeout 10 "$PROG" usage \
 	>"$TMP/lax.out" 2>"$TMP/lax.err" || fail "GFP_STRICT=0: exit $?"
