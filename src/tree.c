@@ -9,8 +9,8 @@
  * what it charges against the limit, and its threads, reservations and
  * waiters. budget.c folds into the slot once per batch, as it folds its
  * threads into the process's estimate, and the segment keeps the sum: the
- * fast path never sees the segment, a grant reads three words of it, a fold
- * writes two.
+ * fast path never sees the segment, a grant reads four words of it, a fold
+ * writes three.
  *
  * Near the watermark budget.c decides under its exact_lock and the tree's
  * robust lock, against its own exact count and the other members' last
