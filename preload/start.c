@@ -1,11 +1,16 @@
 /*
- * start.c - the two libc functions the shim wraps to know where a program is:
+ * start.c - the libc functions the shim wraps to know where a program is:
  * __libc_start_main (main has started: failures before it are not the
- * program's) and pthread_create (each thread's creation order, from which
- * its random generator is seeded, so that a seed reproduces with threads).
+ * program's), pthread_create (each thread's creation order, from which
+ * its random generator is seeded, so that a seed reproduces with threads)
+ * and _exit (the process ends without exit's destructors: a member of a
+ * tree leaves it all the same).
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "fastpath.h"
 
@@ -89,4 +94,19 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	if (r != 0)
 		dallocx(t, 0);
 	return r;
+}
+
+/* glibc's exit() ends in its own _exit, not this one: only the program's
+ * calls come here. What glibc's does after: exit_group. */
+EXPORT void _exit(int status)
+{
+	if (gfp_tree_on)
+		tree_exit();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
 }

@@ -25,6 +25,7 @@
  * but a tree stops the process with exit 125, as a bad policy does).
  */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -57,6 +58,7 @@ static uint64_t next_deep_ns; /* atomic */
 #define SEG_SIZE     ((sizeof(struct tree_seg) + 4095) & ~(size_t)4095)
 #define READY_WAIT   1000 /* ms a joiner waits for a new segment's creator */
 #define TREE_LOCK_MS 2000 /* the longest wait for the tree's lock */
+#define STALE_S      10   /* an abandoned tree's file is this old at least */
 
 /* ------------------------------------------------------------------------
  * Processes: who a pid is, from /proc
@@ -428,9 +430,61 @@ static int open_named(char *err, size_t n)
 	return refuse(err, n, "appears and disappears: cannot be opened");
 }
 
+/* Whether the tree at fd has no member left (all of them gone without a
+ * word: killed, or ended by a raw exit_group). A tree being made has no
+ * member for a moment: only one untouched for STALE_S is looked at. */
+static bool abandoned(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (size_t)st.st_size != SEG_SIZE || time(NULL) - st.st_mtime < STALE_S)
+		return false;
+	struct tree_seg *s = mmap(NULL, SEG_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED)
+		return false;
+	bool empty = __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) == TREE_MAGIC;
+	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; empty && i < high && i < TREE_MEMBERS; i++) {
+		int32_t pid = __atomic_load_n(&s->m[i].pid, __ATOMIC_ACQUIRE);
+		empty = pid == 0 || (pid > 0 && tree_member_gone(&s->m[i], pid, true));
+	}
+	munmap(s, SEG_SIZE);
+	return empty;
+}
+
+/* This user's trees in /dev/shm that nobody is in any more: their last
+ * member died without a word, so nobody removed them. Looked for when a
+ * new tree is made, with getdents64 into a buffer of the stack. */
+static void sweep_abandoned(void)
+{
+	int dfd = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	char prefix[48], buf[4096];
+	int plen = gfp_snprintf(prefix, sizeof(prefix), "gfpshim-tree.%u.", (unsigned)geteuid());
+	long got;
+	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			const struct dirent64 *d = (const void *)(buf + off);
+			off += d->d_reclen;
+			if (strncmp(d->d_name, prefix, (size_t)plen) != 0)
+				continue;
+			int fd =
+			    openat(dfd, d->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			if (abandoned(fd))
+				unlinkat(dfd, d->d_name, 0);
+			close(fd);
+		}
+	}
+	close(dfd);
+}
+
 /* A name of our own: /dev/shm/gfpshim-tree.UID.PID.RANDOM. */
 static int create_named(char *err, size_t n)
 {
+	sweep_abandoned();
 	for (int tries = 0; tries < 8; tries++) {
 		uint32_t r = 0;
 		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
@@ -568,6 +622,14 @@ void tree_atfork_child(void)
 	}
 }
 
+void tree_exit(void)
+{
+	struct tree_member *m = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
+	/* A vfork child shares its parent's memory, and its slot with it. */
+	if (m && __atomic_load_n(&m->pid, __ATOMIC_RELAXED) == getpid())
+		tree_leave();
+}
+
 void tree_leave(void)
 {
 	struct tree_member *m = __atomic_exchange_n(&tree_me, NULL, __ATOMIC_ACQ_REL);
@@ -576,7 +638,15 @@ void tree_leave(void)
 	int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_RELAXED);
 	tree_reclaim(m, pid);
 	/* The last member takes the name along; a member killed last leaves
-	 * it, and the next process that names it starts the tree again. */
+	 * it, and the next process that names it starts the tree again (or a
+	 * new tree of the user sweeps it away). While another member's pid is
+	 * there this is not the last: no /proc reads at every worker's exit. */
+	uint32_t high = __atomic_load_n(&tree_seg->high, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
+		int32_t other = __atomic_load_n(&tree_seg->m[i].pid, __ATOMIC_ACQUIRE);
+		if (other < 0 || (other > 0 && !tree_member_gone(&tree_seg->m[i], other, false)))
+			return;
+	}
 	tree_reap(true);
 	if (no_member_left())
 		unlink(tree_path);

@@ -39,6 +39,10 @@ void tree_export_env(void);
 void tree_atfork_child(void);
 /* At exit: the member gives its bytes back. */
 void tree_leave(void);
+/* At _exit, which skips exit's destructors (dash ends that way, and many a
+ * forked child): the same, unless this is a vfork child, whose slot is its
+ * parent's. Safe in a signal handler: atomics and system calls. */
+void tree_exit(void);
 
 /* budget_clearly_fits in tree mode: the tree's estimate, every member
  * thread's drift and the request stay under the lowest watermark. */

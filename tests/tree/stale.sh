@@ -5,7 +5,9 @@
 # limit is the tree's - and removes it as the last member to leave. A
 # process that joins a live tree with another limit= is told so, and the
 # tree's limit applies. A tree named by nobody gets a name of its own in
-# /dev/shm, mode 0600, removed when its last member ends.
+# /dev/shm, mode 0600, removed when its last member ends - also when that
+# member ends by _exit (dash does), and, when it was killed, by the next
+# tree made by the same user 10 s or more later.
 source "$TESTS/lib.sh"
 source "$TESTS/tree/tree.sh"
 source "$TESTS/tree/members.sh"
@@ -48,3 +50,22 @@ seg=$(field "$TMP/own.out" seg path)
 expect_eq "its mode" 600 "$(field "$TMP/own.out" seg mode)"
 expect_eq "its owner" "$(id -u)" "$(field "$TMP/own.out" seg uid)"
 [ ! -e "$seg" ] || fail "$seg is still there after the tree ended"
+
+# The last member ends by _exit (dash's exit): the file goes all the same.
+GFP_POLICY='limit=32M;limit.scope=tree' LD_PRELOAD=$SHIM /bin/dash -c 'echo "$GFP_TREE"' >"$TMP/dash.out" ||
+	fail "dash exited $?"
+seg=$(cat "$TMP/dash.out")
+[ -n "$seg" ] || fail "dash did not get GFP_TREE"
+[ ! -e "$seg" ] || fail "$seg is still there after dash, its last member, ended by _exit"
+
+# A tree of its own whose only member was killed stays behind, until a new
+# tree of the same user, 10 s later, finds nobody in it.
+GFP_POLICY='limit=32M;limit.scope=tree' LD_PRELOAD=$SHIM bash -c 'echo "$GFP_TREE"; kill -KILL $$' \
+	>"$TMP/killed.out" 2>/dev/null
+seg=$(cat "$TMP/killed.out")
+[ -f "$seg" ] || fail "the killed tree's file '$seg' is not there"
+GFP_POLICY='limit=32M;limit.scope=tree' LD_PRELOAD=$SHIM "$PROG" usage >/dev/null || fail "usage exited $?"
+[ -f "$seg" ] || fail "a tree made at once removed $seg, under 10 s old"
+touch -d '-1 minute' "$seg"
+GFP_POLICY='limit=32M;limit.scope=tree' LD_PRELOAD=$SHIM "$PROG" usage >/dev/null || fail "usage exited $?"
+[ ! -e "$seg" ] || { rm -f "$seg"; fail "a new tree left the stale $seg behind"; }
