@@ -24,9 +24,11 @@
  *                                  before, while the child holds, and after
  *   tree_prog reexec ARGS...       a member that execs `tree_prog ARGS...`
  *                                  itself (same pid)
- *   tree_prog server N             forks N workers that allocate: a third
- *                                  exit(), a third _exit(), a third are killed
- *                                  with SIGKILL while they allocate
+ *   tree_prog server N             forks N workers that allocate: a quarter
+ *                                  end by exit(), a quarter by _exit(), a
+ *                                  quarter by a raw exit_group (no libc), a
+ *                                  quarter are killed with SIGKILL while they
+ *                                  allocate
  *   tree_prog usage                "usage" and exit
  *   tree_prog lockstop             (not a member) takes the lock of the tree
  *                                  GFP_TREE names, says "locked", and stops
@@ -44,6 +46,7 @@
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -417,7 +420,8 @@ static bool is_zombie(pid_t pid)
 	return p && p[1] == ' ' && p[2] == 'Z';
 }
 
-/* Worker kinds: 0 ends by exit(), 1 by _exit(), 2 allocates until killed. */
+/* Worker kinds: 0 ends by exit(), 1 by _exit(), 2 allocates until killed,
+ * 3 ends by the exit_group system call itself. */
 static void worker(int kind, int out)
 {
 	int blocks = kind == 2 ? 4096 : 16;
@@ -431,6 +435,8 @@ static void worker(int kind, int out)
 	}
 	if (kind == 0)
 		exit(0);
+	if (kind == 3)
+		syscall(SYS_exit_group, 0);
 	_exit(0);
 }
 
@@ -451,7 +457,7 @@ static int server(int n)
 			die("fork");
 		if (pid[i] == 0) {
 			close(p[0]);
-			worker(i % 3, p[1]);
+			worker(i % 4, p[1]);
 		}
 		close(p[1]);
 		prog[i] = p[0];
@@ -466,26 +472,26 @@ static int server(int n)
 	long during = usage_live();
 	int killed = 0, exited = 0, signalled = 0;
 	for (int i = 0; i < n; i++)
-		if (i % 3 == 2 && kill(pid[i], SIGKILL) == 0)
+		if (i % 4 == 2 && kill(pid[i], SIGKILL) == 0)
 			killed++;
 	/* The workers that end by themselves are reaped; the killed ones stay
 	 * zombies for a while: their memory is back with the kernel. */
 	for (int i = 0; i < n; i++) {
 		int st;
-		if (i % 3 == 2)
+		if (i % 4 == 2)
 			continue;
 		if (waitpid(pid[i], &st, 0) != pid[i])
 			die("waitpid");
 		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 			exited++;
 	}
-	for (int i = 2; i < n; i += 3)
+	for (int i = 2; i < n; i += 4)
 		while (!is_zombie(pid[i]))
 			sleep_ms(1);
 	long zombies = usage_live();
 	for (int i = 0; i < n; i++) {
 		int st;
-		if (i % 3 != 2)
+		if (i % 4 != 2)
 			continue;
 		if (waitpid(pid[i], &st, 0) != pid[i])
 			die("waitpid");
