@@ -173,7 +173,8 @@ void inject_init(void)
 	                    !p->fail_site.v[0] && !p->fail_persist && !p->fail_thread.v[0] &&
 	                    p->fail_times < 0 && !p->fail_space && p->fail_interval <= 1 &&
 	                    !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
-	                    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY;
+	                    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY &&
+	                    !p->junk;
 	gfp_inject_probability = p->fail_probability;
 	/* fail.probability and nothing else that shapes allocation: threads
 	 * stay IDLE and count down to their next injection (inject_countdown),
