@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "fastpath.h"
+#include "junk.h"
 
 /* Calls made while the shim itself is working (logging, init, libc on our
  * behalf), before the configuration is readable, or from a thread without a
@@ -121,9 +122,12 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	}
 	if (gfp_profile_on && req->old)
 		profile_before_realloc(req);
+	size_t old_usable = junk_old_usable(req);
 	void *p = gfp_attempt(req, req->gfp);
 	if (unlikely(!p))
 		p = gfp_slowpath(req);
+	if (p && gfp_policy.junk)
+		junk_fill(req, p, old_usable);
 	count(req, p);
 	/* A realloc may have shrunk its block: a waiter tries again now. */
 	if (req->old && p && unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))

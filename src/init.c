@@ -242,7 +242,8 @@ void policy_derive(void)
 	 * look at them (a set may turn a process that was idle active). */
 	bool injects =
 	    gfp_policy.fail_probability > 0 || gfp_policy.fail_nth > 0 || gfp_policy.fail_site.v[0];
-	bool active_soon = slow || injects || gfp_policy.stats != 0 || records_on();
+	bool active_soon =
+	    slow || injects || gfp_policy.stats != 0 || records_on() || gfp_policy.junk;
 	if (active_soon) {
 		static bool ready;
 		if (!ready) {
@@ -260,14 +261,14 @@ void policy_derive(void)
 	 * prefaulted reservation serves its thread first (attempt_jemalloc):
 	 * with a budget its thread draws under the lock anyway, without one
 	 * only the general path knows to try the pool first. */
-	gfp_policy_plain = !gfp_inject_on && !policy_pool_first();
+	gfp_policy_plain = !gfp_inject_on && !policy_pool_first() && !gfp_policy.junk;
 	/* A free needs the engine only to be counted, to top a thread's reserve
 	 * up, or to wake a waiter (thread_update_free_direct). */
 	gfp_free_direct_ok = !gfp_policy.stats && !gfp_policy.reserve_thread;
 	/* Statistics and records only watch: they need the policy path but
 	 * must not change what a failing request does; failures must be seen
-	 * to be recorded. */
-	bool active = gfp_slowpath_on || gfp_policy.stats != 0 || records_on();
+	 * to be recorded. The junk fill sees every block handed out. */
+	bool active = gfp_slowpath_on || gfp_policy.stats != 0 || records_on() || gfp_policy.junk;
 	__atomic_store_n(&gfp_policy_active, active, __ATOMIC_RELEASE);
 }
 

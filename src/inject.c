@@ -173,7 +173,8 @@ void inject_init(void)
 	                    !p->fail_site.v[0] && !p->fail_persist && !p->fail_thread.v[0] &&
 	                    p->fail_times < 0 && !p->fail_space && p->fail_interval <= 1 &&
 	                    !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
-	                    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY;
+	                    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY &&
+	                    !p->junk;
 	gfp_inject_probability = p->fail_probability;
 	/* fail.probability and nothing else that shapes allocation: threads
 	 * stay IDLE and count down to their next injection (inject_countdown),
@@ -403,10 +404,15 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 	if (p->fail_nth) /* exclusive, and once, as /proc/<pid>/fail-nth counts down */
 		return first && req->call == (uint64_t)p->fail_nth ? fire(req) : false;
 	if (p->fail_site.v[0]) {
-		if (!first)
+		/* Past the hit to fail, no call can fail: none is unwound. */
+		if (!first ||
+		    __atomic_load_n(&path_hits, __ATOMIC_RELAXED) >= (uint64_t)p->fail_site_hit)
 			return false;
-		if (!req->path)
+		if (!req->path) {
+			if (!site_path_may_be(req->caller, path_wanted))
+				return false;
 			req->path = path_of_caller();
+		}
 		if (req->path != path_wanted)
 			return false;
 		uint64_t hit = __atomic_add_fetch(&path_hits, 1, __ATOMIC_RELAXED);

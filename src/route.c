@@ -74,6 +74,7 @@ struct route_needs route_needs_now(void)
 	n.injections_fast = armed && here && gfp_inject_simple && !(r & SHAPING) && !p->stats;
 	/* Not a role: two SHAPE keys' values, tokens prefaulted, no budget. */
 	n.pool_first = p->reserve_mode == GFP_RESERVE_TOKENS && p->reserve_prefault && !n.budget;
+	n.fill = (r & ROLE(FILL)) && p->junk;
 	return n;
 }
 
@@ -85,9 +86,9 @@ struct route_choice route_choose(const struct route_needs *n)
 	if (!n->fixed)
 		return c;
 	/* What must see every call that succeeds, whatever the family: the
-	 * injection decision, a thread's reserve or pool. */
-	bool per_call = n->injections || n->thread_reserve || n->pool_first;
-	if (!n->failures && !n->stats && !n->records)
+	 * injection decision, a thread's reserve or pool, the junk fill. */
+	bool per_call = n->injections || n->thread_reserve || n->pool_first || n->fill;
+	if (!n->failures && !n->stats && !n->records && !n->fill)
 		c.alloc = ROUTE_DIRECT; /* nothing can ever need to see a call */
 	else if (!per_call && !n->budget && !n->records) {
 		/* Only failures shape (watched), or statistics alone count. */

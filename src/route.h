@@ -33,6 +33,8 @@ struct route_needs {
 	bool thread_reserve;  /* RESERVE: a thread's reserve is topped up by frees */
 	bool pool_first;      /* reserve.mode=tokens, prefaulted, no budget: only
 	                       * the shim's path tries the thread's pool first */
+	bool fill;            /* FILL: junk= fills every block the policy path
+	                       * hands out */
 };
 
 /* The route families, cheapest last to be chosen. */

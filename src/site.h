@@ -48,9 +48,15 @@ uint64_t ipcache_lookup(struct gfp_ipcache *c, uint64_t key, uint64_t (*compute)
                         const void *arg);
 int site_ips(uintptr_t *ips, int max);
 /* A path id: the hash of a call path (site.depth frames), what fail.site
- * names and records call "site"; never a profile index (profile.h). */
+ * names and records call "site"; never a profile index (profile.h). Its top
+ * 12 bits are those of the innermost frame's return address. */
 uint64_t path_id(const uintptr_t *ips, int n);
 uint64_t path_of_caller(void);
+/* false: a call whose entry point returns to `caller` (0 if unknown)
+ * certainly has another path than `id` (its top bits say so). */
+bool site_path_may_be(uintptr_t caller, uint64_t id);
+/* How many call paths this process unwound (path_of_caller). */
+uint64_t site_unwinds(void);
 void site_atfork_child(void);
 
 #pragma GCC visibility pop

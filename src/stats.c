@@ -74,7 +74,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		               (unsigned long long)s[i].failures);
 		sep = ",";
 	}
-	gfp_buf_printf(b, "}");
+	gfp_buf_printf(b, "},\"unwinds\":%llu", (unsigned long long)site_unwinds());
 	if (gfp_policy.stats == GFP_STATS_PATHS)
 		inject_report_paths(b);
 	if (gfp_policy.stats >= GFP_STATS_SITES)

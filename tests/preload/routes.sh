@@ -48,6 +48,7 @@ expect_eq "per-site statistics" \
 expect_eq "per-site statistics with call paths" "$(all shim shim)" "$(route "stats=paths")"
 expect_eq "per-site statistics with a budget" "$(all shim shim)" "$(route "stats=sites;limit=1G")"
 expect_eq "default=" "$(all watched shim)" "$(route "default=NOFAIL")"
+expect_eq "junk= (it fills every block the shim's path hands out)" "$(all shim shim)" "$(route "junk=64K")"
 expect_eq "oom=" "$(all watched shim)" "$(route "oom=fail")"
 expect_eq "default= with statistics" "$(all shim shim)" "$(route "default=NOFAIL;stats=totals")"
 expect_eq "reserve.thread (its pool is set up as the thread registers)" "$(all shim shim)" \

@@ -87,10 +87,11 @@ for name, budget in (("sites40", 40), ("sites20", 20)):
         bad.append(f"{name}: sites without a run: {sorted(ids - {x['site'] for x in r})}")
     if budget > len(ids) and any(x["hit"] == 1 for x in r[len(ids):]):
         bad.append(f"{name}: a first hit after the first {len(ids)} runs")
-# A group's policy and reproducer are the run's: --policy, then the point.
+# A group's policy and reproducer are the run's: the junk filling, --policy,
+# then the point.
 for g in load("sites40")["groups"]:
-    if not g["policy"].startswith("glibc_warn=1;fail.site=") or \
-            not re.match(r"MALLOC_CONF=junk:true \S*gfp-run --no-follow --policy "
+    if not g["policy"].startswith("junk=64K;glibc_warn=1;fail.site=") or \
+            not re.match(r"\S*gfp-run --no-follow --policy "
                          + re.escape(f"'{g['policy']}' -- "), g["reproducer"]):
         bad.append(f"sites40: group policy {g['policy']!r}, reproducer {g['reproducer']!r}")
 if bad:

@@ -8,8 +8,8 @@
 # out-of-memory handler), which the test prints. A program that is not
 # installed is skipped; jq and python3 have hundreds of sites, so a
 # --max-runs budget keeps them quick (every site's first hit comes first).
-# jq's crash needs the junk filling: its printed reproducer, which sets
-# MALLOC_CONF=junk:true as the sweep did, segfaults again.
+# jq's crash needs the junk filling: its printed reproducer, whose policy
+# fills new blocks (junk=) as the sweep's did, segfaults again.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 printf '{"a": [1, 2, {"b": "x"}], "c": "text"}\n' >"$TMP/in.json"
@@ -89,7 +89,7 @@ if bad:
 PY
 
 # jq 1.6 crashes only when its fresh memory is not zero: the printed
-# reproducer carries the sweep's MALLOC_CONF=junk:true and crashes again.
+# reproducer carries the sweep's junk= and crashes again.
 if [ -f "$TMP/jq.json" ]; then
 	cmd=$(/usr/bin/python3 -c 'import json, sys
 g = [g for g in json.load(open(sys.argv[1]))["groups"] if g["outcome"] == "crash" and g["signal"] == 11]

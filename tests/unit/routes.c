@@ -8,6 +8,7 @@
  * stated in the keys' ROLE column, not in route.c's terms:
  *   a key that counts never gets a route that does not count;
  *   a key that injects never lets an allocation bypass injection;
+ *   a key that fills never lets an allocation bypass the fill;
  *   a budget never misses a free (its free route can switch to the shim);
  *   a key that shapes failures never gets the direct route;
  *   ctl=1 and a thread's reserve keep every route the shim's;
@@ -104,6 +105,7 @@ static struct route_needs module_needs(void)
 	    .budget = gfp_budget_on,
 	    .thread_reserve = gfp_policy.reserve_thread != 0,
 	    .pool_first = policy_pool_first(),
+	    .fill = gfp_policy.junk != 0,
 	};
 }
 
@@ -132,6 +134,7 @@ static void route_policy(const char *text, bool rules)
 	SAME(budget);
 	SAME(thread_reserve);
 	SAME(pool_first);
+	SAME(fill);
 	policies++;
 	chosen[c.alloc]++;
 	chosen[c.free]++;
@@ -152,6 +155,8 @@ static void route_policy(const char *text, bool rules)
 	}
 	if (injects)
 		EXPECT(c.alloc == ROUTE_SHIM);
+	if (set_as(GFP_ROLE_FILL) && p->junk)
+		EXPECT(c.alloc == ROUTE_SHIM); /* every block handed out is filled */
 	if (set_as(GFP_ROLE_BUDGET) && p->limit) {
 		EXPECT(c.alloc == ROUTE_SHIM || c.alloc == ROUTE_BUDGET);
 		EXPECT(c.free == ROUTE_SHIM || c.free == ROUTE_BUDGET);
@@ -164,7 +169,8 @@ static void route_policy(const char *text, bool rules)
 		EXPECT(c.alloc == ROUTE_SHIM); /* only the shim tries the pool first */
 	if (records)
 		EXPECT(c.alloc != ROUTE_DIRECT && c.alloc != ROUTE_WATCHED); /* sees failures */
-	if (!shapes && !injects && !records && (!set_as(GFP_ROLE_COUNT) || !p->stats) && !p->ctl)
+	if (!shapes && !injects && !records && (!set_as(GFP_ROLE_COUNT) || !p->stats) && !p->ctl &&
+	    !p->junk)
 		EXPECT(c.alloc == ROUTE_DIRECT && c.free == ROUTE_DIRECT);
 }
 

@@ -142,33 +142,24 @@ static const char *gfp_run_path(void)
 	return path;
 }
 
-/* The policy a run had: --policy's, then its failure point. */
+/* The policy a run had (run.c): the junk filling, without which a read of
+ * uninitialised memory may pass, --policy's, then its failure point. */
 void full_policy(const struct run *r, char *out, size_t n)
 {
 	char pol[512];
 	policy_of(r, pol, sizeof(pol));
-	snprintf(out, n, "%s%s%s", opt.policy ? opt.policy : "",
-	         opt.policy && *opt.policy ? ";" : "", pol);
+	run_policy(pol, out, n);
 }
 
-/* The run's command with what it depends on: the whole policy, and the junk
- * filling without which a read of uninitialised memory may pass. */
+/* The run's command with what it depends on: the whole policy. */
 void reproducer(FILE *f, const struct run *r)
 {
-	char pol[4096], conf[1024];
+	char pol[4096];
 	full_policy(r, pol, sizeof(pol));
 	for (char **e = opt.env; e && *e; e++) { /* a campaign target's */
 		size_t n = strcspn(*e, "=");
-		if (opt.junk && n == 10 && strncmp(*e, "MALLOC_CONF", n) == 0)
-			continue; /* junk_conf's has it */
 		fprintf(f, "%.*s=", (int)n, *e);
 		text_shell_quote(f, *e + n + 1);
-		fputc(' ', f);
-	}
-	if (opt.junk) {
-		junk_conf(conf, sizeof(conf));
-		fprintf(f, "MALLOC_CONF=");
-		text_shell_quote(f, conf);
 		fputc(' ', f);
 	}
 	text_shell_quote(f, gfp_run_path());

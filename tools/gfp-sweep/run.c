@@ -208,11 +208,21 @@ void run_paths(int idx, const char *what, char *out, size_t n)
 	snprintf(out, n, "%s/%d.%s", opt.tmp, idx, what);
 }
 
-/* MALLOC_CONF for the runs: the caller's, plus jemalloc's junk filling. */
-void junk_conf(char *out, size_t n)
+/* A run's GFP_POLICY: the junk filling, --policy's keys (which may set
+ * another junk=), then what the run is for (its failure point; stats=paths
+ * for the recording run).
+ *
+ * The junk filling makes error paths that read memory the program never
+ * wrote crash instead of passing by luck. The shim fills the first 64 KiB
+ * of each new block and of what a realloc adds, not frees: jemalloc's
+ * junk:true filled every byte of both, and made a program that allocates a
+ * large buffer and touches a little of it several times slower (the shim's
+ * junk.c says why the first bytes are enough). */
+void run_policy(const char *point, char *out, size_t n)
 {
-	const char *mc = getenv("MALLOC_CONF");
-	snprintf(out, n, "%s%sjunk:true", mc ? mc : "", mc && *mc ? "," : "");
+	const char *junk = opt.junk ? "junk=64K" : "", *user = opt.policy ? opt.policy : "";
+	snprintf(out, n, "%s%s%s%s%s", junk, *junk && (*user || *point) ? ";" : "", user,
+	         *user && *point ? ";" : "", point);
 }
 
 /* What a run is started with (keeper.c calls start_run in the run). */
@@ -234,8 +244,7 @@ static void start_run(void *arg)
 	dup2(o, 1);
 	dup2(e, 2);
 	char pol[4096];
-	snprintf(pol, sizeof(pol), "%s%s%s", opt.policy ? opt.policy : "",
-	         opt.policy && *opt.policy && *rs->policy ? ";" : "", rs->policy);
+	run_policy(rs->policy, pol, sizeof(pol));
 	setenv("GFP_POLICY", pol, 1);
 	setenv("GFP_RECORD", rs->rec, 1);
 	setenv("GFP_LOG", rs->err, 1);
@@ -252,13 +261,6 @@ static void start_run(void *arg)
 		char pidbuf[32];
 		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
 		setenv("GFP_INJECT_PID", pidbuf, 1);
-	}
-	if (opt.junk) {
-		/* Error paths that read uninitialised memory crash instead of
-		 * passing by luck (jemalloc fills fresh allocations). */
-		char conf[1024];
-		junk_conf(conf, sizeof(conf));
-		setenv("MALLOC_CONF", conf, 1);
 	}
 	tool_set_preload(opt.lib);
 	execvp(opt.argv[0], opt.argv);

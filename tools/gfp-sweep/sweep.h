@@ -159,7 +159,7 @@ void stop_on_signals(void);
  * run starts after it, and the runs it killed are not done. */
 int stop_requested(void);
 void run_paths(int idx, const char *what, char *out, size_t n);
-void junk_conf(char *out, size_t n);
+void run_policy(const char *point, char *out, size_t n);
 pid_t spawn(int idx, const char *policy, bool recording);
 struct output read_output(int idx);
 int wait_run(pid_t pid, double started, double timeout, bool *timed_out);
