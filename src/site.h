@@ -31,15 +31,25 @@ const char *site_module(uintptr_t ip, uintptr_t *off);
 /* The loaded object that holds ip, and its mapping's start; NULL if none. */
 struct link_map *site_object(uintptr_t ip, uintptr_t *base);
 /* A map from keys of raw addresses to non-zero values, for values that are
- * costly to compute once per call site (site ids, rule masks). */
-#define GFP_IPCACHE_SIZE  32768
+ * costly to compute once per call site (site ids, rule masks). Its table
+ * starts at one page and doubles at half full, up to GFP_IPCACHE_MAX
+ * entries: a short run touches a page or two, not half a MiB of hashed
+ * slots (a page fault each, which cost a short program more than its own
+ * work). Zero-initialised is empty. */
+#define GFP_IPCACHE_MIN   256
+#define GFP_IPCACHE_MAX   32768
 #define GFP_IPCACHE_PROBE 16
-struct gfp_ipcache {
-	struct gfp_ipcache_entry {
-		uint64_t key;   /* atomic; 0 = empty */
-		uint64_t value; /* atomic */
-	} e[GFP_IPCACHE_SIZE];
+struct gfp_ipcache_entry {
+	uint64_t key;   /* atomic; 0 = empty */
+	uint64_t value; /* atomic */
 };
+struct gfp_iptable; /* site.c */
+struct gfp_ipcache {
+	struct gfp_iptable *table; /* atomic; NULL until the first put */
+	size_t used;               /* under the put lock */
+};
+/* How many entries the current table has (for tests and reports). */
+size_t ipcache_capacity(struct gfp_ipcache *c);
 uint64_t ipcache_get(struct gfp_ipcache *c, uint64_t key); /* 0: absent */
 /* false when the key's neighbourhood is full (the value is then not kept) */
 bool ipcache_put(struct gfp_ipcache *c, uint64_t key, uint64_t value);
