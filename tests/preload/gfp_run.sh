@@ -22,11 +22,22 @@ expect_contains "missing program message" "$TMP/err" "no-such-program-xyz: comma
 "$GFP_RUN" 2>"$TMP/err"
 expect_eq "no program status" 2 "$?"
 
-if [ -x "$BUILD/tests/preload/hello_static" ]; then
-	"$GFP_RUN" -- "$BUILD/tests/preload/hello_static" 2>"$TMP/err"
-	expect_eq "static program status" 126 "$?"
-	expect_contains "static program message" "$TMP/err" "statically linked"
-fi
+# -static and -static-pie (a dynamic section, no interpreter) alike: ld.so
+# never runs them. ld.so itself, run as a program, has no interpreter either
+# but is not static: it loads the program and the preload.
+for prog in hello_static hello_static_pie; do
+	[ -x "$BUILD/tests/preload/$prog" ] || continue
+	"$GFP_RUN" -- "$BUILD/tests/preload/$prog" 2>"$TMP/err"
+	expect_eq "$prog status" 126 "$?"
+	expect_contains "$prog message" "$TMP/err" "statically linked"
+	"$BUILD/tools/gfp-sweep" -- "$BUILD/tests/preload/$prog" >/dev/null 2>"$TMP/err"
+	expect_eq "$prog sweep status" 126 "$?"
+	expect_contains "$prog sweep message" "$TMP/err" "statically linked"
+done
+rm -f "$TMP/r.json"
+"$GFP_RUN" --policy 'stats=totals' --report "$TMP/r.json" -- /lib64/ld-linux-x86-64.so.2 \
+	"$BUILD/tests/preload/hello" >/dev/null || fail "hello through ld.so failed"
+expect_contains "hello through ld.so reported" "$TMP/r.json" '"malloc":\{"calls":[1-9]'
 
 "$GFP_RUN" --log "$TMP/log" --policy confirm=1 -- "$BUILD/tests/preload/hello" >/dev/null 2>&1
 expect_contains "--log" "$TMP/log" "gfpshim: info:"

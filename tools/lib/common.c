@@ -152,28 +152,49 @@ bool tool_resolve(const char *prog, char *out, size_t n)
 
 /* LD_PRELOAD cannot reach a static executable: say so instead of running a
  * program that silently ignores its policy. */
+/* Whether the dynamic section at [off, off+size) sets DF_1_PIE. */
+static bool dynamic_says_pie(int fd, off_t off, uint64_t size)
+{
+	for (uint64_t at = 0; at + sizeof(Elf64_Dyn) <= size; at += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+		if (pread(fd, &d, sizeof(d), off + (off_t)at) != (ssize_t)sizeof(d) ||
+		    d.d_tag == DT_NULL)
+			return false;
+		if (d.d_tag == DT_FLAGS_1)
+			return (d.d_un.d_val & DF_1_PIE) != 0;
+	}
+	return false;
+}
+
+/* A program ld.so never runs: no PT_INTERP, and either no dynamic section
+ * (-static) or one that marks a position-independent executable
+ * (-static-pie, which relocates itself). ld.so itself and shared libraries
+ * also lack PT_INTERP but are not PIE, so they are not called static. */
 bool tool_is_static_elf(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	Elf64_Ehdr eh;
-	bool stat_elf = false;
+	bool elf = false, interp = false, pie = false, dynamic = false;
 	if (read(fd, &eh, sizeof(eh)) == (ssize_t)sizeof(eh) &&
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64) {
-		stat_elf = true;
+		elf = true;
 		for (unsigned i = 0; i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
 			if (pread(fd, &ph, sizeof(ph),
 			          (off_t)(eh.e_phoff + (off_t)i * eh.e_phentsize)) !=
 			    (ssize_t)sizeof(ph))
 				break;
-			if (ph.p_type == PT_INTERP || ph.p_type == PT_DYNAMIC)
-				stat_elf = false;
+			interp |= ph.p_type == PT_INTERP;
+			if (ph.p_type == PT_DYNAMIC) {
+				dynamic = true;
+				pie = dynamic_says_pie(fd, (off_t)ph.p_offset, ph.p_filesz);
+			}
 		}
 	}
 	close(fd);
-	return stat_elf;
+	return elf && !interp && (!dynamic || pie);
 }
 
 void tool_set_preload(const char *lib)
