@@ -25,6 +25,7 @@
 #include "symbolize.h"
 #include "gfp_build.h"
 #include "report.h"
+#include "text.h"
 
 /* ------------------------------------------------------------------------
  * main
@@ -165,6 +166,7 @@ int main(int argc, char **argv)
 		                        argv[optind]);
 	if (!allocinfo && optind >= argc)
 		return tool_usage_error("no FILE given (gfp-report [--path DIR]... FILE...)");
+	text_visible_stdout();
 	status = 0;
 	if (allocinfo && !show_allocinfo(allocinfo, top, sort))
 		status = EXIT_USAGE;
@@ -175,7 +177,7 @@ int main(int argc, char **argv)
 			status = EXIT_USAGE;
 	}
 	modules_free();
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	if (ferror(stdout) || fclose(stdout) != 0) {
 		error("cannot write the standard output: %s", strerror(errno));
 		return EXIT_USAGE;
 	}

@@ -236,6 +236,21 @@ static bool has_frames(const struct jval *frames)
 	       ((frames->type == J_ARR && frames->n) || (frames->type == J_STR && *frames->s));
 }
 
+/* A silent group's evidence as gfp-sweep's console prints it: where the
+ * output first differs from the recording run's, and each side's line. */
+static void print_sweep_evidence(const struct jval *ev)
+{
+	const char *keys[] = {"offset", "line", "column", "expected_bytes", "actual_bytes"};
+	const char *num[5];
+	for (size_t i = 0; i < 5; i++)
+		if (!ev || ev->type != J_OBJ || !(num[i] = json_text(json_get(ev, keys[i]))))
+			return;
+	const char *exp = json_str(ev, "expected"), *act = json_str(ev, "actual");
+	printf("  output differs at offset %s (line %s, column %s): expected %s bytes, got %s\n",
+	       num[0], num[1], num[2], num[3], num[4]);
+	printf("    - %s\n    + %s\n", exp ? exp : "?", act ? act : "?");
+}
+
 /* Group g of a sweep result as gfp-sweep printed it; results and prog are
  * the result's "results" and "program". */
 static void print_sweep_group(size_t g, const struct jval *gr, const struct jval *results,
@@ -272,6 +287,7 @@ static void print_sweep_group(size_t g, const struct jval *gr, const struct jval
 		printf("  the crash:\n");
 		print_sweep_frames(crash, true);
 	}
+	print_sweep_evidence(json_get(gr, "evidence"));
 	const struct jval *conf = json_get(gr, "confirmed");
 	const char *pol = json_str(gr, "policy"), *repro = json_str(gr, "reproducer");
 	printf("  reproduce (%s): ",

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "text.h"
@@ -143,4 +144,75 @@ void text_shell_quote(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('\'', f);
+}
+
+/* ------------------------------------------------------------------------
+ * A standard output a terminal cannot be steered through
+ * ---------------------------------------------------------------------- */
+
+/* A byte held back from the last write: the first of a C1 control's two
+ * UTF-8 bytes may end one buffer and the second begin the next. */
+static int held = -1;
+
+static bool write_all(const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(STDOUT_FILENO, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w, n -= (size_t)w;
+	}
+	return true;
+}
+
+/* Names, symbols and messages that gfp-report prints come from files anyone
+ * may have written; an ESC or a C1 control among them would drive the
+ * reader's terminal (retitle it, clear it, fake lines). They are written
+ * as \xNN; newline, tab and every other UTF-8 character pass unchanged. */
+static ssize_t visible_write(void *cookie, const char *buf, size_t n)
+{
+	(void)cookie;
+	char out[4096 + 16];
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)buf[i];
+		if (held >= 0) {
+			if (c >= 0x80 && c <= 0x9f)
+				o += (size_t)snprintf(out + o, 16, "\\xc2\\x%02x", c);
+			else
+				out[o++] = (char)held, i--;
+			held = -1;
+		} else if (c == 0xc2) {
+			held = c;
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+			o += (size_t)snprintf(out + o, 16, "\\x%02x", c);
+		} else {
+			out[o++] = (char)c;
+		}
+		if (o >= 4096) {
+			if (!write_all(out, o))
+				return -1;
+			o = 0;
+		}
+	}
+	return write_all(out, o) ? (ssize_t)n : -1;
+}
+
+static int visible_close(void *cookie)
+{
+	(void)cookie;
+	char c = (char)held;
+	bool ok = held < 0 || write_all(&c, 1);
+	held = -1;
+	return ok ? 0 : -1;
+}
+
+void text_visible_stdout(void)
+{
+	cookie_io_functions_t io = {.write = visible_write, .close = visible_close};
+	FILE *f = fopencookie(NULL, "w", io);
+	if (f)
+		stdout = f;
 }

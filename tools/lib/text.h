@@ -20,5 +20,9 @@ void text_json_str(FILE *f, const char *s);
 /* s as one shell word: bare, '...', or bash's $'...' when it holds bytes a
  * terminal or a copy and paste would mangle. */
 void text_shell_quote(FILE *f, const char *s);
+/* From here on, stdout writes control bytes (all but newline and tab, C1
+ * ones too) as \xNN, so that text read from files cannot drive a terminal.
+ * The caller fclose()s stdout at the end to flush it. */
+void text_visible_stdout(void);
 
 #endif
