@@ -77,6 +77,26 @@ for f in sweep report; do
 		"^    row_free inventory\.c:[0-9]+ < .* \(inventory\+0x[0-9a-f]+\)$"
 	expect_contains "$f: group headers with the hit" "$TMP/digest.txt" \
 		"^\[1\] .* allocation failure at site [0-9a-f]{16}, hit [0-9]+$"
+	# Each shared site names its first group and that group's reproducer.
+	/usr/bin/python3 - "$TMP/digest.txt" "$TMP/sites.json" <<'PY' || fail "$f: the digest's first groups"
+import json, re, sys
+text, run = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+digest = text.split("crash sites that several groups share")[-1]
+found = re.findall(r"^  (\d+) groups, (\d+) runs, first \[(\d+)\]:\n    .*\n    reproduce: (.*)$",
+                   digest, re.M)
+bad = [] if found else ["no digest entry with its first group and reproducer"]
+for n, runs, first, repro in found:
+    g = run["groups"][int(first) - 1]
+    same = [k for k, h in enumerate(run["groups"]) if h.get("crash_site") == g["crash_site"]]
+    if g["outcome"] != "crash" or same[0] != int(first) - 1 or len(same) != int(n):
+        bad.append(f"first [{first}] is not the first of the {n} groups at {g.get('crash_site')}: {same}")
+    if sum(run["groups"][k]["count"] for k in same) != int(runs):
+        bad.append(f"[{first}]: {runs} runs, the groups have others")
+    if not repro.endswith(g["reproducer"].split(" --policy ")[-1]):
+        bad.append(f"[{first}]: reproduce {repro!r}, the group's {g['reproducer']!r}")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
 done
 
 # A printed reproducer reproduces: run the first crash group's command.

@@ -130,7 +130,7 @@ with Page(chromium, tmp) as page:
         bad.append(f"Reset left {page.eval('location.hash')!r}, {len(shown(page))} rows")
 
     # The crash sites several groups share: the console's digest.
-    digest = re.findall(r"^  (\d+) groups, (\d+) runs:\n    (.*)$",
+    digest = re.findall(r"^  (\d+) groups, (\d+) runs, first \[\d+\]:\n    (.*)$",
                         console.split("crash sites that several groups share")[-1], re.M)
     dom = parse(page.dom())
     on_page = []

@@ -211,6 +211,8 @@ static void print_group_site(size_t g, void *groups)
 {
 	const struct jval *o = &((const struct jval *)groups)->v[g];
 	print_crash_site(json_str(o, "crash_site"), json_get(o, "crash_frames"));
+	if (json_str(o, "reproducer"))
+		printf("    reproduce: %s\n", json_str(o, "reproducer"));
 }
 
 static void crash_sites_digest(const struct jval *groups, size_t ng)

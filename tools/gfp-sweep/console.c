@@ -170,9 +170,14 @@ void reproducer(FILE *f, const struct run *r)
 	command_line(f);
 }
 
+/* The site, and the first group's reproducer: one command per bug. */
 static void print_group_top(size_t g, void *groups)
 {
-	print_crash_top(&runs[((const struct group *)groups)[g].first]);
+	const struct run *r = &runs[((const struct group *)groups)[g].first];
+	print_crash_top(r);
+	printf("    reproduce: ");
+	reproducer(stdout, r);
+	printf("\n");
 }
 
 static void crash_sites_digest(const struct group *groups, size_t ngroups)

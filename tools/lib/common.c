@@ -231,7 +231,7 @@ void tool_crash_sites_digest(size_t n, const char *const *top, const double *run
 			printf("\ncrash sites that several groups share (one bug, many failure "
 			       "points):\n");
 		header = true;
-		printf("  %zu groups, %.0f runs:\n", groups, total);
+		printf("  %zu groups, %.0f runs, first [%zu]:\n", groups, total, g + 1);
 		print_site(g, ctx);
 	}
 }
