@@ -63,10 +63,12 @@ static bool before_main(void)
  * counts), so that a sweep of every Nth call can still reach every path. */
 #define HIT_TABLE 16384
 struct hit_count {
-	uint64_t id;    /* atomic; 0 = empty */
-	uint64_t hits;  /* atomic */
-	uint64_t first; /* atomic: the lowest call number seen, 0 = none yet */
-	uint64_t early; /* atomic: hits before main (fail.startup=1) */
+	uint64_t id;     /* atomic; 0 = empty */
+	uint64_t hits;   /* atomic */
+	uint64_t first;  /* atomic: the lowest call number seen, 0 = none yet */
+	uint64_t second; /* the call number of the second hit counted */
+	uint64_t last;   /* atomic: the highest call number seen */
+	uint64_t early;  /* atomic: hits before main (fail.startup=1) */
 };
 static struct hit_count hit_table[HIT_TABLE];
 static uint64_t hit_overflow;  /* atomic: calls whose path found no slot (JSON: sites_overflow) */
@@ -84,8 +86,24 @@ static void hit_first(struct hit_count *e, uint64_t call)
 		;
 }
 
+/* Calls counted by a thread other than the first to count one: call
+ * numbers that threads interleave differ from run to run, and gfp-sweep
+ * fails no hit by its call number then. */
+static uintptr_t counting_thread;  /* atomic */
+static uint64_t other_thread_calls; /* atomic */
+
+static void count_thread(void)
+{
+	uintptr_t self = (uintptr_t)pthread_self(), first = 0;
+	if (!__atomic_compare_exchange_n(&counting_thread, &first, self, false, __ATOMIC_RELAXED,
+	                                 __ATOMIC_RELAXED) &&
+	    first != self)
+		__atomic_add_fetch(&other_thread_calls, 1, __ATOMIC_RELAXED);
+}
+
 static void hit_count_add(uint64_t id, uint64_t call, bool early)
 {
+	count_thread();
 	id |= id == 0;
 	for (unsigned i = 0; i < 64; i++) {
 		struct hit_count *e = &hit_table[(id + i) % HIT_TABLE];
@@ -94,10 +112,20 @@ static void hit_count_add(uint64_t id, uint64_t call, bool early)
 		                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			cur = id;
 		if (cur == id) {
-			__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
+			/* second and last are the calls gfp-sweep fails by number
+			 * (fail.site.call); in a single thread the calls come in
+			 * order, and a program whose threads race gets no such
+			 * runs, as its two recordings differ. */
+			if (__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED) == 2)
+				__atomic_store_n(&e->second, call, __ATOMIC_RELAXED);
 			if (early)
 				__atomic_add_fetch(&e->early, 1, __ATOMIC_RELAXED);
 			hit_first(e, call);
+			uint64_t last = __atomic_load_n(&e->last, __ATOMIC_RELAXED);
+			while (call > last &&
+			       !__atomic_compare_exchange_n(&e->last, &last, call, false,
+			                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+				;
 			return;
 		}
 	}
@@ -108,20 +136,24 @@ void inject_report_paths(struct gfp_buf *b)
 {
 	gfp_buf_printf(b,
 	               ",\"eligible_calls\":%llu,\"startup_calls\":%llu,\"sites_overflow\":%llu,"
-	               "\"sites\":[",
+	               "\"thread_calls\":%llu,\"sites\":[",
 	               (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
 	               (unsigned long long)__atomic_load_n(&startup_calls, __ATOMIC_RELAXED),
-	               (unsigned long long)__atomic_load_n(&hit_overflow, __ATOMIC_RELAXED));
+	               (unsigned long long)__atomic_load_n(&hit_overflow, __ATOMIC_RELAXED),
+	               (unsigned long long)__atomic_load_n(&other_thread_calls, __ATOMIC_RELAXED));
 	const char *sep = "";
 	for (unsigned i = 0; i < HIT_TABLE; i++) {
 		uint64_t id = __atomic_load_n(&hit_table[i].id, __ATOMIC_ACQUIRE);
 		if (!id)
 			continue;
 		gfp_buf_printf(
-		    b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu", sep,
-		    (unsigned long long)id,
+		    b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu,\"second\":%llu,"
+		       "\"last\":%llu",
+		    sep, (unsigned long long)id,
 		    (unsigned long long)__atomic_load_n(&hit_table[i].hits, __ATOMIC_RELAXED),
-		    (unsigned long long)__atomic_load_n(&hit_table[i].first, __ATOMIC_RELAXED));
+		    (unsigned long long)__atomic_load_n(&hit_table[i].first, __ATOMIC_RELAXED),
+		    (unsigned long long)__atomic_load_n(&hit_table[i].second, __ATOMIC_RELAXED),
+		    (unsigned long long)__atomic_load_n(&hit_table[i].last, __ATOMIC_RELAXED));
 		uint64_t early = __atomic_load_n(&hit_table[i].early, __ATOMIC_RELAXED);
 		if (early) /* the hits a run sees only with fail.startup=1 */
 			gfp_buf_printf(b, ",\"startup\":%llu", (unsigned long long)early);
@@ -154,7 +186,8 @@ void inject_init(void)
 	count_paths = p->stats == GFP_STATS_PATHS;
 	gfp_inject_on =
 	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_paths;
-	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_paths;
+	process_count =
+	    (p->fail_nth > 0 && !p->fail_nth_thread) || count_paths || p->fail_site_call > 0;
 	/* At start-up, and after a gfp-ctl set: every count starts again, as
 	 * for a new process (threads draw afresh too, thread.c). */
 	times_left = p->fail_times;
@@ -403,6 +436,17 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		return fire(req);
 	if (p->fail_nth) /* exclusive, and once, as /proc/<pid>/fail-nth counts down */
 		return first && req->call == (uint64_t)p->fail_nth ? fire(req) : false;
+	if (p->fail_site.v[0] && p->fail_site_call) {
+		/* The hit is known by its call number: that call alone is
+		 * unwound, and fails only if its path is the site's. Any other
+		 * path there means the program ran differently: no failure, and
+		 * gfp-sweep runs the failure point again by its hit. */
+		if (!first || req->call != (uint64_t)p->fail_site_call)
+			return false;
+		if (!req->path)
+			req->path = path_of_caller();
+		return req->path == path_wanted ? fire(req) : false;
+	}
 	if (p->fail_site.v[0]) {
 		/* Past the hit to fail, no call can fail: none is unwound. */
 		if (!first ||

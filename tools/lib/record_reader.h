@@ -44,6 +44,8 @@ bool rec_frame_of(const struct jval *o, const struct jval *doc, struct rec_frame
 struct rec_site {
 	char id[17];
 	unsigned long long hits, first; /* first: 0 if unknown */
+	/* the call numbers of the second and the last hit, 0 if unknown */
+	unsigned long long second, last;
 	unsigned long long startup;
 };
 /* The sites of report rep, in order: fn(ctx, site) for each; returns the
