@@ -67,9 +67,9 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
 	        "                 [--shard K/N|auto] [--policy STR] [--persist] [--follow]\n"
-	        "                 [--no-junk] [--no-startup] [--input FILE] [--json FILE]\n"
-	        "                 [--junit FILE] [--html FILE] [--fail-on crash,hang,silent]\n"
-	        "                 [--lib PATH] -- PROG [ARGS...]\n"
+	        "                 [--no-junk] [--no-startup] [--by-hit] [--input FILE]\n"
+	        "                 [--json FILE] [--junit FILE] [--html FILE]\n"
+	        "                 [--fail-on crash,hang,silent] [--lib PATH] -- PROG [ARGS...]\n"
 	        "       gfp-sweep [options] --campaign FILE [--state PATH]\n"
 	        "       gfp-sweep --help | --version\n"
 	        "Runs PROG once to record its allocation call sites, then once per failure point\n"
@@ -81,6 +81,10 @@ static void usage(FILE *f)
 	        "--input FILE is every run's standard input (else /dev/null).\n"
 	        "Failure points before main (constructors) are swept too and reported as\n"
 	        "start-up; --no-startup leaves them out.\n"
+	        "A program that made every call from one thread, the same way in two recording\n"
+	        "runs, is failed by call number: a run unwinds only the call it fails (another\n"
+	        "path there runs again by hit). --by-hit counts every site's hits instead.\n"
+	        "Reproducers and the confirmation of findings always count hits.\n"
 	        "--fail-on lists the findings that make exit status 1 (default: all three);\n"
 	        "the others are still reported.\n"
 	        "--shard auto takes K and N from the job runner: a Kubernetes Indexed Job, a\n"
@@ -129,6 +133,7 @@ static int parse_args(int argc, char **argv, const char **lib)
 	    {"follow", no_argument, NULL, 'F'},
 	    {"no-junk", no_argument, NULL, 'J'},
 	    {"no-startup", no_argument, NULL, 'N'},
+	    {"by-hit", no_argument, NULL, 'B'},
 	    {"json", required_argument, NULL, 'o'},
 	    {"junit", required_argument, NULL, 'U'},
 	    {"html", required_argument, NULL, 'H'},
@@ -189,6 +194,9 @@ static int parse_args(int argc, char **argv, const char **lib)
 			break;
 		case 'N':
 			opt.startup = false;
+			break;
+		case 'B':
+			opt.by_hit = true;
 			break;
 		case 'o':
 			opt.json = optarg;

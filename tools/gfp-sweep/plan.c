@@ -183,7 +183,7 @@ void record(void)
 	struct output rec = read_output(0);
 	opt.unstable = to || st2 != st || !same_output(-1, &rec);
 	run_paths(-1, "report", path, sizeof(path));
-	opt.by_call = !opt.follow && !threads_counted && strcmp(opt.mode, "sites") == 0 && !to &&
+	opt.by_call = !opt.by_hit && !opt.follow && !threads_counted && strcmp(opt.mode, "sites") == 0 && !to &&
 	              st2 == st && recorded_again(path);
 	if (opt.unstable)
 		tool_note("two runs of %s without injection wrote different output or exited "
@@ -302,12 +302,13 @@ static void plan_sites(void)
 	for (int tier = 0; tier < 3; tier++)
 		for (size_t i = 0; i < nsites; i++) {
 			uint64_t h = sites[i].hits;
+			bool c = opt.by_call;
 			if (tier == 0 && h >= 1)
-				plan_add(sites[i].id, 1)->call = sites[i].first;
+				plan_add(sites[i].id, 1)->call = c ? sites[i].first : 0;
 			else if (tier == 1 && h >= 2)
-				plan_add(sites[i].id, 2)->call = sites[i].second;
+				plan_add(sites[i].id, 2)->call = c ? sites[i].second : 0;
 			else if (tier == 2 && h >= 3)
-				plan_add(sites[i].id, h)->call = sites[i].last;
+				plan_add(sites[i].id, h)->call = c ? sites[i].last : 0;
 		}
 	if (!opt.max_runs || nruns <= (size_t)opt.max_runs)
 		return;

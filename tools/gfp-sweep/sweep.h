@@ -78,6 +78,7 @@ struct sweep_opt {
 	 * runs fail a hit by its call number (fail.site.call), unwinding no
 	 * other call. */
 	bool by_call;
+	bool by_hit; /* --by-hit: never by call number */
 	double rec_seconds, started;
 	time_t wall_started; /* for the reports' timestamps */
 	/* Stopped by a signal (Ctrl-C, SIGTERM): runs[0..nruns) are then the
