@@ -81,9 +81,9 @@ static void usage(FILE *f)
 	        "--input FILE is every run's standard input (else /dev/null).\n"
 	        "Failure points before main (constructors) are swept too and reported as\n"
 	        "start-up; --no-startup leaves them out.\n"
-	        "A program that made every call from one thread, the same way in two recording\n"
-	        "runs, is failed by call number: a run unwinds only the call it fails (another\n"
-	        "path there runs again by hit). --by-hit counts every site's hits instead.\n"
+	        "A site only the initial thread reached, at the same of its calls in two\n"
+	        "recording runs, is failed by call number: a run unwinds only the call it\n"
+	        "fails (another path there runs again by hit). --by-hit counts hits always.\n"
 	        "Reproducers and the confirmation of findings always count hits.\n"
 	        "--fail-on lists the findings that make exit status 1 (default: all three);\n"
 	        "the others are still reported.\n"
@@ -123,28 +123,17 @@ struct sweep_opt opt = {.mode = "sites",
 static int parse_args(int argc, char **argv, const char **lib)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, NULL, 'm'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"max-runs", required_argument, NULL, 'M'},
-	    {"shard", required_argument, NULL, 's'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"persist", no_argument, NULL, 'P'},
-	    {"follow", no_argument, NULL, 'F'},
-	    {"no-junk", no_argument, NULL, 'J'},
-	    {"no-startup", no_argument, NULL, 'N'},
-	    {"by-hit", no_argument, NULL, 'B'},
-	    {"json", required_argument, NULL, 'o'},
-	    {"junit", required_argument, NULL, 'U'},
-	    {"html", required_argument, NULL, 'H'},
-	    {"lib", required_argument, NULL, 'L'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"input", required_argument, NULL, 'i'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"fail-on", required_argument, NULL, 'f'},
-	    {"campaign", required_argument, NULL, 'c'},
-	    {"state", required_argument, NULL, 'S'},
-	    {NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'}, {"max-runs", required_argument, NULL, 'M'},
+	    {"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
+	    {"persist", no_argument, NULL, 'P'},       {"follow", no_argument, NULL, 'F'},
+	    {"no-junk", no_argument, NULL, 'J'},       {"no-startup", no_argument, NULL, 'N'},
+	    {"by-hit", no_argument, NULL, 'B'},        {"json", required_argument, NULL, 'o'},
+	    {"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
+	    {"lib", required_argument, NULL, 'L'},     {"help", no_argument, NULL, 'h'},
+	    {"input", required_argument, NULL, 'i'},   {"version", no_argument, NULL, 'V'},
+	    {"fail-on", required_argument, NULL, 'f'}, {"campaign", required_argument, NULL, 'c'},
+	    {"state", required_argument, NULL, 'S'},   {NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;

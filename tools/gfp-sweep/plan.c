@@ -44,8 +44,7 @@ static void add_site(void *ctx, const struct rec_site *one)
 		}
 		sites[nsites++] = (struct rec_site){.hits = 0, .first = 0, .startup = 0};
 		memcpy(sites[i].id, one->id, sizeof(one->id));
-		sites[i].second = one->second;
-		sites[i].last = one->last;
+		memcpy(sites[i].tcalls, one->tcalls, sizeof(one->tcalls));
 	}
 	if (one->hits > sites[i].hits)
 		sites[i].hits = one->hits;
@@ -54,10 +53,6 @@ static void add_site(void *ctx, const struct rec_site *one)
 	if (one->first && (!sites[i].first || one->first < sites[i].first))
 		sites[i].first = one->first;
 }
-
-/* The recording run's calls came from more than one thread (or from a shim
- * that does not say). */
-static bool threads_counted;
 
 static size_t read_sites(const char *path)
 {
@@ -68,9 +63,6 @@ static size_t read_sites(const char *path)
 	struct jval v;
 	char err[256];
 	if (json_parse(rep, len, 1, &v, err, sizeof(err))) {
-		double others = -1;
-		if (!json_num(&v, "thread_calls", &others) || others != 0)
-			threads_counted = true;
 		unsigned long long calls = rec_sites(&v, add_site, NULL);
 		if (calls > eligible)
 			eligible = calls;
@@ -81,7 +73,8 @@ static size_t read_sites(const char *path)
 }
 
 /* Whether the report at path counted every site as sites[] did: the same
- * hits at the same first, second and last call numbers. */
+ * hits, and the same initial thread's call numbers of the first, second and
+ * last (other threads' interleaving may move the process's numbers). */
 static bool same_sites;
 static size_t sites_seen;
 
@@ -92,9 +85,9 @@ static void check_site(void *ctx, const struct rec_site *one)
 	size_t i = 0;
 	while (i < nsites && strcmp(sites[i].id, one->id) != 0)
 		i++;
-	same_sites &= i < nsites && sites[i].hits == one->hits && sites[i].first == one->first &&
-	              sites[i].second == one->second && sites[i].last == one->last &&
-	              sites[i].startup == one->startup && one->last;
+	same_sites &= i < nsites && sites[i].hits == one->hits &&
+	              sites[i].startup == one->startup &&
+	              memcmp(sites[i].tcalls, one->tcalls, sizeof(one->tcalls)) == 0;
 }
 
 static bool recorded_again(const char *path)
@@ -106,10 +99,7 @@ static bool recorded_again(const char *path)
 	same_sites = rep && json_parse(rep, len, 1, &v, err, sizeof(err));
 	sites_seen = 0;
 	if (same_sites) {
-		/* One thread made every call (and a shim that says so). */
-		double others = -1;
-		same_sites = json_num(&v, "thread_calls", &others) && others == 0 &&
-		             rec_sites(&v, check_site, NULL) == eligible && same_sites;
+		rec_sites(&v, check_site, NULL);
 		json_free(&v);
 	}
 	free(rep);
@@ -118,7 +108,6 @@ static bool recorded_again(const char *path)
 
 void record(void)
 {
-	threads_counted = false;
 	double t0 = now();
 	/* Failure points before main too, unless --no-startup: their hits
 	 * are counted only with fail.startup=1. */
@@ -183,7 +172,7 @@ void record(void)
 	struct output rec = read_output(0);
 	opt.unstable = to || st2 != st || !same_output(-1, &rec);
 	run_paths(-1, "report", path, sizeof(path));
-	opt.by_call = !opt.by_hit && !opt.follow && !threads_counted && strcmp(opt.mode, "sites") == 0 && !to &&
+	opt.by_call = !opt.by_hit && !opt.follow && strcmp(opt.mode, "sites") == 0 && !to &&
 	              st2 == st && recorded_again(path);
 	if (opt.unstable)
 		tool_note("two runs of %s without injection wrote different output or exited "
@@ -302,13 +291,15 @@ static void plan_sites(void)
 	for (int tier = 0; tier < 3; tier++)
 		for (size_t i = 0; i < nsites; i++) {
 			uint64_t h = sites[i].hits;
-			bool c = opt.by_call;
+			/* 0 for a site other threads hit too: by hit */
+			const unsigned long long *t =
+			    opt.by_call ? sites[i].tcalls : (unsigned long long[3]){0};
 			if (tier == 0 && h >= 1)
-				plan_add(sites[i].id, 1)->call = c ? sites[i].first : 0;
+				plan_add(sites[i].id, 1)->call = t[0];
 			else if (tier == 1 && h >= 2)
-				plan_add(sites[i].id, 2)->call = c ? sites[i].second : 0;
+				plan_add(sites[i].id, 2)->call = t[1];
 			else if (tier == 2 && h >= 3)
-				plan_add(sites[i].id, h)->call = c ? sites[i].last : 0;
+				plan_add(sites[i].id, h)->call = t[2];
 		}
 	if (!opt.max_runs || nruns <= (size_t)opt.max_runs)
 		return;
