@@ -193,6 +193,11 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 		return "fail.site.hit=last needs a recording run to count the site's hits: give "
 		       "the policy to gfp-run --policy, which makes one, or the hit's number";
 	}
+	if (p->fail_site_call && !p->fail_site.v[0]) {
+		*drop = GFP_K_fail_site_call;
+		return "fail.site.call names the call at which fail.site's hit comes: it needs "
+		       "fail.site=ID (or use fail.nth=N to fail a call by its number alone)";
+	}
 	if (p->fail_max && p->fail_min > p->fail_max) {
 		*drop = GFP_K_fail_max;
 		return "fail.min is above fail.max: no request could be injected (lower fail.min "

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "glob.h"
@@ -67,6 +68,12 @@ struct hit_count {
 	uint64_t hits;  /* atomic */
 	uint64_t first; /* atomic: the lowest call number seen, 0 = none yet */
 	uint64_t early; /* atomic: hits before main (fail.startup=1) */
+	/* The first, second and last hit by the first thread's own call
+	 * numbers (what fail.site.call takes), valid while every hit is that
+	 * thread's: the numbers other threads interleave with it change from
+	 * run to run, its own do not. */
+	uint64_t tfirst, tsecond, tlast;
+	bool others; /* atomic: another thread hit it */
 };
 static struct hit_count hit_table[HIT_TABLE];
 static uint64_t hit_overflow;  /* atomic: calls whose path found no slot (JSON: sites_overflow) */
@@ -84,8 +91,27 @@ static void hit_first(struct hit_count *e, uint64_t call)
 		;
 }
 
-static void hit_count_add(uint64_t id, uint64_t call, bool early)
+/* The process's initial thread (which runs the constructors and main):
+ * its own call numbers are what fail.site.call counts, whatever the other
+ * threads do meanwhile. Their calls are counted for the report. Asked once
+ * per thread (a fork's child is its own initial thread: the flag is reset
+ * at fork, inject_atfork_child). */
+static uint64_t other_thread_calls; /* atomic */
+
+static bool in_first_thread(void)
 {
+	if (!gfp_tls.inject.initial)
+		gfp_tls.inject.initial = syscall(SYS_gettid) == getpid() ? 1 : -1;
+	if (gfp_tls.inject.initial > 0)
+		return true;
+	__atomic_add_fetch(&other_thread_calls, 1, __ATOMIC_RELAXED);
+	return false;
+}
+
+/* tcall: the calling thread's own number for the call. */
+static void hit_count_add(uint64_t id, uint64_t call, uint64_t tcall, bool early)
+{
+	bool mine = in_first_thread();
 	id |= id == 0;
 	for (unsigned i = 0; i < 64; i++) {
 		struct hit_count *e = &hit_table[(id + i) % HIT_TABLE];
@@ -94,10 +120,21 @@ static void hit_count_add(uint64_t id, uint64_t call, bool early)
 		                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			cur = id;
 		if (cur == id) {
-			__atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
+			uint64_t hits = __atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
 			if (early)
 				__atomic_add_fetch(&e->early, 1, __ATOMIC_RELAXED);
 			hit_first(e, call);
+			if (!mine) {
+				__atomic_store_n(&e->others, true, __ATOMIC_RELAXED);
+				return;
+			}
+			/* One thread writes these (the others only mark), in its
+			 * order: hits is then its own count. */
+			if (hits == 1)
+				__atomic_store_n(&e->tfirst, tcall, __ATOMIC_RELAXED);
+			else if (hits == 2)
+				__atomic_store_n(&e->tsecond, tcall, __ATOMIC_RELAXED);
+			__atomic_store_n(&e->tlast, tcall, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -108,20 +145,27 @@ void inject_report_paths(struct gfp_buf *b)
 {
 	gfp_buf_printf(b,
 	               ",\"eligible_calls\":%llu,\"startup_calls\":%llu,\"sites_overflow\":%llu,"
-	               "\"sites\":[",
+	               "\"other_thread_calls\":%llu,\"sites\":[",
 	               (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
 	               (unsigned long long)__atomic_load_n(&startup_calls, __ATOMIC_RELAXED),
-	               (unsigned long long)__atomic_load_n(&hit_overflow, __ATOMIC_RELAXED));
+	               (unsigned long long)__atomic_load_n(&hit_overflow, __ATOMIC_RELAXED),
+	               (unsigned long long)__atomic_load_n(&other_thread_calls, __ATOMIC_RELAXED));
 	const char *sep = "";
 	for (unsigned i = 0; i < HIT_TABLE; i++) {
 		uint64_t id = __atomic_load_n(&hit_table[i].id, __ATOMIC_ACQUIRE);
 		if (!id)
 			continue;
-		gfp_buf_printf(
-		    b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu", sep,
-		    (unsigned long long)id,
-		    (unsigned long long)__atomic_load_n(&hit_table[i].hits, __ATOMIC_RELAXED),
-		    (unsigned long long)__atomic_load_n(&hit_table[i].first, __ATOMIC_RELAXED));
+		const struct hit_count *e = &hit_table[i];
+		gfp_buf_printf(b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu", sep,
+		               (unsigned long long)id,
+		               (unsigned long long)__atomic_load_n(&e->hits, __ATOMIC_RELAXED),
+		               (unsigned long long)__atomic_load_n(&e->first, __ATOMIC_RELAXED));
+		if (!__atomic_load_n(&e->others, __ATOMIC_RELAXED)) /* the first thread's alone */
+			gfp_buf_printf(
+			    b, ",\"first_thread_calls\":[%llu,%llu,%llu]",
+			    (unsigned long long)__atomic_load_n(&e->tfirst, __ATOMIC_RELAXED),
+			    (unsigned long long)__atomic_load_n(&e->tsecond, __ATOMIC_RELAXED),
+			    (unsigned long long)__atomic_load_n(&e->tlast, __ATOMIC_RELAXED));
 		uint64_t early = __atomic_load_n(&hit_table[i].early, __ATOMIC_RELAXED);
 		if (early) /* the hits a run sees only with fail.startup=1 */
 			gfp_buf_printf(b, ",\"startup\":%llu", (unsigned long long)early);
@@ -169,12 +213,11 @@ void inject_init(void)
 	__atomic_add_fetch(&filter_epoch, 1, __ATOMIC_RELAXED);
 	/* Only a probability (and a seed, where, verbose, stack filters): the
 	 * fast path decides by itself whether a call is a candidate. */
-	gfp_inject_simple = p->fail_probability > 0 && !count_paths && !p->fail_nth &&
-	                    !p->fail_site.v[0] && !p->fail_persist && !p->fail_thread.v[0] &&
-	                    p->fail_times < 0 && !p->fail_space && p->fail_interval <= 1 &&
-	                    !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
-	                    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY &&
-	                    !p->junk;
+	gfp_inject_simple =
+	    p->fail_probability > 0 && !count_paths && !p->fail_nth && !p->fail_site.v[0] &&
+	    !p->fail_persist && !p->fail_thread.v[0] && p->fail_times < 0 && !p->fail_space &&
+	    p->fail_interval <= 1 && !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
+	    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY && !p->junk;
 	gfp_inject_probability = p->fail_probability;
 	/* fail.probability and nothing else that shapes allocation: threads
 	 * stay IDLE and count down to their next injection (inject_countdown),
@@ -395,7 +438,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 			if (early)
 				__atomic_add_fetch(&startup_calls, 1, __ATOMIC_RELAXED);
 			req->path = path_of_caller();
-			hit_count_add(req->path, req->call, early);
+			hit_count_add(req->path, req->call, tcall, early);
 		}
 	}
 
@@ -403,6 +446,18 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		return fire(req);
 	if (p->fail_nth) /* exclusive, and once, as /proc/<pid>/fail-nth counts down */
 		return first && req->call == (uint64_t)p->fail_nth ? fire(req) : false;
+	if (p->fail_site.v[0] && p->fail_site_call) {
+		/* The hit is known by its call number in the first thread: that
+		 * call alone is unwound, and fails only if its path is the
+		 * site's. Any other path there means the program ran otherwise:
+		 * no failure, and gfp-sweep runs the failure point again by hit. */
+		if (!first || gfp_tls.inject.calls != (uint64_t)p->fail_site_call ||
+		    !in_first_thread())
+			return false;
+		if (!req->path)
+			req->path = path_of_caller();
+		return req->path == path_wanted ? fire(req) : false;
+	}
 	if (p->fail_site.v[0]) {
 		/* Past the hit to fail, no call can fail: none is unwound. */
 		if (!first ||
@@ -446,4 +501,5 @@ void inject_atfork_child(void)
 	/* The child counts its own calls; the parent's sequence is not its. */
 	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
 	gfp_tls.inject.calls = 0;
+	gfp_tls.inject.initial = 1; /* the forking thread is the child's only one */
 }

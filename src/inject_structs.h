@@ -14,6 +14,7 @@ struct gfp_tls_inject {
 	uint64_t children; /* threads this one created */
 	uint64_t rng;      /* the thread's generator, 0 = unseeded */
 	uint64_t calls;    /* eligible calls of this thread */
+	int8_t initial;    /* the process's initial thread: 1 yes, -1 no, 0 not known yet */
 };
 
 #endif /* GFP_INJECT_STRUCTS_H */

@@ -81,6 +81,7 @@ static size_t load(const struct target *t, size_t i, struct group **groups, size
 	nsites = (size_t)num(tg, "sites");
 	opt.rec_status = (int)num(tg, "rec_status");
 	opt.unstable = tg && json_get(tg, "unstable") && json_get(tg, "unstable")->b;
+	opt.by_call = tg && json_get(tg, "by_call") && json_get(tg, "by_call")->b;
 	snprintf(prog_path, sizeof(prog_path), "%s",
 	         tg && json_str(tg, "program") ? json_str(tg, "program") : "");
 	size_t n = has_runs ? s->nruns : 0;

@@ -314,12 +314,12 @@ static void target_error(size_t t, const char *key, const char *why)
 static bool recorded_same(const struct jval *target)
 {
 	double e = -1, s = -1, st = -1;
-	const struct jval *u = json_get(target, "unstable");
+	const struct jval *u = json_get(target, "unstable"), *c = json_get(target, "by_call");
 	json_num(target, "eligible", &e);
 	json_num(target, "sites", &s);
 	json_num(target, "rec_status", &st);
 	return e == (double)eligible && s == (double)nsites && st == opt.rec_status && u &&
-	       u->b == opt.unstable;
+	       u->b == opt.unstable && c && c->b == opt.by_call;
 }
 
 static void sweep_target(size_t t)
@@ -351,6 +351,7 @@ static void sweep_target(size_t t)
 	nruns = nsites = 0;
 	eligible = 0;
 	opt.unstable = false;
+	opt.by_call = false;
 	progress_phase("target %s: recording run", tg->id);
 	cur_key = key;
 	record();

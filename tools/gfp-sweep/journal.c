@@ -213,8 +213,8 @@ void journal_target(size_t t, const char *key)
 	FILE *f = line_start(&m, t);
 	fprintf(f, "\"target\":{\"key\":\"%s\",\"eligible\":%llu,\"sites\":%zu,\"rec_status\":%d,",
 	        key, (unsigned long long)eligible, nsites, opt.rec_status);
-	fprintf(f, "\"unstable\":%s,\"planned\":%zu,\"program\":", opt.unstable ? "true" : "false",
-	        nruns);
+	fprintf(f, "\"unstable\":%s,\"by_call\":%s,\"planned\":%zu,\"program\":",
+	        opt.unstable ? "true" : "false", opt.by_call ? "true" : "false", nruns);
 	text_json_str(f, prog_path);
 	fprintf(f, "}}");
 	journal_add(&m);
@@ -319,8 +319,9 @@ void journal_run(size_t t, size_t pos, const struct run *r)
 	frames_out(f, r->crash_frames);
 	fprintf(f, ",\"evidence\":");
 	json_evidence(f, &r->ev);
-	fprintf(f, ",\"fault\":%d,\"startup\":%s,\"count_startup\":%s", r->fault,
-	        r->startup ? "true" : "false", r->count_startup ? "true" : "false");
+	fprintf(f, ",\"fault\":%d,\"startup\":%s,\"count_startup\":%s,\"call\":%llu", r->fault,
+	        r->startup ? "true" : "false", r->count_startup ? "true" : "false",
+	        (unsigned long long)r->call);
 	if (is_finding(r->outcome))
 		stderr_out(f, r);
 	fputc('}', f);
@@ -357,6 +358,7 @@ size_t journal_restore(const struct jval *v, struct run *r)
 	r->fault = (int)num(v, "fault");
 	r->startup = json_bool(v, "startup");
 	r->count_startup = json_bool(v, "count_startup");
+	r->call = (uint64_t)num(v, "call");
 	frames_in(json_get(v, "inj_frames"), r->inj_frames, sizeof(r->inj_frames));
 	frames_in(json_get(v, "crash_frames"), r->crash_frames, sizeof(r->crash_frames));
 	const struct jval *ev = json_get(v, "evidence");

@@ -54,6 +54,7 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 	        opt.runs_planned - opt.runs_done);
 	fprintf(f, "\"junk\":%s,", opt.junk ? "true" : "false");
 	fprintf(f, "\"startup\":%s,", opt.startup ? "true" : "false");
+	fprintf(f, "\"by_call\":%s,", opt.by_call ? "true" : "false");
 	fprintf(f, "\"outcomes\":{");
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], counts[o]);
@@ -70,7 +71,10 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 		json_caller(f, r);
 		fprintf(f, ",\"evidence\":");
 		json_evidence(f, &r->ev);
-		fprintf(f, "}");
+		if (r->call)
+			fprintf(f, ",\"call\":%llu}", (unsigned long long)r->call);
+		else
+			fprintf(f, ",\"call\":null}");
 	}
 	fprintf(f, "],\"groups\":[");
 	for (size_t g = 0; g < ngroups; g++) {

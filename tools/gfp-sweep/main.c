@@ -67,9 +67,9 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: gfp-sweep [--mode sites|nth] [-j N] [--timeout S] [--max-runs N]\n"
 	        "                 [--shard K/N|auto] [--policy STR] [--persist] [--follow]\n"
-	        "                 [--no-junk] [--no-startup] [--input FILE] [--json FILE]\n"
-	        "                 [--junit FILE] [--html FILE] [--fail-on crash,hang,silent]\n"
-	        "                 [--lib PATH] -- PROG [ARGS...]\n"
+	        "                 [--no-junk] [--no-startup] [--by-hit] [--input FILE]\n"
+	        "                 [--json FILE] [--junit FILE] [--html FILE]\n"
+	        "                 [--fail-on crash,hang,silent] [--lib PATH] -- PROG [ARGS...]\n"
 	        "       gfp-sweep [options] --campaign FILE [--state PATH]\n"
 	        "       gfp-sweep --help | --version\n"
 	        "Runs PROG once to record its allocation call sites, then once per failure point\n"
@@ -81,6 +81,10 @@ static void usage(FILE *f)
 	        "--input FILE is every run's standard input (else /dev/null).\n"
 	        "Failure points before main (constructors) are swept too and reported as\n"
 	        "start-up; --no-startup leaves them out.\n"
+	        "A site only the initial thread reached, at the same of its calls in two\n"
+	        "recording runs, is failed by call number: a run unwinds only the call it\n"
+	        "fails (another path there runs again by hit). --by-hit counts hits always.\n"
+	        "Reproducers and the confirmation of findings always count hits.\n"
 	        "--fail-on lists the findings that make exit status 1 (default: all three);\n"
 	        "the others are still reported.\n"
 	        "--shard auto takes K and N from the job runner: a Kubernetes Indexed Job, a\n"
@@ -119,27 +123,17 @@ struct sweep_opt opt = {.mode = "sites",
 static int parse_args(int argc, char **argv, const char **lib)
 {
 	static const struct option opts[] = {
-	    {"mode", required_argument, NULL, 'm'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"max-runs", required_argument, NULL, 'M'},
-	    {"shard", required_argument, NULL, 's'},
-	    {"policy", required_argument, NULL, 'p'},
-	    {"persist", no_argument, NULL, 'P'},
-	    {"follow", no_argument, NULL, 'F'},
-	    {"no-junk", no_argument, NULL, 'J'},
-	    {"no-startup", no_argument, NULL, 'N'},
-	    {"json", required_argument, NULL, 'o'},
-	    {"junit", required_argument, NULL, 'U'},
-	    {"html", required_argument, NULL, 'H'},
-	    {"lib", required_argument, NULL, 'L'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"input", required_argument, NULL, 'i'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"fail-on", required_argument, NULL, 'f'},
-	    {"campaign", required_argument, NULL, 'c'},
-	    {"state", required_argument, NULL, 'S'},
-	    {NULL, 0, NULL, 0},
+	    {"mode", required_argument, NULL, 'm'},    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'}, {"max-runs", required_argument, NULL, 'M'},
+	    {"shard", required_argument, NULL, 's'},   {"policy", required_argument, NULL, 'p'},
+	    {"persist", no_argument, NULL, 'P'},       {"follow", no_argument, NULL, 'F'},
+	    {"no-junk", no_argument, NULL, 'J'},       {"no-startup", no_argument, NULL, 'N'},
+	    {"by-hit", no_argument, NULL, 'B'},        {"json", required_argument, NULL, 'o'},
+	    {"junit", required_argument, NULL, 'U'},   {"html", required_argument, NULL, 'H'},
+	    {"lib", required_argument, NULL, 'L'},     {"help", no_argument, NULL, 'h'},
+	    {"input", required_argument, NULL, 'i'},   {"version", no_argument, NULL, 'V'},
+	    {"fail-on", required_argument, NULL, 'f'}, {"campaign", required_argument, NULL, 'c'},
+	    {"state", required_argument, NULL, 'S'},   {NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
@@ -189,6 +183,9 @@ static int parse_args(int argc, char **argv, const char **lib)
 			break;
 		case 'N':
 			opt.startup = false;
+			break;
+		case 'B':
+			opt.by_hit = true;
 			break;
 		case 'o':
 			opt.json = optarg;

@@ -44,6 +44,7 @@ static void add_site(void *ctx, const struct rec_site *one)
 		}
 		sites[nsites++] = (struct rec_site){.hits = 0, .first = 0, .startup = 0};
 		memcpy(sites[i].id, one->id, sizeof(one->id));
+		memcpy(sites[i].tcalls, one->tcalls, sizeof(one->tcalls));
 	}
 	if (one->hits > sites[i].hits)
 		sites[i].hits = one->hits;
@@ -71,12 +72,47 @@ static size_t read_sites(const char *path)
 	return 1;
 }
 
+/* Whether the report at path counted every site as sites[] did: the same
+ * hits, and the same initial thread's call numbers of the first, second and
+ * last (other threads' interleaving may move the process's numbers). */
+static bool same_sites;
+static size_t sites_seen;
+
+static void check_site(void *ctx, const struct rec_site *one)
+{
+	(void)ctx;
+	sites_seen++;
+	size_t i = 0;
+	while (i < nsites && strcmp(sites[i].id, one->id) != 0)
+		i++;
+	same_sites &= i < nsites && sites[i].hits == one->hits &&
+	              sites[i].startup == one->startup &&
+	              memcmp(sites[i].tcalls, one->tcalls, sizeof(one->tcalls)) == 0;
+}
+
+static bool recorded_again(const char *path)
+{
+	size_t len = 0;
+	char *rep = text_slurp(path, &len);
+	struct jval v;
+	char err[256];
+	same_sites = rep && json_parse(rep, len, 1, &v, err, sizeof(err));
+	sites_seen = 0;
+	if (same_sites) {
+		rec_sites(&v, check_site, NULL);
+		json_free(&v);
+	}
+	free(rep);
+	return same_sites && sites_seen == nsites;
+}
+
 void record(void)
 {
 	double t0 = now();
 	/* Failure points before main too, unless --no-startup: their hits
 	 * are counted only with fail.startup=1. */
-	pid_t pid = spawn(0, opt.startup ? "stats=paths;fail.startup=1" : "stats=paths", true);
+	const char *rec_policy = opt.startup ? "stats=paths;fail.startup=1" : "stats=paths";
+	pid_t pid = spawn(0, rec_policy, true);
 	bool to;
 	int st = wait_run(pid, t0, 600, &to);
 	opt.rec_seconds = now() - t0;
@@ -125,14 +161,19 @@ void record(void)
 		    opt.argv[0]);
 	opt.rec_status = WEXITSTATUS(st);
 	/* A second run without injection: output that changes by itself
-	 * (times, addresses) says nothing of data lost. */
-	pid = spawn(-1, "", false);
+	 * (times, addresses) says nothing of data lost. It records too, so
+	 * that a program that allocates the same way twice can be failed by
+	 * call number (one process: --follow's are counted each alone). */
+	pid = spawn(-1, opt.follow ? "" : rec_policy, !opt.follow);
 	t0 = now();
 	int st2 = wait_run(pid, t0, 600, &to);
 	if (stop_requested())
 		return;
 	struct output rec = read_output(0);
 	opt.unstable = to || st2 != st || !same_output(-1, &rec);
+	run_paths(-1, "report", path, sizeof(path));
+	opt.by_call = !opt.by_hit && !opt.follow && strcmp(opt.mode, "sites") == 0 && !to &&
+	              st2 == st && recorded_again(path);
 	if (opt.unstable)
 		tool_note("two runs of %s without injection wrote different output or exited "
 		          "differently: silent data losses are not looked for",
@@ -162,7 +203,7 @@ static bool calls_at_startup(void)
 	return false;
 }
 
-static void plan_add(const char *site, uint64_t hit)
+static struct run *plan_add(const char *site, uint64_t hit)
 {
 	static size_t cap;
 	if (nruns == cap) {
@@ -177,6 +218,7 @@ static void plan_add(const char *site, uint64_t hit)
 	snprintf(r->site, sizeof(r->site), "%s", site);
 	r->hit = hit;
 	r->count_startup = *site ? site_at_startup(site) : calls_at_startup();
+	return r;
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -249,12 +291,15 @@ static void plan_sites(void)
 	for (int tier = 0; tier < 3; tier++)
 		for (size_t i = 0; i < nsites; i++) {
 			uint64_t h = sites[i].hits;
+			/* 0 for a site other threads hit too: by hit */
+			const unsigned long long *t =
+			    opt.by_call ? sites[i].tcalls : (unsigned long long[3]){0};
 			if (tier == 0 && h >= 1)
-				plan_add(sites[i].id, 1);
+				plan_add(sites[i].id, 1)->call = t[0];
 			else if (tier == 1 && h >= 2)
-				plan_add(sites[i].id, 2);
+				plan_add(sites[i].id, 2)->call = t[1];
 			else if (tier == 2 && h >= 3)
-				plan_add(sites[i].id, h);
+				plan_add(sites[i].id, h)->call = t[2];
 		}
 	if (!opt.max_runs || nruns <= (size_t)opt.max_runs)
 		return;
@@ -334,4 +379,16 @@ void policy_of(const struct run *r, char *out, size_t n)
 		         (unsigned long long)r->hit, startup, persist);
 	else
 		snprintf(out, n, "fail.nth=%llu%s%s", (unsigned long long)r->hit, startup, persist);
+}
+
+void run_policy_of(const struct run *r, char *out, size_t n)
+{
+	policy_of(r, out, n);
+	if (!opt.by_call || !r->call || !r->site[0])
+		return;
+	/* Call numbers as the recording counted them: calls before main
+	 * too when it did, whatever the site's own hits. */
+	size_t len = strlen(out);
+	snprintf(out + len, n - len, ";fail.site.call=%llu%s", (unsigned long long)r->call,
+	         opt.startup && !r->count_startup ? ";fail.startup=1" : "");
 }

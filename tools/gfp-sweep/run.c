@@ -359,28 +359,36 @@ static void end_slots(int *slot_run)
 
 void (*run_done_hook)(const struct run *r);
 
-/* Runs runs[from..nruns), or until a stop signal: the runs it finished are
+/* A run that went by its hit's call number and found another path there:
+ * the program ran differently this time, and the run says nothing yet. */
+static bool went_elsewhere(const struct run *r)
+{
+	return r->call && r->outcome == O_UNREACHED;
+}
+
+/* Runs runs[list[0..n)], or until a stop signal: the runs it finished are
  * done. */
-void execute(size_t from)
+static void execute_list(const size_t *list, size_t n)
 {
 	struct output rec_out = read_output(0);
-	size_t next = from, done = from, findings = 0;
+	size_t next = 0, done = 0, findings = 0;
 	int *slot_run = calloc((size_t)opt.jobs, sizeof(int));
 	if (!slot_run)
 		die(EXIT_USAGE, "out of memory");
-	for (size_t i = 0; i < from; i++)
+	for (size_t i = 0; i < nruns; i++)
 		findings += runs[i].done && is_finding(runs[i].outcome);
 	double t0 = now();
-	while (done < nruns && !stop_signal) {
-		for (int s = 0; s < opt.jobs && next < nruns && !stop_signal; s++) {
+	while (done < n && !stop_signal) {
+		for (int s = 0; s < opt.jobs && next < n && !stop_signal; s++) {
 			if (slot_run[s])
 				continue;
+			struct run *r = &runs[list[next]];
 			char pol[512];
-			policy_of(&runs[next], pol, sizeof(pol));
-			runs[next].idx = (int)next + 1;
-			runs[next].started = now();
-			runs[next].pid = spawn(runs[next].idx, pol, false);
-			slot_run[s] = (int)next + 1;
+			run_policy_of(r, pol, sizeof(pol));
+			r->idx = (int)list[next] + 1;
+			r->started = now();
+			r->pid = spawn(r->idx, pol, false);
+			slot_run[s] = (int)list[next] + 1;
 			next++;
 		}
 		for (int s = 0; s < opt.jobs; s++) {
@@ -404,21 +412,47 @@ void execute(size_t from)
 			r->seconds = now() - r->started;
 			classify(r, r->idx, st, to, &rec_out);
 			r->done = true;
-			if (run_done_hook)
+			if (run_done_hook && !went_elsewhere(r))
 				run_done_hook(r);
 			done++;
 			findings += is_finding(r->outcome);
 		}
 		double el = now() - t0;
-		progress_runs(done, nruns, findings,
-		              done > from ? el / (double)(done - from) * (double)(nruns - done)
-		                          : -1);
+		progress_runs(done, n, findings,
+		              done ? el / (double)done * (double)(n - done) : -1);
 		usleep(1000);
 	}
 	end_slots(slot_run);
 	progress_clear();
 	free(slot_run);
 	free(rec_out.text);
+}
+
+/* Runs runs[from..nruns). Those that went by call number and met another
+ * path there run again by their hit, counted as a user's run counts it;
+ * until then they are not done. */
+void execute(size_t from)
+{
+	size_t *list = malloc((nruns - from + 1) * sizeof(*list)), n = 0;
+	if (!list)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t i = from; i < nruns; i++)
+		list[n++] = i;
+	execute_list(list, n);
+	n = 0;
+	for (size_t i = from; i < nruns; i++)
+		if (runs[i].done && went_elsewhere(&runs[i])) {
+			runs[i].call = 0;
+			runs[i].done = false;
+			list[n++] = i;
+		}
+	if (n && !stop_signal) {
+		tool_note("%zu run%s found another call path at the hit's call number: run%s "
+		          "again by the hit",
+		          n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+		execute_list(list, n);
+	}
+	free(list);
 }
 
 /* After the runs: those that did not finish (the sweep was stopped) are

@@ -40,6 +40,9 @@ struct run {
 	char site[17];     /* sites mode: the site to fail */
 	char inj_site[17]; /* the site that failed, from the injection record */
 	uint64_t hit;      /* sites mode: which hit; nth mode: N */
+	/* sites mode, a program that ran the same way twice: the hit's call
+	 * number in the recording run (fail.site.call), 0 if none */
+	uint64_t call;
 	enum outcome outcome;
 	int status, signal;
 	char inj_frames[2048]; /* from the injection record */
@@ -71,6 +74,11 @@ struct sweep_opt {
 	char lib[PATH_MAX], tmp[512], input[PATH_MAX];
 	int rec_status; /* the recording run's exit status */
 	bool unstable;  /* two runs without injection wrote different output */
+	/* Its two recordings counted the same hits at the same call numbers:
+	 * runs fail a hit by its call number (fail.site.call), unwinding no
+	 * other call. */
+	bool by_call;
+	bool by_hit; /* --by-hit: never by call number */
 	double rec_seconds, started;
 	time_t wall_started; /* for the reports' timestamps */
 	/* Stopped by a signal (Ctrl-C, SIGTERM): runs[0..nruns) are then the
@@ -208,6 +216,10 @@ void record(void);
 void plan(void);
 size_t plan_missed_sites(void);
 void policy_of(const struct run *r, char *out, size_t n);
+/* policy_of, and the hit's call number when the run may go by it
+ * (opt.by_call): what a run of the plan is given. Reproducers and the
+ * confirmation of a finding count hits, as a user's run does. */
+void run_policy_of(const struct run *r, char *out, size_t n);
 
 /* The failed allocation's caller: the first injection frame outside the
  * allocator and libc (the frame that called malloc), with its function,

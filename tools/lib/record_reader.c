@@ -102,12 +102,15 @@ unsigned long long rec_sites(const struct jval *rep,
 	for (size_t i = 0; sites && sites->type == J_ARR && i < sites->n; i++) {
 		const struct jval *o = &sites->v[i];
 		const char *id = json_str(o, "site");
-		struct rec_site s = {.hits = 0, .first = 0, .startup = 0};
+		struct rec_site s = {.hits = 0, .first = 0, .tcalls = {0, 0, 0}, .startup = 0};
 		if (!id || !*id || strlen(id) > 16 ||
 		    strspn(id, "0123456789abcdef") != strlen(id) ||
 		    !count_of(json_get(o, "hits"), &s.hits))
 			continue;
 		count_of(json_get(o, "first"), &s.first);
+		const struct jval *tc = json_get(o, "first_thread_calls");
+		for (size_t k = 0; tc && tc->type == J_ARR && tc->n == 3 && k < 3; k++)
+			count_of(&tc->v[k], &s.tcalls[k]);
 		count_of(json_get(o, "startup"), &s.startup);
 		memcpy(s.id, id, strlen(id) + 1);
 		fn(ctx, &s);

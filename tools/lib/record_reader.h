@@ -44,6 +44,9 @@ bool rec_frame_of(const struct jval *o, const struct jval *doc, struct rec_frame
 struct rec_site {
 	char id[17];
 	unsigned long long hits, first; /* first: 0 if unknown */
+	/* The first, second and last hit by the initial thread's own call
+	 * numbers, when every hit was that thread's; else all 0. */
+	unsigned long long tcalls[3];
 	unsigned long long startup;
 };
 /* The sites of report rep, in order: fn(ctx, site) for each; returns the
