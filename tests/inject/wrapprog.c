@@ -6,7 +6,8 @@
  * crash), one returns nothing and prints less (silent).
  *
  *   plain     one thread, the same calls every run
- *   threads   a second thread allocates too
+ *   threads   a second thread allocates too (21 calls), and hands its last
+ *             block to a detached thread that only frees it and exits
  *   counter   FILE holds a number this run adds one to: that many extra
  *             calls, so no two runs allocate alike
  *   diverge   an extra call first when GFP_POLICY asks for a call number:
@@ -46,11 +47,25 @@ static __attribute__((noinline)) char *note(void)
 	return grab(64); /* NULL leaves the note out */
 }
 
+static void *freer(void *block)
+{
+	free(block);
+	return NULL;
+}
+
 static void *other(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < 20; i++)
 		free(name_of(i));
+	pthread_attr_t a;
+	pthread_t t;
+	char *last = name_of(20);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &a, freer, last) != 0)
+		free(last);
+	pthread_attr_destroy(&a);
 	return NULL;
 }
 
