@@ -161,10 +161,12 @@ void record(void)
 		    opt.argv[0]);
 	opt.rec_status = WEXITSTATUS(st);
 	/* A second run without injection: output that changes by itself
-	 * (times, addresses) says nothing of data lost. It records too, so
-	 * that a program that allocates the same way twice can be failed by
-	 * call number (one process: --follow's are counted each alone). */
-	pid = spawn(-1, opt.follow ? "" : rec_policy, !opt.follow);
+	 * (times, addresses) says nothing of data lost. In sites mode it
+	 * records too, so that a program that allocates the same way twice can
+	 * be failed by call number (one process: --follow's are counted each
+	 * alone). */
+	bool by_call = !opt.by_hit && !opt.follow && strcmp(opt.mode, "sites") == 0;
+	pid = spawn(-1, by_call ? rec_policy : "", by_call);
 	t0 = now();
 	int st2 = wait_run(pid, t0, 600, &to);
 	if (stop_requested())
@@ -172,8 +174,7 @@ void record(void)
 	struct output rec = read_output(0);
 	opt.unstable = to || st2 != st || !same_output(-1, &rec);
 	run_paths(-1, "report", path, sizeof(path));
-	opt.by_call = !opt.by_hit && !opt.follow && strcmp(opt.mode, "sites") == 0 && !to &&
-	              st2 == st && recorded_again(path);
+	opt.by_call = by_call && !to && st2 == st && recorded_again(path);
 	if (opt.unstable)
 		tool_note("two runs of %s without injection wrote different output or exited "
 		          "differently: silent data losses are not looked for",
