@@ -3,8 +3,8 @@
  * __libc_start_main (main has started: failures before it are not the
  * program's), pthread_create (each thread's creation order, from which
  * its random generator is seeded, so that a seed reproduces with threads)
- * and _exit (the process ends without exit's destructors: a member of a
- * tree leaves it all the same).
+ * and _exit (the process ends without exit's destructors: its report is
+ * written and a member of a tree leaves it all the same).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -100,6 +100,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
  * calls come here. What glibc's does after: exit_group. */
 EXPORT void _exit(int status)
 {
+	gfp_fini_exit();
 	if (gfp_tree_on)
 		tree_exit();
 	for (;;)

@@ -327,8 +327,12 @@ static void atfork_child(void)
 	pthread_mutex_init(&init_lock, NULL);
 }
 
+/* The process that read the configuration (a fork's child inherits it). */
+static pid_t init_pid;
+
 static void do_init(void)
 {
+	init_pid = getpid();
 	backend_init();
 	gfp_secure = getauxval(AT_SECURE) != 0;
 	config_defaults(&gfp_policy);
@@ -404,6 +408,15 @@ bool gfp_init(void)
 	pthread_mutex_unlock(&init_lock);
 	gfp_tls.guard--;
 	return true;
+}
+
+void gfp_fini_exit(void)
+{
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != init_pid)
+		return;
+	gfp_tls.guard++;
+	stats_report_at_exit();
+	gfp_tls.guard--;
 }
 
 void gfp_fini(void)

@@ -26,6 +26,10 @@ bool gfp_init(void);
 /* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
 bool gfp_config_strict(void);
 void gfp_fini(void);
+/* The program's own _exit: the process that read the configuration writes
+ * its report as exit would (dash and daemons end so); a fork's or vfork's
+ * child, which read none, writes nothing. */
+void gfp_fini_exit(void);
 void policy_derive(void);
 /* Keys that are fine alone but not together: the message, or NULL; *drop
  * is the key that GFP_STRICT=0 ignores to settle it. */
