@@ -299,6 +299,7 @@ static void log_effective_policy(void)
 
 static void atfork_prepare(void)
 {
+	unwind_atfork_prepare(); /* before any lock: an unwinder may take them */
 	kswapd_atfork_prepare(); /* first: its round takes the locks below */
 	pthread_mutex_lock(&init_lock);
 	thread_atfork_prepare();
@@ -309,10 +310,12 @@ static void atfork_parent(void)
 	thread_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
 	kswapd_atfork_parent();
+	unwind_atfork_parent();
 }
 
 static void atfork_child(void)
 {
+	unwind_atfork_child();
 	kswapd_atfork_child();
 	cgroup_atfork_child();
 	vmstat_atfork_child();

@@ -19,6 +19,7 @@
 #include "init.h"
 #include "thread.h"
 #include "site.h"
+#include "unwind.h"
 
 static struct gfp_range self_text, ldso_text, libc_text;
 
@@ -103,7 +104,9 @@ int site_ips(uintptr_t *ips, int max)
 	void *raw[64 + 16];
 	int want = max + 16 < 80 ? max + 16 : 80;
 	gfp_tls.guard++;
+	unwind_enter();
 	int n = unw_backtrace(raw, want);
+	unwind_leave();
 	gfp_tls.guard--;
 	int out = 0, i = 0;
 	while (i < n && site_in_shim((uintptr_t)raw[i]))

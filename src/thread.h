@@ -74,6 +74,7 @@ struct gfp_tls {
 	unsigned char exiting;
 	unsigned char exit_counted; /* budget_thread_exit took what it held */
 	unsigned char in_reclaim;   /* >0 while shrinkers run: PF_MEMALLOC */
+	unsigned char unwinding;    /* unwind.c: nested entries into libunwind */
 	/* The free fast path's one read: 1 when a free is jemalloc's alone
 	 * (idle, or a policy that counts nothing per free while nobody waits).
 	 * Other threads flip it when waiters come and go (thread.c). */

@@ -20,6 +20,7 @@
 #include <libunwind.h>
 #include <link.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -67,6 +68,53 @@ void unwind_init(void)
 	 * and the child's first backtrace (an OOM report, a record) waits for
 	 * ever. Each thread's own cache takes no lock. */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
+static unsigned unwinders; /* atomic: threads inside libunwind, nested entries each */
+static bool fork_waiting;  /* atomic */
+
+void unwind_enter(void)
+{
+	/* A signal handler inside an unwind of its own thread enters at once:
+	 * waiting for the fork there would wait for itself. */
+	if (gfp_tls.unwinding++) {
+		__atomic_add_fetch(&unwinders, 1, __ATOMIC_SEQ_CST);
+		return;
+	}
+	for (;;) {
+		__atomic_add_fetch(&unwinders, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&fork_waiting, __ATOMIC_SEQ_CST))
+			return;
+		__atomic_sub_fetch(&unwinders, 1, __ATOMIC_SEQ_CST);
+		while (__atomic_load_n(&fork_waiting, __ATOMIC_ACQUIRE))
+			sched_yield();
+	}
+}
+
+void unwind_leave(void)
+{
+	gfp_tls.unwinding--;
+	__atomic_sub_fetch(&unwinders, 1, __ATOMIC_RELEASE);
+}
+
+/* The forking thread's own entries (a fork from a handler that interrupted
+ * one) are not waited for. */
+void unwind_atfork_prepare(void)
+{
+	__atomic_store_n(&fork_waiting, true, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&unwinders, __ATOMIC_SEQ_CST) > gfp_tls.unwinding)
+		sched_yield();
+}
+
+void unwind_atfork_parent(void)
+{
+	__atomic_store_n(&fork_waiting, false, __ATOMIC_RELEASE);
+}
+
+void unwind_atfork_child(void)
+{
+	__atomic_store_n(&unwinders, gfp_tls.unwinding, __ATOMIC_RELAXED);
+	__atomic_store_n(&fork_waiting, false, __ATOMIC_RELEASE);
 }
 
 static bool reserve_lend(void)
@@ -342,6 +390,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 	gfp_tls.guard++;
 	names_forget_unloaded();
 	bool lent = reserve_lend();
+	unwind_enter();
 	if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
 		bool outside = false, after_signal = false;
 		while (n < max && unw_step(&cursor) > 0) {
@@ -368,6 +417,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 			frame_fill(&frames[n++], ip, pc);
 		}
 	}
+	unwind_leave();
 	if (lent)
 		reserve_take_back();
 	gfp_tls.guard--;

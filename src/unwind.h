@@ -14,6 +14,15 @@
 #pragma GCC visibility push(hidden)
 
 void unwind_init(void);
+/* Around every use of libunwind: a fork waits until no other thread is
+ * inside it (libunwind has no fork handlers: a child forked while another
+ * thread held its memory pool's lock waited for ever at its first unwind),
+ * and no thread enters while a fork waits. A nested entry never waits. */
+void unwind_enter(void);
+void unwind_leave(void);
+void unwind_atfork_prepare(void);
+void unwind_atfork_parent(void);
+void unwind_atfork_child(void);
 int unwind_capture(struct gfp_frame *frames, int max);
 /* From a signal handler: the frames of the interrupted code. */
 int unwind_capture_signal(struct gfp_frame *frames, int max);
