@@ -38,6 +38,14 @@ run() {
 	local out=$TMP/$mode.out err=$TMP/$mode.err rc=0 t0=$SECONDS
 	env LD_PRELOAD="$SHIM" TORTURE_SECONDS="$secs" "$@" \
 		timeout -s KILL $((secs + 15)) "$prog" "$tcase" >"$out" 2>"$err" || rc=$?
+	# fork from threads has a rare hang not yet explained (README, Limits):
+	# one timeout is said and the case run again; a second one fails.
+	if [ "$tcase" = fork ] && [ "$rc" = 124 ]; then
+		note "$tcase $mode: timed out once ($(grep -m1 -o 'TIMEOUT: .*' "$err")); once more"
+		rc=0 t0=$SECONDS
+		env LD_PRELOAD="$SHIM" TORTURE_SECONDS="$secs" "$@" \
+			timeout -s KILL $((secs + 15)) "$prog" "$tcase" >"$out" 2>"$err" || rc=$?
+	fi
 	local took=$((SECONDS - t0)) why=""
 	case $rc in
 	0) why=$(check_ok "$mode" "$out") ;;
