@@ -10,8 +10,9 @@
  *
  * It validates the policy with the engine's own parser (the same messages,
  * status 125), sets the variables, prepends the library to LD_PRELOAD and
- * execs PROG. The library is looked for next to the tool first (a build
- * tree: build/tools/../preload), then in the install prefix.
+ * execs PROG. The library is looked for as tool_find_library says: the build
+ * tree, then an installed tree relative to gfp-run's real path, then the
+ * configured libdir.
  */
 #include <elf.h>
 #include <errno.h>
@@ -239,9 +240,14 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	} else if (!tool_find_library(libpath, sizeof(libpath))) {
-		tool_error("cannot find %s next to gfp-run or in %s (build it with "
-		           "'meson compile -C build', or pass --lib PATH)",
-		           LIB_NAME, GFP_LIBDIR);
+		char why[4 * PATH_MAX];
+		tool_library_missing(why, sizeof(why));
+		tool_error("%s", why);
+		return EXIT_USAGE;
+	}
+	char why[PATH_MAX + 200];
+	if (!tool_can_preload(libpath, why, sizeof(why))) {
+		tool_error("%s", why);
 		return EXIT_USAGE;
 	}
 

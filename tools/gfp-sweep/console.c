@@ -121,8 +121,10 @@ void command_line(FILE *f)
 	}
 }
 
-/* gfp-run as a shell finds it, else the one beside this gfp-sweep (a build
- * tree's), so that a printed reproducer runs as printed. */
+/* The gfp-run beside this gfp-sweep's real path (a build tree's, or the
+ * installed tree's, wherever it is), which finds the library this sweep
+ * found; else gfp-run as a shell finds it. A printed reproducer runs as
+ * printed. */
 static const char *gfp_run_path(void)
 {
 	static char path[PATH_MAX];
@@ -131,14 +133,15 @@ static const char *gfp_run_path(void)
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
-	if (!tool_resolve("gfp-run", path, sizeof(path)) && slash) {
+	if (slash) {
 		snprintf(slash + 1, sizeof(self) - (size_t)(slash + 1 - self), "gfp-run");
 		if (access(self, X_OK) == 0) {
 			snprintf(path, sizeof(path), "%s", self);
 			return path;
 		}
 	}
-	snprintf(path, sizeof(path), "gfp-run");
+	if (!tool_resolve("gfp-run", path, sizeof(path)))
+		snprintf(path, sizeof(path), "gfp-run");
 	return path;
 }
 

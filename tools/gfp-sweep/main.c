@@ -270,9 +270,14 @@ static void prepare(const char *lib)
 	run_track_init((size_t)opt.jobs + 1);
 	if (lib)
 		snprintf(opt.lib, sizeof(opt.lib), "%s", lib);
-	else if (!tool_find_library(opt.lib, sizeof(opt.lib)))
-		die(EXIT_USAGE, "cannot find %s next to gfp-sweep or in %s", LIB_NAME, GFP_LIBDIR);
+	else if (!tool_find_library(opt.lib, sizeof(opt.lib))) {
+		char why[4 * PATH_MAX];
+		tool_library_missing(why, sizeof(why));
+		die(EXIT_USAGE, "%s", why);
+	}
 	char why[PATH_MAX + 200];
+	if (!tool_can_preload(opt.lib, why, sizeof(why)))
+		die(EXIT_USAGE, "%s", why);
 	int status = opt.campaign ? 0 : program_check(why, sizeof(why));
 	if (status)
 		die(status, "%s", why);

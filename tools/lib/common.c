@@ -15,6 +15,7 @@
 
 #include "common.h"
 #include "gfp_build.h"
+#include "text.h"
 
 /* ------------------------------------------------------------------------
  * Messages
@@ -108,26 +109,125 @@ static bool is_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Next to the tool (build tree or a relocated install), then the prefix. */
-bool tool_find_library(char *out, size_t n)
+/* How many directories up from the configured bindir, then down which path,
+ * the configured libdir is (/usr/local/bin and /usr/local/lib/x86_64-linux-gnu:
+ * 1, "lib/x86_64-linux-gnu"): where an installed tree keeps the library
+ * relative to the tools, wherever --destdir or a move put the tree. */
+static size_t libdir_from_bindir(const char **down)
 {
+	const char *bin = GFP_BINDIR, *lib = GFP_LIBDIR;
+	size_t common = 0, i = 0;
+	for (; bin[i] && bin[i] == lib[i]; i++)
+		if (bin[i] == '/')
+			common = i + 1;
+	if (!bin[i] && (!lib[i] || lib[i] == '/')) {
+		*down = lib + i + (lib[i] == '/');
+		return 0;
+	}
+	size_t up = 1;
+	for (const char *p = bin + common; *p; p++)
+		up += *p == '/';
+	*down = lib + common;
+	return up;
+}
+
+/* The i-th directory the library may be in, for i from 0; false past the
+ * last, "" for one that does not apply. The tool's own path is the real one
+ * (/proc/self/exe has its symlinks resolved), so /usr/local/bin/gfp-run
+ * linked to /opt/gfpshim/bin/gfp-run looks in /opt/gfpshim/lib, and
+ * dropping a trailing component is the same as "..". */
+static bool library_dir(size_t i, char *out, size_t n)
+{
+	const char *down = "";
+	size_t up = libdir_from_bindir(&down);
+	/* The build tree's build/tools/../preload, beside the tool, the
+	 * installed layout (../lib/<multiarch>), ../lib. */
+	const struct {
+		size_t up;
+		const char *down;
+	} rel[] = {{1, "preload"}, {0, ""}, {up, down}, {1, "lib"}};
+	size_t nrel = sizeof(rel) / sizeof(rel[0]);
+	out[0] = '\0';
+	if (i == nrel) {
+		snprintf(out, n, "%s", GFP_LIBDIR);
+		return true;
+	}
+	if (i > nrel)
+		return false;
 	char exe[PATH_MAX];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len > 0) {
-		exe[len] = '\0';
+	if (len <= 0 || exe[0] != '/')
+		return true;
+	exe[len] = '\0';
+	*strrchr(exe, '/') = '\0';
+	for (size_t k = 0; k < rel[i].up; k++) {
 		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			const char *rel[] = {"/../preload/" LIB_NAME, "/" LIB_NAME};
-			for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-				int w = snprintf(out, n, "%s%s", exe, rel[i]);
-				if (w > 0 && (size_t)w < n && is_file(out))
-					return true;
-			}
-		}
+		if (!slash)
+			return true;
+		*slash = '\0';
 	}
-	snprintf(out, n, "%s/%s", GFP_LIBDIR, LIB_NAME);
-	return is_file(out);
+	int w = snprintf(out, n, "%s%s%s", exe, rel[i].down[0] ? "/" : "", rel[i].down);
+	if (w < 0 || (size_t)w >= n)
+		out[0] = '\0';
+	return true;
+}
+
+/* Whether dir is one of the first i directories (a libdir of lib makes the
+ * installed layout and ../lib one place). */
+static bool library_dir_seen(size_t i, const char *dir)
+{
+	char earlier[PATH_MAX];
+	for (size_t k = 0; k < i && library_dir(k, earlier, sizeof(earlier)); k++)
+		if (strcmp(earlier, dir) == 0)
+			return true;
+	return false;
+}
+
+bool tool_find_library(char *out, size_t n)
+{
+	char dir[PATH_MAX];
+	for (size_t i = 0; library_dir(i, dir, sizeof(dir)); i++) {
+		int w = snprintf(out, n, "%s/%s", dir, LIB_NAME);
+		if (dir[0] && w > 0 && (size_t)w < n && is_file(out))
+			return true;
+	}
+	return false;
+}
+
+/* The n strings as shell words, separated by ", ": one line of a message
+ * whatever bytes they hold. Freed by the caller. */
+static char *shell_words(const char *const *s, size_t n)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	if (!f)
+		die(EXIT_USAGE, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", f);
+		text_shell_quote(f, s[i]);
+	}
+	if (fclose(f) != 0)
+		die(EXIT_USAGE, "out of memory");
+	return text;
+}
+
+void tool_library_missing(char *out, size_t n)
+{
+	char dirs[8][PATH_MAX];
+	const char *named[8];
+	size_t count = 0;
+	for (size_t i = 0; count < 8 && library_dir(i, dirs[count], sizeof(dirs[count])); i++)
+		if (dirs[count][0] && !library_dir_seen(i, dirs[count])) {
+			named[count] = dirs[count];
+			count++;
+		}
+	char *places = shell_words(named, count);
+	snprintf(out, n,
+	         "cannot find %s in %s (build it with 'meson compile -C build', install it with "
+	         "'meson install', or pass --lib PATH)",
+	         LIB_NAME, places);
+	free(places);
 }
 
 /* PROG as execvp would find it, for the checks below. */
@@ -197,8 +297,41 @@ bool tool_is_static_elf(const char *path)
 	return elf && !interp && (!dynamic || pie);
 }
 
+/* ld.so splits LD_PRELOAD at spaces and colons and LD_LIBRARY_PATH at colons
+ * and semicolons, with no escape: a library whose path has a space is
+ * preloaded by its name, from its directory put first in LD_LIBRARY_PATH. */
+bool tool_can_preload(const char *lib, char *why, size_t n)
+{
+	const char *slash = strrchr(lib, '/');
+	bool ok = !strchr(lib, ':');
+	if (ok && strchr(lib, ' ')) {
+		ok = slash && !strchr(slash, ' ');
+		for (const char *p = lib; ok && p < slash; p++)
+			ok = *p != ';';
+	}
+	if (!ok) {
+		char *word = shell_words(&lib, 1);
+		snprintf(why, n,
+		         "LD_PRELOAD cannot name %s (ld.so splits it at spaces and colons), nor "
+		         "LD_LIBRARY_PATH its directory: pass --lib with a path (or a symlink) "
+		         "without them",
+		         word);
+		free(word);
+	}
+	return ok;
+}
+
 void tool_set_preload(const char *lib)
 {
+	const char *slash = strrchr(lib, '/');
+	if (slash && strchr(lib, ' ')) {
+		const char *old = getenv("LD_LIBRARY_PATH");
+		char dirs[2 * PATH_MAX];
+		snprintf(dirs, sizeof(dirs), "%.*s%s%s", (int)(slash - lib), lib,
+		         old && *old ? ":" : "", old && *old ? old : "");
+		setenv("LD_LIBRARY_PATH", dirs, 1);
+		lib = slash + 1;
+	}
 	const char *old = getenv("LD_PRELOAD");
 	char preload[2 * PATH_MAX];
 	if (old && *old)

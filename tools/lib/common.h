@@ -36,13 +36,21 @@ int tool_version(void);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s); /* NULL for NULL */
 
-/* Next to the tool (build tree or a relocated install), then the prefix. */
+/* libgfpshim.so: in the build tree beside the tool, beside it, in an
+ * installed tree's libdir relative to the tool's real path (wherever the tree
+ * was moved), then in the configured libdir. */
 bool tool_find_library(char *out, size_t n);
+/* The one-line error for when tool_find_library finds nothing: every
+ * directory it looked in, and the fix. */
+void tool_library_missing(char *out, size_t n);
 /* PROG as execvp would find it. */
 bool tool_resolve(const char *prog, char *out, size_t n);
 /* LD_PRELOAD cannot reach a static executable. */
 bool tool_is_static_elf(const char *path);
-/* Prepends the library to LD_PRELOAD in this process's environment. */
+/* Whether tool_set_preload can make ld.so load lib; else false and why. */
+bool tool_can_preload(const char *lib, char *why, size_t n);
+/* Prepends the library to LD_PRELOAD in this process's environment (by its
+ * name, its directory first in LD_LIBRARY_PATH, when its path has a space). */
 void tool_set_preload(const char *lib);
 
 /* One bug is often reached from many failure points: prints the crash sites
