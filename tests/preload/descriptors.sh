@@ -1,11 +1,12 @@
 #!/bin/bash
 # The shim's descriptors, as a program sees them. Under every policy that
-# needs no file (idle, limit=, stats=sites, fail.probability=0, a budget
-# under pressure is not needed for that) a program lists exactly the
-# descriptors it lists without the shim, before and after allocations that
-# make the shim unwind, and the files it opens get the same numbers. A
-# GFP_LOG or GFP_RECORD path is one descriptor more, close-on-exec, at the
-# top of the first 1024 (below RLIMIT_NOFILE when that is lower). A program
+# needs no file (idle, limit=, stats=sites, stats=paths, fail.probability=0)
+# a program lists exactly the descriptors it lists without the shim, before
+# and after allocations that make the shim unwind, and the files it opens
+# get the same numbers. A GFP_LOG or GFP_RECORD path, the control socket
+# (ctl=1) and the memory pressure trigger (kswapd.psi=1) are one descriptor
+# more each, close-on-exec, at the top of the first 1024 (below
+# RLIMIT_NOFILE when that is lower). A program
 # that closes every descriptor from 3 up and opens its own files in their
 # place (a daemon; CPython's children) never has them read from or written
 # to by the shim, even while it logs, records and unwinds from 5 threads;
@@ -60,8 +61,8 @@ for i, (p, s) in enumerate(zip(pl, sl)):
     assert same == set(p), f"{name}: listing {i}: the program's own {sorted(p)}, with the shim {sorted(s)}"
     assert len(mine) == extra, f"{name}: listing {i}: the shim holds {sorted(mine)}, expected {extra} (all: {sorted(s)})"
     for fd, (cloexec, dev, ino) in mine.items():
-        st = os.stat(path)
-        assert (dev, ino) == (st.st_dev, st.st_ino), f"{name}: fd {fd} is not {path}"
+        st = os.stat(path) if path else None
+        assert not st or (dev, ino) == (st.st_dev, st.st_ino), f"{name}: fd {fd} is not {path}"
         assert cloexec == 1, f"{name}: fd {fd} is not close-on-exec"
         assert top - 32 <= fd < top, f"{name}: fd {fd} is not in [{top - 32}, {top})"
 print(f"# {name}: {len(sl[0])} and {len(sl[1])} descriptors, the shim's {sorted(set(sl[1]) - set(pl[1]))}")
@@ -88,6 +89,21 @@ listing() {
 	bounded "rec$1" env GFP_RECORD="$TMP/l.rec" LD_PRELOAD="$SHIM" "$PROG" lslo
 	expect_eq "GFP_RECORD=file: status" 0 "$(cat "$TMP/rec$1.rc")"
 	compare "rec$1" 1 "$TMP/l.rec" "GFP_RECORD=file"
+	mkdir -p -m 700 "$TMP/run"
+	bounded "ctl$1" env XDG_RUNTIME_DIR="$TMP/run" GFP_POLICY=ctl=1 LD_PRELOAD="$SHIM" "$PROG" lslo
+	expect_eq "ctl=1: status ($(cat "$TMP/ctl$1.err"))" 0 "$(cat "$TMP/ctl$1.rc")"
+	compare "ctl$1" 1 "" "ctl=1"
+	# (the trigger is armed by the shim's thread: the program waits for
+	# the line that says so, and closes what it read it with)
+	rm -f "$TMP/psi.log"
+	bounded "psi$1" env GFP_LOG="$TMP/psi.log" GFP_POLICY='limit=1G;kswapd=1;kswapd.psi=1;confirm=1' \
+		LD_PRELOAD="$SHIM" "$PROG" wlslo "$TMP/psi.log" "kswapd.psi: "
+	expect_eq "kswapd.psi=1: status" 0 "$(cat "$TMP/psi$1.rc")"
+	if grep -q "no memory pressure trigger" "$TMP/psi.log"; then
+		note "kswapd.psi=1: no pressure trigger here: $(grep kswapd.psi "$TMP/psi.log")"
+	else
+		compare "psi$1" 2 "" "kswapd.psi=1 and GFP_LOG=file"
+	fi
 }
 listing ''
 # A low limit: the shim's descriptor stays below it.

@@ -20,6 +20,9 @@
  *   u  setgid and setuid 65534 (root only), as a server's worker does
  *   v  every descriptor of F and f is at offset 0 (nobody read from or
  *      wrote through it), else exit 6
+ *   w  (ARG: a file, ARG: a string) allocate until the file holds the
+ *      string (a thread of the shim's said it is ready), else exit 9 after
+ *      60 s
  *   p  print "ok"
  * Exit status 0 when every op went as described.
  */
@@ -176,6 +179,30 @@ int main(int argc, char **argv)
 				}
 			}
 			break;
+		case 'w': {
+			if (arg + 1 >= argc)
+				return 2;
+			const char *path = argv[arg++], *want = argv[arg++];
+			for (int tries = 0;; tries++) {
+				char buf[65536] = "";
+				int fd = open(path, O_RDONLY);
+				if (fd >= 0) {
+					ssize_t n = read(fd, buf, sizeof(buf) - 1);
+					buf[n > 0 ? n : 0] = '\0';
+					close(fd);
+				}
+				if (strstr(buf, want))
+					break;
+				if (tries == 6000)
+					return 9;
+				/* (the budget looks at its watermarks when a
+				 * thread takes a new share: kept, not freed) */
+				if (!malloc(64u << 10))
+					return 9;
+				usleep(10000);
+			}
+			break;
+		}
 		case 'p':
 			printf("ok\n");
 			fflush(stdout);
