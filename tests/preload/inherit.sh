@@ -81,33 +81,36 @@ one_line fifo "^gfpshim: warning: GFP_LOG: cannot write to '$TMP/h/log': No such
 [ "$(id -u)" = 0 ] || { note "not root: no child that changes its uid"; exit 0; }
 command -v setpriv >/dev/null || skip "setpriv is not installed"
 # A directory only root may enter: uid 65534 cannot open the files in it.
-mkdir -m 700 "$TMP/root"
+# (Its name is UTF-8: messages show it as it is.)
+ROOT=$TMP/r\303\264ot
+ROOT=$(printf "$ROOT")
+mkdir -m 700 "$ROOT"
 drop=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 
 # The log: the shell (root) opens it and logs; its child, uid 65534, says
 # once that it cannot, from 5 threads, and runs to its end.
-run log 0 GFP_LOG="$TMP/root/log" GFP_POLICY="$INJECT;fail.verbose=1" -- \
+run log 0 GFP_LOG="$ROOT/log" GFP_POLICY="$INJECT;fail.verbose=1" -- \
 	sh -c '"$@"' sh "${drop[@]}" "$PROG" mtp
 expect_eq "GFP_LOG: the child ran" ok "$(cat "$TMP/log.out")"
-one_line log "^gfpshim: warning: GFP_LOG: cannot write to '$TMP/root/log': Permission denied in this process \(uid 65534\), though its parent opened it; no more messages$"
+one_line log "^gfpshim: warning: GFP_LOG: cannot write to '$ROOT/log': Permission denied in this process \(uid 65534\), though its parent opened it; no more messages$"
 # Nothing to say: nothing said.
-run log_quiet 0 GFP_LOG="$TMP/root/log" GFP_POLICY="$INJECT" -- sh -c '"$@"' sh "${drop[@]}" "$PROG" p
+run log_quiet 0 GFP_LOG="$ROOT/log" GFP_POLICY="$INJECT" -- sh -c '"$@"' sh "${drop[@]}" "$PROG" p
 [ ! -s "$TMP/log_quiet.err" ] || fail "GFP_LOG, nothing to say: stderr: $(cat "$TMP/log_quiet.err")"
 # Records and a report: the same.
-run rec 0 GFP_RECORD="$TMP/root/rec" GFP_POLICY="$INJECT" -- sh -c '"$@"' sh "${drop[@]}" "$PROG" mtp
-one_line rec "^gfpshim: warning: GFP_RECORD: cannot write to '$TMP/root/rec': Permission denied in this process \(uid 65534\), though its parent opened it; no more records$"
-run report 0 GFP_REPORT="$TMP/root/r.%p.json" -- sh -c '"$@"' sh "${drop[@]}" "$PROG" p
-one_line report "^gfpshim: warning: GFP_REPORT: cannot write to '$TMP/root/r\.[0-9]+\.json': Permission denied$"
-ls "$TMP"/root/r.*.json >/dev/null 2>&1 || fail "GFP_REPORT: the parent's report is missing"
+run rec 0 GFP_RECORD="$ROOT/rec" GFP_POLICY="$INJECT" -- sh -c '"$@"' sh "${drop[@]}" "$PROG" mtp
+one_line rec "^gfpshim: warning: GFP_RECORD: cannot write to '$ROOT/rec': Permission denied in this process \(uid 65534\), though its parent opened it; no more records$"
+run report 0 GFP_REPORT="$ROOT/r.%p.json" -- sh -c '"$@"' sh "${drop[@]}" "$PROG" p
+one_line report "^gfpshim: warning: GFP_REPORT: cannot write to '$ROOT/r\.[0-9]+\.json': Permission denied$"
+ls "$ROOT"/r.*.json >/dev/null 2>&1 || fail "GFP_REPORT: the parent's report is missing"
 
 # The first process to read a value it cannot open still exits 125.
 st=0
-timeout -s KILL 60 "${drop[@]}" env GFP_LOG="$TMP/root/log" LD_PRELOAD="$SHIM" "$PROG" p \
+timeout -s KILL 60 "${drop[@]}" env GFP_LOG="$ROOT/log" LD_PRELOAD="$SHIM" "$PROG" p \
 	>"$TMP/first.out" 2>"$TMP/first.err" || st=$?
 expect_eq "the first reader: status" 125 "$st"
-expect_contains "the first reader" "$TMP/first.err" "^gfpshim: error: GFP_LOG: cannot open '$TMP/root/log': Permission denied"
+expect_contains "the first reader" "$TMP/first.err" "^gfpshim: error: GFP_LOG: cannot open '$ROOT/log': Permission denied"
 # A process that changes its uid without exec keeps its descriptor.
-: >"$TMP/root/kept"
-run kept 0 GFP_LOG="$TMP/root/kept" GFP_POLICY="$INJECT;fail.verbose=1" -- "$PROG" umtp
-expect_eq "setuid without exec: log lines (1 + 20)" 21 "$(grep -c FAULT_INJECTION "$TMP/root/kept")"
+: >"$ROOT/kept"
+run kept 0 GFP_LOG="$ROOT/kept" GFP_POLICY="$INJECT;fail.verbose=1" -- "$PROG" umtp
+expect_eq "setuid without exec: log lines (1 + 20)" 21 "$(grep -c FAULT_INJECTION "$ROOT/kept")"
 [ ! -s "$TMP/kept.err" ] || fail "setuid without exec: stderr: $(cat "$TMP/kept.err")"
