@@ -47,7 +47,7 @@ typedef int (*pipe2_fn)(int[2], int);
 
 /* The next definitions (libc's, or those of a wrapper preloaded after us),
  * found by the constructor. Before it, the system call itself: glibc's
- * wrappers of these two add nothing to it on x86-64 and aarch64. */
+ * wrappers of these add nothing to it on x86-64 and aarch64. */
 static madvise_fn next_madvise;
 static mmap_fn next_mmap;
 static pipe2_fn next_pipe2;
