@@ -20,9 +20,17 @@
  * A failing mmap inside jemalloc also tells the budget routes that jemalloc
  * can fail small requests here (preload/malloc.c: budget_inner), and so does
  * a setrlimit or prlimit that limits the process's address space or data.
+ *
+ * pipe2 keeps libunwind's pipe out of the program's descriptors
+ * (src/unwind_mem.c says why): refused while the shim initialises libunwind,
+ * moved to the shim's numbers should libunwind open it again inside one of
+ * the shim's backtraces. Calls from anyone else, and from libunwind for the
+ * program, pass through.
  */
+#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
 #include <errno.h>
+#include <libunwind.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -35,12 +43,14 @@
 
 typedef int (*madvise_fn)(void *, size_t, int);
 typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*pipe2_fn)(int[2], int);
 
 /* The next definitions (libc's, or those of a wrapper preloaded after us),
  * found by the constructor. Before it, the system call itself: glibc's
- * wrappers of these two add nothing to it on x86-64 and aarch64. */
+ * wrappers of these add nothing to it on x86-64 and aarch64. */
 static madvise_fn next_madvise;
 static mmap_fn next_mmap;
+static pipe2_fn next_pipe2;
 
 static bool from_jemalloc(const void *pc)
 {
@@ -76,6 +86,40 @@ EXPORT void *export_mmap(void *, size_t, int, int, int, off_t) __asm__("mmap")
     __attribute__((alias("wrap_mmap")));
 EXPORT void *export_mmap64(void *, size_t, int, int, int, off_t) __asm__("mmap64")
     __attribute__((alias("wrap_mmap")));
+
+static bool from_libunwind(const void *pc)
+{
+	static struct link_map *libunwind; /* atomic */
+	struct link_map *lu = __atomic_load_n(&libunwind, __ATOMIC_RELAXED);
+	struct dl_find_object o;
+	if (!lu) {
+		void (*f)(void) = (void (*)(void))unw_init_local;
+		void *addr;
+		__builtin_memcpy(&addr, &f, sizeof(addr));
+		if (_dl_find_object(addr, &o) != 0)
+			return false;
+		lu = o.dlfo_link_map;
+		__atomic_store_n(&libunwind, lu, __ATOMIC_RELAXED);
+	}
+	return _dl_find_object((void *)pc, &o) == 0 && o.dlfo_link_map == lu;
+}
+
+EXPORT int pipe2(int fds[2], int flags)
+{
+	pipe2_fn next = __atomic_load_n(&next_pipe2, __ATOMIC_RELAXED);
+	bool shim =
+	    (gfp_tls.guard || gfp_tls.unwinding) && from_libunwind(__builtin_return_address(0));
+	if (shim && !gfp_tls.unwinding) {
+		errno = EMFILE;
+		return -1;
+	}
+	int r = next ? next(fds, flags) : (int)syscall(SYS_pipe2, fds, flags);
+	if (r == 0 && shim) {
+		fds[0] = gfp_fd_lift(fds[0]);
+		fds[1] = gfp_fd_lift(fds[1]);
+	}
+	return r;
+}
 
 /* A limit jemalloc's mappings count against, set on this process. */
 static void limits_changed(int resource, const struct rlimit *r)
@@ -113,12 +157,16 @@ EXPORT int export_setrlimit64(int, const struct rlimit *) __asm__("setrlimit64")
 __attribute__((constructor(101))) static void oscalls_init(void)
 {
 	gfp_tls.guard++; /* dlsym may allocate its error state */
-	void *m = dlsym(RTLD_NEXT, "madvise"), *p = dlsym(RTLD_NEXT, "mmap");
+	void *m = dlsym(RTLD_NEXT, "madvise"), *p = dlsym(RTLD_NEXT, "mmap"),
+	     *q = dlsym(RTLD_NEXT, "pipe2");
 	gfp_tls.guard--;
 	madvise_fn mf;
 	mmap_fn pf;
+	pipe2_fn qf;
 	__builtin_memcpy(&mf, &m, sizeof(m));
 	__builtin_memcpy(&pf, &p, sizeof(p));
+	__builtin_memcpy(&qf, &q, sizeof(q));
 	__atomic_store_n(&next_madvise, mf, __ATOMIC_RELAXED);
 	__atomic_store_n(&next_mmap, pf, __ATOMIC_RELAXED);
+	__atomic_store_n(&next_pipe2, qf, __ATOMIC_RELAXED);
 }

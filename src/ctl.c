@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "dest.h"
 #include "init.h"
 #include "ctl.h"
 #include "rules.h"
@@ -517,7 +518,7 @@ void ctl_start(void)
 			close(fd);
 		goto out;
 	}
-	listen_fd = fd;
+	listen_fd = gfp_fd_lift(fd); /* out of the program's way */
 	owner = getpid();
 	/* libc's pthread_create, not the shim's: the program's threads keep
 	 * their creation order (fail.seed). Every signal blocked: the

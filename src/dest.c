@@ -12,18 +12,36 @@
  * A program that closes "all other" descriptors (daemons do) may close ours
  * and reuse its number: every write first checks that the descriptor still
  * holds the file it opened, and opens the path again only if it still names
- * that same file. Writes hold SIGPIPE blocked: a reader that goes away costs
- * the destination (reported once), never the program.
+ * that same file. fd:N above the standard three is checked the same way,
+ * and dropped (said once) when the program put another file there. Writes
+ * hold SIGPIPE blocked: a reader that goes away costs the destination
+ * (reported once), never the program.
+ *
+ * Descriptors the shim keeps sit at the top of the numbers a program uses
+ * (gfp_fd_lift), close-on-exec: a program that lists its descriptors, or
+ * passes some to a child by number, finds the ones it opened where it would
+ * without the shim.
+ *
+ * A child inherits the variables, not the descriptors (close-on-exec). The
+ * process that opens a destination first names it in GFP_INHERITED (a hash
+ * of the value; for fd:N the file's device and inode): a descendant started
+ * with the same value that cannot open it (it changed its uid, or closed
+ * fd:N, as CPython's subprocess does) runs on without it and says so once,
+ * at its first write, rather than exiting 125 before main. A value nobody
+ * opened yet is checked as strictly as ever.
  *
  * Must never: follow a symlink at the path, create a file others can read,
- * allocate (it runs inside malloc and in signal handlers), change errno.
+ * allocate (it runs inside malloc and in signal handlers; GFP_INHERITED is
+ * exported from a constructor), change errno.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h> /* rename(2) only: no stdio */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +49,7 @@
 #include "policy.h"
 #include "log.h"
 #include "dest.h"
+#include "thread.h"
 
 /* What the messages quote of a path. */
 #define QUOTED_PATH 512
@@ -41,6 +60,21 @@
 /* A destination's own descriptor sits above the standard three: a program
  * started with one of them closed must not find our file there. */
 #define DEST_FD_MIN 3
+
+/*
+ * The shim's descriptors take the lowest free numbers from FD_TOP - FD_SLOTS
+ * up (below RLIMIT_NOFILE when that is lower). A program is handed the
+ * lowest free number, so it meets these only with some thousand open, and
+ * shells' own (10 and up, bash's 255) lie below. 1024 is the kernel's
+ * default soft limit and select()'s FD_SETSIZE; higher numbers would grow
+ * the kernel's table of descriptors in every process, and every fork
+ * copies it.
+ */
+#define FD_TOP   1024
+#define FD_SLOTS 32
+
+/* The variable the first process names its destinations in. */
+#define INHERIT_VAR "GFP_INHERITED"
 
 /* ------------------------------------------------------------------------
  * Names
@@ -130,13 +164,30 @@ static int create_temp(const char *path, char *tmp, size_t cap)
 	return -1;
 }
 
-/* fd moved to DEST_FD_MIN or above (the low number closed again), or -1. */
-static int lift(int fd)
+static int fd_floor(void)
 {
-	if (fd < 0 || fd >= DEST_FD_MIN)
+	struct rlimit rl;
+	rlim_t top = FD_TOP;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < top)
+		top = rl.rlim_cur;
+	return top >= DEST_FD_MIN + FD_SLOTS ? (int)(top - FD_SLOTS) : DEST_FD_MIN;
+}
+
+int gfp_fd_lift(int fd)
+{
+	int floor = fd_floor();
+	if (fd < 0 || fd >= floor)
 		return fd;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, DEST_FD_MIN);
-	int err = errno;
+	int saved = errno;
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+	if (high < 0 && fd < DEST_FD_MIN)
+		high = fcntl(fd, F_DUPFD_CLOEXEC, DEST_FD_MIN);
+	if (high < 0 && fd >= DEST_FD_MIN) {
+		/* every number up there taken: it works where it is */
+		errno = saved;
+		return fd;
+	}
+	int err = high < 0 ? errno : saved;
 	close(fd);
 	errno = err;
 	return high;
@@ -163,9 +214,21 @@ static void dest_failed(struct gfp_dest *d, int err)
 	char where[QUOTED_PATH + 8];
 	quote_where(d, where, sizeof(where));
 	const char *what = d->log ? "messages" : strcmp(d->var, "GFP_RECORD") == 0 ? "records" : "";
-	const char *why = err == ESTALE ? "the program closed its descriptor and the path now "
-	                                  "names another file"
-	                                : gfp_strerror(err);
+	char lost[160];
+	const char *why = gfp_strerror(err);
+	if (d->lost && d->own) {
+		gfp_snprintf(lost, sizeof(lost),
+		             "%s in this process (uid %u), though its parent "
+		             "opened it",
+		             gfp_strerror(err), (unsigned)geteuid());
+		why = lost;
+	} else if (d->lost) {
+		why = "this process did not inherit the descriptor its parent wrote to";
+	} else if (err == ESTALE)
+		why = d->own
+		          ? "the program closed its descriptor and the path now names another "
+		            "file"
+		          : "the program closed the descriptor or put another file at its number";
 	if (!d->log) {
 		gfp_log(GFP_LOG_WARNING, "%s: cannot write to %s: %s%s%s", d->var, where, why,
 		        *what ? "; no more " : "", what);
@@ -189,9 +252,15 @@ static void dest_failed(struct gfp_dest *d, int err)
 static int dest_fd(struct gfp_dest *d)
 {
 	int fd = __atomic_load_n(&d->fd, __ATOMIC_ACQUIRE);
-	if (!d->own)
-		return fd;
 	struct stat st;
+	if (!d->own) {
+		if (d->pinned &&
+		    (fstat(fd, &st) != 0 || st.st_dev != d->dev || st.st_ino != d->ino)) {
+			errno = ESTALE;
+			return -1;
+		}
+		return fd;
+	}
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == d->dev && st.st_ino == d->ino)
 		return fd;
 	int again =
@@ -206,7 +275,7 @@ static int dest_fd(struct gfp_dest *d)
 		errno = ESTALE;
 		return -1;
 	}
-	int high = lift(again);
+	int high = gfp_fd_lift(again);
 	if (high < 0)
 		return -1;
 	fcntl(high, F_SETFL, fcntl(high, F_GETFL) & ~O_NONBLOCK);
@@ -252,11 +321,22 @@ bool gfp_dest_on(const struct gfp_dest *d)
 	return __atomic_load_n(&d->fd, __ATOMIC_RELAXED) >= 0 || d->path[0];
 }
 
+bool gfp_dest_private(const struct gfp_dest *d)
+{
+	return (d->own || __atomic_load_n(&d->fd, __ATOMIC_RELAXED) > STDERR_FILENO) && !d->lost &&
+	       !__atomic_load_n(&d->dead, __ATOMIC_RELAXED);
+}
+
 bool gfp_dest_write(struct gfp_dest *d, const char *p, size_t n)
 {
 	if (__atomic_load_n(&d->dead, __ATOMIC_RELAXED))
 		return false;
 	int saved = errno;
+	if (d->lost) {
+		dest_failed(d, d->lost);
+		errno = saved;
+		return false;
+	}
 	int fd = dest_fd(d);
 	bool ok = fd >= 0 && write_nosigpipe(fd, p, n);
 	/* A full non-blocking pipe loses this line only. */
@@ -339,9 +419,10 @@ static int open_append(struct gfp_dest *d, const char *path, const char *q, char
 		else
 			gfp_snprintf(err, errlen, "%s: cannot open '%s': %s (give a writable path)",
 			             d->var, q, gfp_strerror(e));
+		errno = e;
 		return -1;
 	}
-	if ((fd = lift(fd)) < 0 || fstat(fd, &st) != 0) {
+	if ((fd = gfp_fd_lift(fd)) < 0 || fstat(fd, &st) != 0) {
 		gfp_snprintf(err, errlen, "%s: cannot open '%s': %s", d->var, q,
 		             gfp_strerror(errno));
 		return -1;
@@ -360,6 +441,7 @@ static int open_append(struct gfp_dest *d, const char *path, const char *q, char
 			             "another user's file (remove it, or give fd:N or stderr)",
 			             d->var, q, (unsigned)st.st_uid);
 		close(fd);
+		errno = st.st_nlink > 1 ? EMLINK : EPERM;
 		return -1;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -385,7 +467,8 @@ static int check_report(struct gfp_dest *d, const char *tmpl, const char *q, cha
 	}
 	if (exists) {
 		if (S_ISCHR(st.st_mode)) {
-			int fd = lift(open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+			int fd =
+			    gfp_fd_lift(open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
 			if (fd < 0 || fstat(fd, &st) != 0) {
 				gfp_snprintf(err, errlen, "%s: cannot open '%s': %s", d->var, q,
 				             gfp_strerror(errno));
@@ -420,21 +503,137 @@ static int check_report(struct gfp_dest *d, const char *tmpl, const char *q, cha
 	return 0;
 }
 
+/* ------------------------------------------------------------------------
+ * Children (GFP_INHERITED)
+ * ---------------------------------------------------------------------- */
+
+/* What a parent said of one destination. */
+struct inherited {
+	bool id; /* fd:N: the file it held */
+	dev_t dev;
+	ino_t ino;
+};
+
+/* FNV-1a of VAR=value: a child tells a value its parent opened from one
+ * it set itself. */
+static uint64_t value_hash(const char *var, const char *value)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (const char *s = var; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	h = (h ^ '=') * 0x100000001b3ULL;
+	for (const char *s = value; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+static unsigned long long parse_ull(const char **p)
+{
+	unsigned long long v = 0;
+	for (; **p >= '0' && **p <= '9'; (*p)++)
+		v = v * 10 + (unsigned long long)(**p - '0');
+	return v;
+}
+
+/* Whether GFP_INHERITED names var with this value's hash: entries
+ * VAR:HASH[:DEV:INO], comma-separated. */
+static bool inherited_find(const char *var, uint64_t hash, struct inherited *in)
+{
+	const char *s = secure_getenv(INHERIT_VAR);
+	char want[64];
+	int n = gfp_snprintf(want, sizeof(want), "%s:%016llx", var, (unsigned long long)hash);
+	for (; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+		if (strncmp(s, want, (size_t)n) != 0 || (s[n] && s[n] != ',' && s[n] != ':'))
+			continue;
+		const char *p = s + n;
+		in->id = *p == ':';
+		if (in->id) {
+			p++;
+			in->dev = (dev_t)parse_ull(&p);
+			p += *p == ':';
+			in->ino = (ino_t)parse_ull(&p);
+		}
+		return true;
+	}
+	return false;
+}
+
+/* The destinations this process names to its children. */
+static struct gfp_dest *named[4];
+static unsigned nnamed;
+
+static void name_for_children(struct gfp_dest *d)
+{
+	for (unsigned i = 0; i < nnamed; i++)
+		if (named[i] == d)
+			return;
+	if (nnamed < sizeof(named) / sizeof(named[0]))
+		named[nnamed++] = d;
+}
+
+/* An inherited destination this process cannot open: the first write says
+ * so (dest_failed), the children still inherit it. */
+static int lose(struct gfp_dest *d, int fd, const char *path, int err, const struct inherited *in)
+{
+	d->lost = err ? err : EIO;
+	d->own = path != NULL;
+	if (path)
+		memcpy(d->path, path, strlen(path) + 1);
+	d->pinned = in->id;
+	d->dev = in->dev;
+	d->ino = in->ino;
+	__atomic_store_n(&d->fd, path ? -1 : fd, __ATOMIC_RELEASE);
+	name_for_children(d);
+	return 0;
+}
+
+/* After the configuration was read (gfpshim_ctor runs at 101), outside
+ * malloc: setenv allocates. */
+__attribute__((constructor(102))) static void export_inherited(void)
+{
+	if (!nnamed)
+		return;
+	char v[512];
+	struct gfp_buf b = {v, sizeof(v), 0};
+	for (unsigned i = 0; i < nnamed; i++) {
+		gfp_buf_printf(&b, "%s%s:%016llx", i ? "," : "", named[i]->var,
+		               (unsigned long long)named[i]->hash);
+		if (named[i]->pinned)
+			gfp_buf_printf(&b, ":%llu:%llu", (unsigned long long)named[i]->dev,
+			               (unsigned long long)named[i]->ino);
+	}
+	const char *now = getenv(INHERIT_VAR);
+	if (now && strcmp(now, v) == 0)
+		return;
+	gfp_tls.guard++; /* the shim's own allocation: never failed, never counted */
+	setenv(INHERIT_VAR, v, 1);
+	gfp_tls.guard--;
+}
+
 int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, const char *value,
                  bool secure, char *err, size_t errlen)
 {
 	d->var = var;
+	d->hash = value_hash(var, value);
+	struct inherited in = {0};
+	bool inherited = inherited_find(var, d->hash, &in);
 	char q[QUOTED_PATH];
 	gfp_quote(q, sizeof(q), value, strlen(value));
 	int fd;
-	int named = parse_fd(value, &fd);
-	if (named < 0) {
+	int named_fd = parse_fd(value, &fd);
+	if (named_fd < 0) {
 		gfp_snprintf(err, errlen,
 		             "%s: bad value '%s' (expected stderr, fd:N or a file path)", var, q);
 		return -1;
 	}
-	if (named) {
-		if (fcntl(fd, F_GETFD) < 0) {
+	if (named_fd) {
+		struct stat st;
+		bool is_open = fcntl(fd, F_GETFD) >= 0;
+		if (inherited && fd > STDERR_FILENO &&
+		    (!is_open || (in.id && (fstat(fd, &st) != 0 || st.st_dev != in.dev ||
+		                            st.st_ino != in.ino))))
+			return lose(d, fd, NULL, is_open ? ESTALE : EBADF, &in);
+		if (!is_open) {
 			gfp_snprintf(err, errlen,
 			             "%s: descriptor %d is not open (open it in the shell, e.g. "
 			             "'3>>%s', or give a file path)",
@@ -446,6 +645,14 @@ int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, c
 		}
 		d->own = false;
 		d->path[0] = '\0';
+		/* A descriptor of the program's own beyond the standard three: it
+		 * may close it and put another file there (see dest_fd). */
+		if (fd > STDERR_FILENO && fstat(fd, &st) == 0) {
+			d->pinned = true;
+			d->dev = st.st_dev;
+			d->ino = st.st_ino;
+			name_for_children(d);
+		}
 		__atomic_store_n(&d->fd, fd, __ATOMIC_RELEASE);
 		return 0;
 	}
@@ -456,6 +663,18 @@ int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, c
 		             sizeof(d->path) - REPORT_SLACK - 1);
 		return -1;
 	}
-	return kind == GFP_DEST_REPORT ? check_report(d, value, q, err, errlen)
-	                               : open_append(d, value, q, err, errlen);
+	int r = kind == GFP_DEST_REPORT ? check_report(d, value, q, err, errlen)
+	                                : open_append(d, value, q, err, errlen);
+	if (r != 0 && inherited) {
+		if (kind != GFP_DEST_APPEND) {
+			/* tried at exit, where a failure is said */
+			memcpy(d->path, value, strlen(value) + 1);
+			name_for_children(d);
+			return 0;
+		}
+		return lose(d, -1, value, errno, &in);
+	}
+	if (r == 0)
+		name_for_children(d);
+	return r;
 }

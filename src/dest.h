@@ -1,12 +1,14 @@
 /*
  * dest.h - dest.c: every destination the shim writes to (GFP_LOG, GFP_RECORD,
- * GFP_REPORT): named once at start-up, opened once, never through a symlink.
+ * GFP_REPORT): named once at start-up, opened once, never through a symlink;
+ * and where the shim's own descriptors go.
  */
 #ifndef GFP_DEST_H
 #define GFP_DEST_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #pragma GCC visibility push(hidden)
@@ -19,10 +21,13 @@ struct gfp_dest {
 	const char *var; /* GFP_LOG, ...: names it in messages */
 	int fd;          /* atomic; -1: nowhere (or a report's path) */
 	bool own;        /* fd was opened from path: dev and ino tell it apart */
+	bool pinned;     /* fd:N above 2: written only while it holds dev, ino */
 	bool log;        /* GFP_LOG: its own failure goes to stderr */
 	bool dead;       /* atomic: a write failed, was reported; no more */
+	int lost;        /* errno: inherited, and this process cannot open it */
 	dev_t dev;
 	ino_t ino;
+	uint64_t hash;   /* of the variable's value, for the children */
 	char path[1024]; /* a report's path (%p: the pid), or what fd opened */
 };
 /* Parses stderr, fd:N (also /dev/stdout, /dev/stderr, /dev/fd/N) or a path
@@ -37,6 +42,12 @@ bool gfp_dest_write(struct gfp_dest *d, const char *p, size_t n);
  * the descriptor); failures are reported. */
 void gfp_dest_publish(struct gfp_dest *d, const char *p, size_t n);
 bool gfp_dest_on(const struct gfp_dest *d);
+/* Whether d writes somewhere of its own: a path, or fd:N above 2 (not the
+ * program's stdout or stderr). */
+bool gfp_dest_private(const struct gfp_dest *d);
+/* fd moved to the shim's own numbers (see dest.c), the old one closed;
+ * errno kept. -1 only for a standard descriptor (0-2) that cannot move. */
+int gfp_fd_lift(int fd);
 /* "a directory", "a FIFO", ...: what a path is, for messages. */
 const char *gfp_file_type(mode_t mode);
 

@@ -143,7 +143,7 @@ static int psi_arm(const char *path, int *err, const char **trigger)
 		}
 		if (write(fd, triggers[i], strlen(triggers[i]) + 1) >= 0) {
 			*trigger = triggers[i];
-			return fd;
+			return gfp_fd_lift(fd); /* out of the program's way */
 		}
 		*err = errno;
 		close(fd);

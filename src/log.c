@@ -30,6 +30,11 @@ void gfp_log_raw(const char *p, size_t n)
 	(void)gfp_dest_write(&out, p, n);
 }
 
+bool gfp_log_private(void)
+{
+	return gfp_dest_private(&out);
+}
+
 /* The program's name, its control bytes quoted: a file named with an
  * escape sequence must not drive the terminal that shows the log. */
 static char comm[64];

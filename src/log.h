@@ -14,6 +14,9 @@ enum gfp_level { GFP_LOG_ERROR, GFP_LOG_WARNING, GFP_LOG_INFO };
 int log_set_dest(const char *dest, bool secure, char *err, size_t errlen);
 void gfp_log(enum gfp_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gfp_log_raw(const char *p, size_t n);
+/* Whether messages go to a file or descriptor of the user's (GFP_LOG),
+ * not into the program's own stdout or stderr. */
+bool gfp_log_private(void);
 /* The program's name as messages print it (control bytes quoted). */
 const char *gfp_comm(void);
 

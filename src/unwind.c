@@ -29,6 +29,7 @@
 #include "glob.h"
 #include "thread.h"
 #include "unwind.h"
+#include "unwind_mem.h"
 #include "site.h"
 
 /*
@@ -63,11 +64,17 @@ void unwind_init(void)
 {
 	reserve_map();
 	name_slots_map();
+	/* libunwind initialises here, and opens the pipe it checks addresses
+	 * with: under the guard, and outside an unwind, preload/oscalls.c
+	 * refuses it; unwind_mem.c reads without it. */
+	gfp_tls.guard++;
 	/* libunwind's global cache of register states sits behind a mutex: a
 	 * fork while another thread unwinds hands the child that mutex held,
 	 * and the child's first backtrace (an OOM report, a record) waits for
 	 * ever. Each thread's own cache takes no lock. */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	unwind_mem_init();
+	gfp_tls.guard--;
 }
 
 static unsigned unwinders; /* atomic: threads inside libunwind, nested entries each */
