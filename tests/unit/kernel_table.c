@@ -93,7 +93,7 @@ static void print_row(struct gfp_buf *b, const struct row *r)
 {
 	static const char *const room[] = {"all", "half of min_free", "only MEMALLOC fits", "none"};
 	static const char *const reclaim[] = {"nothing left", "stuck, more may come", "frees some"};
-	static const char *const via[] = {"", ", ALLOC_MIN_RESERVE", ", no watermarks"};
+	static const char *const via[] = {"", ", from half of min_free", ", no watermarks"};
 	gfp_buf_printf(b, "| ");
 	cell_flags(b, r->flags);
 	if (r->size > 4096)
