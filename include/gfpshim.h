@@ -198,7 +198,7 @@ GFP_INLINE_ int gfp_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned ki
 }
 
 /**
- * gfp_oom_notifier_register() - called before the OOM step (oom=notify).
+ * gfp_oom_notifier_register() - called first by the OOM step, under every oom=.
  * @fn: frees what it can and returns the bytes freed; progress if non-zero.
  * Return: 0, or -1 when the table is full.
  */

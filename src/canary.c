@@ -170,40 +170,45 @@ static bool first_time(uintptr_t key)
 	return false; /* the set is full: stay quiet rather than flood */
 }
 
-void canary_misuse(const struct gfp_slow *s)
+/* Each kind once per call site, as each of the kernel's WARN_ON_ONCE is
+ * once per boot: NOFAIL without direct reclaim (it may fail), above 8 KiB
+ * (costly to guarantee), from inside reclaim (it cannot reclaim, it can only
+ * wait for others: __alloc_pages_slowpath's PF_MEMALLOC warning), and inside
+ * a scope that takes direct reclaim away (it waits anyway). */
+void canary_misuse(const struct gfp_slow *s, bool in_reclaim, bool scope_waived)
 {
 	gfp_t f = s->req->gfp;
 	if (!(f & GFP_NOFAIL))
 		return;
 	bool large = s->req->size > 8192, nowait = !(f & GFP_DIRECT_RECLAIM_BIT);
-	if (!large && !nowait)
+	if (!large && !nowait && !in_reclaim && !scope_waived)
 		return;
 	struct gfp_frame frames[FRAMES];
 	int n = unwind_capture(frames, FRAMES);
 	uintptr_t site = n ? frames[0].ip : 0;
-	/* Two separate warnings, each once per call site, as the kernel's two
-	 * WARN_ON_ONCE are. */
-	bool warn_nowait = nowait && first_time((site << 2) | 1);
-	bool warn_large = large && first_time((site << 2) | 2);
-	if (!warn_nowait && !warn_large)
+	bool warn[4] = {nowait && first_time((site << 3) | 1), large && first_time((site << 3) | 2),
+	                in_reclaim && first_time((site << 3) | 3),
+	                scope_waived && first_time((site << 3) | 4)};
+	if (!warn[0] && !warn[1] && !warn[2] && !warn[3])
 		return;
-	char msg[MSG_MAX], mode[160], caller[96];
+	char msg[MSG_MAX], mode[160], buf[96];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	mode_str(f, mode, sizeof(mode));
-	if (warn_nowait)
-		gfp_buf_printf(
-		    &b,
-		    "gfpshim: warning: %s(%d): NOFAIL without direct reclaim cannot wait: "
-		    "size %zu in %s may fail (mode:%s)%s",
-		    gfp_comm(), (int)getpid(), s->req->size,
-		    unwind_caller(frames, n, caller, sizeof(caller)), mode, warn_large ? "\n" : "");
-	if (warn_large)
-		gfp_buf_printf(
-		    &b,
-		    "gfpshim: warning: %s(%d): NOFAIL allocation of %zu bytes (above 8192) "
-		    "in %s: large must-succeed requests can stall the process (mode:%s)",
-		    gfp_comm(), (int)getpid(), s->req->size,
-		    unwind_caller(frames, n, caller, sizeof(caller)), mode);
+	const char *caller = unwind_caller(frames, n, buf, sizeof(buf)), *sep = "";
+#define MISUSE(i, fmt)                                                                             \
+	if (warn[i]) {                                                                             \
+		gfp_buf_printf(&b, "%sgfpshim: warning: %s(%d): " fmt, sep, gfp_comm(),            \
+		               (int)getpid(), s->req->size, caller, mode);                         \
+		sep = "\n";                                                                        \
+	}
+	MISUSE(0, "NOFAIL without direct reclaim cannot wait: size %zu in %s may fail (mode:%s)")
+	MISUSE(1, "NOFAIL allocation of %zu bytes (above 8192) in %s: large must-succeed requests "
+	          "can stall the process (mode:%s)")
+	MISUSE(2, "NOFAIL from inside reclaim (a shrinker or an OOM notifier) cannot reclaim: "
+	          "size %zu in %s waits until other threads free memory (mode:%s)")
+	MISUSE(3, "NOFAIL inside a scope without direct reclaim waits anyway: size %zu in %s "
+	          "(mode:%s)")
+#undef MISUSE
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);

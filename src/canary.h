@@ -18,7 +18,7 @@ void canary_tick(struct gfp_slow *s);
 void canary_warn(const struct gfp_slow *s);
 void canary_warn_alloc(const struct gfp_slow *s, const char *reason);
 bool canary_oom_report_ok(unsigned *missed);
-void canary_misuse(const struct gfp_slow *s);
+void canary_misuse(const struct gfp_slow *s, bool in_reclaim, bool scope_waived);
 
 #pragma GCC visibility pop
 

@@ -4,7 +4,9 @@
  * Most specific first: the caller's explicit flags (gfp_malloc), else the
  * flags of the first GFP_RULES rule that matches (rules.c), else the
  * process default (default=); then the thread's scopes restrict the result
- * the way PF_MEMALLOC_NOFS/NOIO do. Scopes live in one thread-local word:
+ * the way PF_MEMALLOC_NOFS/NOIO do (decide.c: gfp_scope_apply, where a
+ * NOFAIL request keeps its right to wait inside a NOWAIT scope). Scopes
+ * live in one thread-local word:
  * a set bit among IO, FS and DIRECT_RECLAIM means "taken away", any other
  * set bit is a modifier the scope adds. push returns only the bits it set and
  * pop clears exactly those, so LIFO nesting is exact without a stack
@@ -14,18 +16,11 @@
 #include "thread.h"
 #include "context.h"
 #include "rules.h"
-
-#define BASE_BITS    (GFP_DIRECT_RECLAIM_BIT | GFP_KSWAPD_RECLAIM_BIT | GFP_IO_BIT | GFP_FS_BIT)
-#define SCOPE_CLEARS (GFP_IO_BIT | GFP_FS_BIT | GFP_DIRECT_RECLAIM_BIT)
-#define SCOPE_MODIFIERS                                                                            \
-	(GFP_NORETRY | GFP_RETRY_MAYFAIL | GFP_NOFAIL | GFP_NOWARN | GFP_HIGH | GFP_MEMALLOC |     \
-	 GFP_NOMEMALLOC)
+#include "decide.h"
 
 static gfp_t scoped(gfp_t f)
 {
-	unsigned scope = gfp_tls.scope;
-	f = (f & ~(scope & SCOPE_CLEARS)) | (scope & SCOPE_MODIFIERS);
-	return context_normalize(f);
+	return gfp_scope_apply(f, gfp_tls.scope);
 }
 
 gfp_t context_of(gfp_t explicit_flags)
@@ -43,12 +38,7 @@ static gfp_t context_of_req(const struct gfp_req *req)
 
 unsigned context_scope_push(gfp_t flags)
 {
-	unsigned bits = flags & SCOPE_MODIFIERS;
-	if (flags & BASE_BITS) {
-		gfp_t base = context_normalize(flags);
-		bits |= GFP_KERNEL & ~base & SCOPE_CLEARS;
-	}
-	bits &= ~gfp_tls.scope; /* only what this push adds */
+	unsigned bits = gfp_scope_bits(flags) & ~gfp_tls.scope; /* only what this push adds */
 	gfp_tls.scope |= bits;
 	return bits;
 }

@@ -1,76 +1,252 @@
 /*
- * decide.c - the retry decision of the slow path (should_reclaim_retry and
- * the early exits around it in mm/page_alloc.c), SPEC §4 steps 2 and 3.
+ * decide.c - the slow path's decisions, copied from the kernel's
+ * mm/page_alloc.c (__alloc_pages_slowpath, should_reclaim_retry,
+ * __alloc_pages_may_oom, __gfp_pfmemalloc_flags), mm/oom_kill.c
+ * (out_of_memory) and include/linux/sched/mm.h (current_gfp_context).
  *
- * Pure: everything it reads is in its arguments, so the unit test can walk
- * SPEC §4's whole table in milliseconds. Must never read gfp_policy or the
- * thread-local state, and never log: slowpath.c does both.
+ * Pure: everything it reads is in its arguments or comes back from the
+ * callbacks, so the unit tests can walk the kernel's outcomes in
+ * milliseconds. Must never read gfp_policy or the thread-local state, and
+ * never log: slowpath.c and oom.c do both.
  */
 #include "decide.h"
+
+unsigned gfp_scope_bits(gfp_t flags)
+{
+	unsigned bits = flags & GFP_SCOPE_MODIFIERS;
+	if (flags & GFP_SCOPE_BASE_BITS)
+		bits |= GFP_KERNEL & ~context_normalize(flags) & GFP_SCOPE_CLEARS;
+	return bits;
+}
+
+gfp_t gfp_scope_apply(gfp_t f, unsigned scope)
+{
+	gfp_t clears = scope & GFP_SCOPE_CLEARS;
+	f |= scope & GFP_SCOPE_MODIFIERS;
+	/* A NOFAIL request keeps its right to wait inside a scope that takes
+	 * direct reclaim away: without it, it could only fail. That is why the
+	 * kernel reverted PF_MEMALLOC_NORECLAIM (6.12) rather than let NOFAIL
+	 * callees of such a scope get NULL; the scope's IO and FS still go. */
+	if (f & GFP_NOFAIL)
+		clears &= ~GFP_DIRECT_RECLAIM_BIT;
+	return context_normalize(f & ~clears);
+}
+
+bool gfp_scope_nofail_waits(gfp_t ctx, unsigned scope)
+{
+	return (ctx & GFP_NOFAIL) && (ctx & GFP_DIRECT_RECLAIM_BIT) &&
+	       (scope & GFP_DIRECT_RECLAIM_BIT);
+}
+
+/* How deep into the reserve flags f reach: the watermark they are held to. */
+static int reach(gfp_t f)
+{
+	if ((f & GFP_MEMALLOC) && !(f & GFP_NOMEMALLOC))
+		return 2;
+	return (f & GFP_HIGH) != 0;
+}
+
+gfp_t gfp_attempt_flags(gfp_t ctx, bool in_reclaim, bool victim)
+{
+	if (ctx & GFP_NOMEMALLOC)
+		return ctx;
+	if (in_reclaim)
+		return ctx | GFP_MEMALLOC; /* ALLOC_NO_WATERMARKS */
+	if (victim && !(ctx & GFP_MEMALLOC))
+		return ctx | GFP_HIGH; /* ALLOC_OOM: half of min, as HIGH */
+	return ctx;
+}
+
+/* nopage: a NOFAIL request tries once more with ALLOC_MIN_RESERVE and
+ * retries, every other one fails. (One without direct reclaim never gets
+ * here: gfp_slow_entry failed it.) */
+static enum gfp_retry nopage(const struct gfp_retry_in *in, struct gfp_retry_out *out,
+                             const char *why)
+{
+	if (in->flags & GFP_NOFAIL) {
+		out->attempt = gfp_attempt_flags(in->flags, in->in_reclaim, in->victim) | GFP_HIGH;
+		return GFP_RETRY_LOOP;
+	}
+	out->why = why;
+	return GFP_RETRY_FAIL;
+}
+
+enum gfp_retry gfp_slow_entry(const struct gfp_retry_in *in, const char **why)
+{
+	gfp_t f = in->flags;
+	*why = NULL;
+	/* NOWAIT/ATOMIC had their one attempt (with their reserve); NOFAIL
+	 * cannot make them wait: nopage warns and fails them. */
+	if (!(f & GFP_DIRECT_RECLAIM_BIT)) {
+		*why = "cannot reclaim (NOWAIT/ATOMIC)";
+		return GFP_RETRY_FAIL;
+	}
+	/* PF_MEMALLOC: its attempt ignored the watermarks; it never recurses
+	 * into reclaim, so it goes to nopage, where NOFAIL loops. */
+	if (in->in_reclaim && !(f & GFP_NOFAIL)) {
+		*why = "allocation from inside reclaim";
+		return GFP_RETRY_FAIL;
+	}
+	return GFP_RETRY_LOOP;
+}
 
 enum gfp_retry gfp_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out)
 {
 	gfp_t f = in->flags;
 	out->no_progress = in->no_progress;
+	out->attempt = 0;
 	out->why = NULL;
-	if (in->rounds == 0) {
-		/* At entry: NOWAIT/ATOMIC already tried their reserve; NOFAIL
-		 * cannot make them wait (kernel-semantics §3.9). */
-		if (!(f & GFP_DIRECT_RECLAIM_BIT)) {
-			out->why = "cannot reclaim (NOWAIT/ATOMIC)";
-			return GFP_RETRY_FAIL;
-		}
-		return GFP_RETRY_LOOP;
-	}
+	if (in->rounds == 0)
+		return gfp_slow_entry(in, &out->why);
+	if (in->in_reclaim)
+		return nopage(in, out, "allocation from inside reclaim");
 	/* A reservation is many small blocks, not one of its size. */
 	bool costly = !in->reserve && in->size > in->costly;
+	if (f & GFP_NORETRY)
+		return nopage(in, out, "NORETRY: one round of reclaim did not help");
+	if (costly && !(f & GFP_RETRY_MAYFAIL))
+		return nopage(in, out,
+		              "costly size: the kernel gives up after one round above order 3");
+	/* should_reclaim_retry: the count resets only for order <= 3, and is
+	 * incremented before it is compared, so MAX_RECLAIM_RETRIES (retries=)
+	 * rounds without progress are retried and the next one gives up; it
+	 * gives up at once when all that is reclaimable could not reach the
+	 * min mark. */
 	if (in->progress && !costly)
-		out->no_progress = 0; /* only order <= 3 resets the count */
+		out->no_progress = 0;
 	else
 		out->no_progress++;
-	bool exhausted = out->no_progress >= in->retries;
-	bool may_oom;
-	if (f & GFP_NOFAIL) {
-		/* Retried forever; small ones still reach the OOM step. */
-		may_oom = exhausted && !costly;
-	} else {
-		if (f & GFP_NORETRY) {
-			out->why = "NORETRY: one round of reclaim did not help";
-			return GFP_RETRY_FAIL;
-		}
-		if (costly && !(f & GFP_RETRY_MAYFAIL)) {
-			out->why = "costly size: the kernel gives up after one round above order 3";
-			return GFP_RETRY_FAIL;
-		}
-		if (exhausted && (f & GFP_RETRY_MAYFAIL)) {
-			out->why = "RETRY_MAYFAIL: no progress in the allowed rounds";
-			return GFP_RETRY_FAIL;
-		}
-		may_oom = exhausted; /* too small to fail: loop, or the OOM step */
-	}
-	if (!may_oom)
+	if (out->no_progress <= in->retries && in->could_reach)
 		return GFP_RETRY_LOOP;
-	if (!(f & GFP_FS_BIT)) {
-		/* out_of_memory() makes progress without a kill for !__GFP_FS:
-		 * 3.19 failed them here, cc87317726f8 restored the loop. */
-		if (in->nofs_fail && !(f & GFP_NOFAIL)) {
-			out->why = "NOFS/NOIO without progress (nofs_fail=1, Linux 3.19)";
-			return GFP_RETRY_FAIL;
-		}
-		return GFP_RETRY_LOOP;
+	/* __alloc_pages_may_oom: no OOM kill above order 3 nor for
+	 * RETRY_MAYFAIL; both go to nopage, where NOFAIL loops. */
+	if (costly || (f & GFP_RETRY_MAYFAIL)) {
+		if (in->could_reach)
+			return nopage(in, out, "RETRY_MAYFAIL: no progress in the allowed rounds");
+		return nopage(in, out,
+		              "RETRY_MAYFAIL: all that is reclaimable would not reach "
+		              "the watermark");
 	}
-	/* oom=wait: the step would do nothing, so it is not asked. */
-	return in->oom == OOM_WAIT ? GFP_RETRY_LOOP : GFP_RETRY_OOM;
+	if (!(f & GFP_FS_BIT) && in->nofs_fail && !(f & GFP_NOFAIL)) {
+		/* Linux 3.19 failed !__GFP_FS here, before out_of_memory();
+		 * cc87317726f8 restored the loop. */
+		out->why = in->could_reach
+		               ? "NOFS/NOIO without progress (nofs_fail=1, Linux 3.19)"
+		               : "NOFS/NOIO: all that is reclaimable would not reach the "
+		                 "watermark (nofs_fail=1, Linux 3.19)";
+		return GFP_RETRY_FAIL;
+	}
+	return GFP_RETRY_OOM;
 }
 
-enum gfp_retry gfp_retry_after_oom(gfp_t flags, enum oom_result o, struct gfp_retry_out *out)
+enum gfp_retry gfp_retry_after_oom(const struct gfp_retry_in *in, enum oom_result o,
+                                   struct gfp_retry_out *out)
 {
+	gfp_t f = in->flags;
+	bool nofail = f & GFP_NOFAIL;
+	/* oom_lock was busy: somebody else is making progress for us. */
+	bool progress = o == OOM_PROGRESS || o == OOM_BUSY;
+	out->attempt = 0;
 	out->why = NULL;
-	if (o == OOM_PROGRESS)
-		out->no_progress = 0; /* notifiers freed: as reclaim progress */
-	if (o == OOM_GIVE_UP && !(flags & GFP_NOFAIL)) {
+	if (nofail && o != OOM_BUSY) {
+		/* Whatever out_of_memory() did, WARN_ON_ONCE_GFP(NOFAIL) counts
+		 * it as progress, and NOFAIL tries with no watermarks at all
+		 * (__alloc_pages_cpuset_fallback with ALLOC_NO_WATERMARKS). */
+		progress = true;
+		out->attempt = (f & ~GFP_NOMEMALLOC) | GFP_MEMALLOC;
+	}
+	/* An OOM victim whose reserves (ALLOC_OOM) ran out goes to nopage
+	 * rather than loop ("too small to fail" has this one exception). */
+	if (in->victim && !(f & GFP_MEMALLOC)) {
+		if (nofail)
+			return GFP_RETRY_LOOP; /* nopage's try is weaker than the one above */
+		out->why = "OOM victim: its share of the reserve is spent";
+		return GFP_RETRY_FAIL;
+	}
+	if (o == OOM_GIVE_UP && !nofail) {
 		out->why = "the OOM step gave up (oom=fail)";
 		return GFP_RETRY_FAIL;
 	}
+	if (progress)
+		out->no_progress = 0;
 	return GFP_RETRY_LOOP;
+}
+
+int gfp_oom_first(const struct gfp_oom_in *in)
+{
+	/* out_of_memory() calls the oom_notify_list chain first, whatever
+	 * else holds: a notifier that freed anything is progress. */
+	if (in->freed)
+		return GFP_OOM_FREED;
+	/* task_will_free_mem(current): the dying process gets the reserves,
+	 * nobody else is killed. */
+	if (in->victim)
+		return GFP_OOM_DYING;
+	/* The OOM killer does not help !__GFP_FS: progress, no kill (NOFS
+	 * and NOIO loop, since cc87317726f8). */
+	if (!(in->flags & GFP_FS_BIT))
+		return GFP_OOM_NOFS;
+	return -1;
+}
+
+bool gfp_oom_needs_adj(enum gfp_oom_action oom)
+{
+	return oom == OOM_KILL || oom == OOM_ABORT;
+}
+
+enum gfp_oom_do gfp_oom_action(const struct gfp_oom_in *in)
+{
+	switch (in->oom) {
+	case OOM_FAIL:
+		return GFP_OOM_FAIL;
+	case OOM_WAIT:
+	case OOM_NOTIFY:
+		return GFP_OOM_WAIT;
+	case OOM_KILL:
+		if (in->tree)
+			return GFP_OOM_TREE; /* select_bad_process among the members */
+		break;
+	case OOM_ABORT:
+		break;
+	}
+	/* OOM_SCORE_ADJ_MIN: never the victim, and there is no other. */
+	if (in->adj <= -1000)
+		return GFP_OOM_UNKILLABLE;
+	return in->oom == OOM_ABORT ? GFP_OOM_ABORT : GFP_OOM_KILL;
+}
+
+bool gfp_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *req,
+                   unsigned *rounds, unsigned *no_progress, const char **why)
+{
+	struct gfp_retry_in in = *req;
+	struct gfp_retry_out out;
+	*why = NULL;
+	for (;;) {
+		ops->round_begin(c);
+		in.rounds = ++*rounds;
+		in.no_progress = *no_progress;
+		in.victim = ops->victim(c);
+		/* PF_MEMALLOC does not recurse into reclaim. */
+		size_t freed = in.in_reclaim ? 0 : ops->reclaim(c);
+		gfp_t f = gfp_attempt_flags(in.flags, in.in_reclaim, in.victim);
+		if (ops->attempt(c, f))
+			return true;
+		in.progress = freed != 0;
+		in.could_reach = in.in_reclaim || ops->could_reach(c, f);
+		enum gfp_retry r = gfp_retry_decide(&in, &out);
+		*no_progress = out.no_progress;
+		if (r == GFP_RETRY_OOM) {
+			in.no_progress = out.no_progress;
+			r = gfp_retry_after_oom(&in, ops->oom(c), &out);
+			*no_progress = out.no_progress;
+		}
+		/* An extra try weaker than the round's own is not worth one. */
+		if (out.attempt && reach(out.attempt) > reach(f) && ops->attempt(c, out.attempt))
+			return true;
+		if (r == GFP_RETRY_FAIL) {
+			*why = out.why;
+			return false;
+		}
+		ops->wait(c);
+	}
 }

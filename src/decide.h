@@ -1,10 +1,15 @@
 /*
- * decide.h - the slow path's retry decision (SPEC §4 steps 2 and 3) as pure
- * functions of the request, this round and the policy's knobs.
+ * decide.h - the slow path's decisions, as pure functions of the request,
+ * where it runs (its scopes, inside reclaim, an OOM victim), this round and
+ * the policy's knobs: what current_gfp_context, __gfp_pfmemalloc_flags,
+ * __alloc_pages_slowpath, should_reclaim_retry, __alloc_pages_may_oom and
+ * out_of_memory decide in the kernel, and the loop that strings them
+ * together.
  *
- * No globals, no thread-local state, no side effects: slowpath.c feeds them
- * what it observed and acts on the answer, and tests/unit/decide.c checks
- * SPEC §4's decision table against them without a process per cell.
+ * No globals, no thread-local state, no side effects: slowpath.c and oom.c
+ * feed them what they observed (the loop gets its observations through
+ * callbacks) and act on the answer, and the unit tests walk the kernel's
+ * outcomes (tests/unit/kernel.def) against them without a process per row.
  */
 #ifndef GFP_DECIDE_H
 #define GFP_DECIDE_H
@@ -16,8 +21,42 @@
 
 #pragma GCC visibility push(hidden)
 
+/* ------------------------------------------------------------------------
+ * current_gfp_context(): what a thread's scopes do to a request's flags.
+ * A scope word holds the bits among SCOPE_CLEARS it takes away and the
+ * modifiers it adds (context.c pushes and pops it).
+ * ---------------------------------------------------------------------- */
+#define GFP_SCOPE_BASE_BITS                                                                        \
+	(GFP_DIRECT_RECLAIM_BIT | GFP_KSWAPD_RECLAIM_BIT | GFP_IO_BIT | GFP_FS_BIT)
+#define GFP_SCOPE_CLEARS (GFP_IO_BIT | GFP_FS_BIT | GFP_DIRECT_RECLAIM_BIT)
+#define GFP_SCOPE_MODIFIERS                                                                        \
+	(GFP_NORETRY | GFP_RETRY_MAYFAIL | GFP_NOFAIL | GFP_NOWARN | GFP_HIGH | GFP_MEMALLOC |     \
+	 GFP_NOMEMALLOC)
+
+/* The scope word of a push of `flags` (before what is already set). */
+unsigned gfp_scope_bits(gfp_t flags);
+gfp_t gfp_scope_apply(gfp_t f, unsigned scope);
+/* True when `scope` takes direct reclaim away and the request, context
+ * ctx, kept it for being NOFAIL (the misuse warning says so). */
+bool gfp_scope_nofail_waits(gfp_t ctx, unsigned scope);
+
+/* The flags of the slow path's attempts for context `ctx`: a request from
+ * inside reclaim (PF_MEMALLOC) ignores the watermarks, an OOM victim's
+ * (ALLOC_OOM) may use half of the reserve; NOMEMALLOC opts out of both
+ * (__gfp_pfmemalloc_flags). */
+gfp_t gfp_attempt_flags(gfp_t ctx, bool in_reclaim, bool victim);
+
+/* ------------------------------------------------------------------------
+ * The retry decision of one round, and what the OOM step's answer means.
+ * ---------------------------------------------------------------------- */
+
 /* What the OOM step (oom.c) answers. */
-enum oom_result { OOM_RETRY, OOM_PROGRESS, OOM_GIVE_UP };
+enum oom_result {
+	OOM_RETRY,    /* nothing changed: no progress */
+	OOM_PROGRESS, /* memory came back, or will: a victim died, notifiers freed */
+	OOM_GIVE_UP,  /* oom=fail */
+	OOM_BUSY,     /* another thread runs the step: progress, wait (oom_lock) */
+};
 
 enum gfp_retry {
 	GFP_RETRY_LOOP, /* wait, then another round (or, at entry, the first) */
@@ -29,9 +68,12 @@ struct gfp_retry_in {
 	gfp_t flags;          /* the resolved context */
 	size_t size;          /* bytes asked for */
 	bool reserve;         /* a reservation: many small blocks, never costly */
+	bool in_reclaim;      /* asked from inside reclaim (a shrinker, a notifier) */
+	bool victim;          /* this process is the OOM victim, already dying */
 	bool progress;        /* this round's reclaim freed something */
-	unsigned rounds;      /* rounds of reclaim so far, this one included; 0 at entry */
-	unsigned no_progress; /* rounds without progress before this one */
+	bool could_reach;     /* reclaiming everything reclaimable would pass the min mark */
+	unsigned rounds;      /* rounds so far, this one included; 0 at entry */
+	unsigned no_progress; /* the no-progress count before this round */
 	/* The policy's knobs (keys.def). */
 	size_t costly;
 	unsigned retries;
@@ -41,12 +83,72 @@ struct gfp_retry_in {
 
 struct gfp_retry_out {
 	unsigned no_progress; /* the count after this round */
-	const char *why;      /* set when failing */
+	/* Non-zero: one more attempt now with these flags (nopage's
+	 * ALLOC_MIN_RESERVE try, the OOM step's ALLOC_NO_WATERMARKS one for
+	 * NOFAIL), whatever the answer. */
+	gfp_t attempt;
+	const char *why; /* set when failing */
 };
 
 enum gfp_retry gfp_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out);
-/* What the OOM step's answer means for a request of `flags`. */
-enum gfp_retry gfp_retry_after_oom(gfp_t flags, enum oom_result o, struct gfp_retry_out *out);
+enum gfp_retry gfp_retry_after_oom(const struct gfp_retry_in *in, enum oom_result o,
+                                   struct gfp_retry_out *out);
+
+/* ------------------------------------------------------------------------
+ * out_of_memory(): what the OOM step does, in its order.
+ * ---------------------------------------------------------------------- */
+enum gfp_oom_do {
+	GFP_OOM_FREED,      /* the notifiers freed something: progress, nobody killed */
+	GFP_OOM_DYING,      /* this process is the victim already: progress, no second kill */
+	GFP_OOM_NOFS,       /* !__GFP_FS: progress without a kill */
+	GFP_OOM_KILL,       /* kill this process */
+	GFP_OOM_ABORT,      /* abort() this process */
+	GFP_OOM_TREE,       /* choose a victim among the tree's members */
+	GFP_OOM_UNKILLABLE, /* oom_score_adj -1000: nobody to kill, keep looping */
+	GFP_OOM_FAIL,       /* oom=fail: the request gives up */
+	GFP_OOM_WAIT,       /* oom=wait, oom=notify: no kill, keep looping */
+};
+
+struct gfp_oom_in {
+	gfp_t flags;
+	bool victim;
+	size_t freed; /* what the notifiers freed, just now */
+	enum gfp_oom_action oom;
+	bool tree; /* limit.scope=tree */
+	int adj;   /* this process's oom_score_adj (read for kill and abort only) */
+};
+
+/* The steps before any victim is chosen: FREED, DYING, NOFS, or -1 when
+ * the action comes next. */
+int gfp_oom_first(const struct gfp_oom_in *in);
+/* The action, once nothing before it applied. */
+enum gfp_oom_do gfp_oom_action(const struct gfp_oom_in *in);
+/* True when the action needs oom_score_adj. */
+bool gfp_oom_needs_adj(enum gfp_oom_action oom);
+
+/* ------------------------------------------------------------------------
+ * The loop of the slow path (__alloc_pages_slowpath's retry label, past
+ * the first attempt): its observations and actions are callbacks, so that
+ * the unit tests drive it against a simulated budget.
+ * ---------------------------------------------------------------------- */
+struct gfp_slow_ops {
+	void (*round_begin)(void *c);          /* before anything is freed this round */
+	size_t (*reclaim)(void *c);            /* one round of reclaim: bytes freed */
+	bool (*attempt)(void *c, gfp_t f);     /* true: the request got its memory */
+	bool (*could_reach)(void *c, gfp_t f); /* should_reclaim_retry's zone check */
+	bool (*victim)(void *c);               /* this process is being killed */
+	enum oom_result (*oom)(void *c);       /* the OOM step (may not return) */
+	void (*wait)(void *c);                 /* between rounds: canary, pause */
+};
+
+/* The entry check, before the first round: GFP_RETRY_FAIL (why set) or
+ * GFP_RETRY_LOOP. */
+enum gfp_retry gfp_slow_entry(const struct gfp_retry_in *in, const char **why);
+/* Rounds until the request gets memory (true) or fails (false, *why set);
+ * *rounds and *no_progress are kept current for the callbacks. `in` gives
+ * the request and the knobs; its per-round fields are ignored. */
+bool gfp_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *in,
+                   unsigned *rounds, unsigned *no_progress, const char **why);
 
 #pragma GCC visibility pop
 

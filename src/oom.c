@@ -6,8 +6,11 @@
  * "kill" means this process: log a kernel-style report, then SIGKILL (or
  * abort() for a core). Under a tree's budget (limit.scope=tree) oom=kill
  * chooses among the members (tree_oom.c). As in the kernel, a task with
- * oom_score_adj -1000 is never chosen: its requests keep looping. Notifiers
- * run first when oom=notify; what they free is progress.
+ * oom_score_adj -1000 is never chosen: its requests keep looping. As
+ * out_of_memory() does, the notifiers run first under every oom=, and what
+ * they free is progress; a process already dying kills nobody else, and a
+ * request without GFP_FS makes progress without a kill (decide.c:
+ * gfp_oom_first). One thread of the process runs the step at a time.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -63,9 +66,8 @@ void oom_show_mem(struct gfp_buf *b, const char *prefix)
 		               __atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED));
 		if (gfp_tree_on)
 			gfp_buf_printf(b, " (live, limit, free and reserved: the tree's)");
-		/* Each class of request may fill the budget up to its watermark
-		 * (kernel-semantics §3): what the kernel prints as min/low/high
-		 * per zone. */
+		/* Each class of request may fill the budget up to its watermark:
+		 * what the kernel prints as min/low/high per zone. */
 		gfp_buf_printf(
 		    b,
 		    "\n%sMem-Info: watermarks kernel:%s high:%s atomic:%s memalloc:%s min_free:%s",
@@ -136,18 +138,62 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	gfp_log_raw(msg, b.len);
 }
 
-enum oom_result oom_step(struct gfp_slow *s)
+/* The pid of the process one of whose threads runs the OOM step (oom_lock),
+ * 0 when none: a forked child finds its parent's, which is not its own, and
+ * takes it over. Never waited for: a thread that finds it taken counts that
+ * as progress and waits for memory, as the kernel's trylock does, so a
+ * notifier that loops (a NOFAIL request of its own) holds up nobody else's
+ * rounds, only their OOM steps. */
+static int oom_owner;
+
+static bool oom_trylock(void)
+{
+	int me = getpid(), cur = 0;
+	if (__atomic_compare_exchange_n(&oom_owner, &cur, me, false, __ATOMIC_ACQUIRE,
+	                                __ATOMIC_RELAXED))
+		return true;
+	return cur != me && __atomic_compare_exchange_n(&oom_owner, &cur, me, false,
+	                                                __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void oom_unlock(void)
+{
+	__atomic_store_n(&oom_owner, 0, __ATOMIC_RELEASE);
+}
+
+/* The pid of this process once it chose itself as the victim (a kill or
+ * an abort under way): its other threads get the victim's reserves and no
+ * second report. A forked child is not the victim. */
+static int victim_pid;
+
+bool oom_is_victim(void)
+{
+	int v = __atomic_load_n(&victim_pid, __ATOMIC_RELAXED);
+	return v && v == getpid();
+}
+
+static enum oom_result oom_act(struct gfp_slow *s)
 {
 	unsigned action = gfp_policy.oom;
-	if (action == OOM_WAIT)
-		return OOM_RETRY;
-	if (action == OOM_NOTIFY) {
-		/* Notifiers that free count as progress (kernel-semantics §8). */
-		return reclaim_oom_notify() ? OOM_PROGRESS : OOM_RETRY;
-	}
-	int adj = oom_read_adj(0);
+	struct gfp_oom_in in = {
+	    .flags = s->req->gfp,
+	    .victim = oom_is_victim(),
+	    .oom = (enum gfp_oom_action)action,
+	    .tree = gfp_tree_on,
+	};
+	/* Notifiers first, under every oom= (out_of_memory's order); what
+	 * they free is progress. */
+	in.freed = reclaim_oom_notify();
+	if (gfp_oom_first(&in) >= 0)
+		return OOM_PROGRESS;
+	if (gfp_oom_needs_adj(in.oom))
+		in.adj = oom_read_adj(0);
+	int adj = in.adj;
 	char outcome[128];
-	if (action == OOM_FAIL) {
+	switch (gfp_oom_action(&in)) {
+	case GFP_OOM_WAIT:
+		return OOM_RETRY;
+	case GFP_OOM_FAIL: {
 		/* No killer runs: the request fails, and the slow path's
 		 * allocation-failure report (warn_alloc) tells it once. A NOFAIL
 		 * request cannot be failed: say so once, keep looping. */
@@ -165,9 +211,9 @@ enum oom_result oom_step(struct gfp_slow *s)
 		s->oom_exempt_logged = true;
 		return OOM_GIVE_UP;
 	}
-	if (gfp_tree_on && action == OOM_KILL)
+	case GFP_OOM_TREE:
 		return tree_oom_kill(s, adj); /* a victim among the tree's members */
-	if (adj <= -1000) {
+	case GFP_OOM_UNKILLABLE:
 		/* Never the victim, and there is no other: keep looping. Say so
 		 * once per request, not every round. */
 		if (!s->oom_exempt_logged) {
@@ -178,11 +224,14 @@ enum oom_result oom_step(struct gfp_slow *s)
 			s->oom_exempt_logged = true;
 		}
 		return OOM_RETRY;
-	}
-	if (action == OOM_ABORT) {
+	case GFP_OOM_ABORT:
+		__atomic_store_n(&victim_pid, getpid(), __ATOMIC_RELAXED);
 		oom_report(s, adj, "Out of memory: aborting (oom=abort)", true);
 		abort();
+	default:
+		break;
 	}
+	__atomic_store_n(&victim_pid, getpid(), __ATOMIC_RELAXED);
 	char live[GFP_HUMAN_LEN + 8] = "", h[GFP_HUMAN_LEN];
 	if (gfp_budget_on)
 		gfp_snprintf(live, sizeof(live), " live:%s", gfp_human_size(h, budget_live()));
@@ -192,4 +241,13 @@ enum oom_result oom_step(struct gfp_slow *s)
 	kill(getpid(), SIGKILL);
 	for (;;)
 		pause();
+}
+
+enum oom_result oom_step(struct gfp_slow *s)
+{
+	if (!oom_trylock())
+		return OOM_BUSY;
+	enum oom_result r = oom_act(s);
+	oom_unlock();
+	return r;
 }

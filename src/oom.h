@@ -12,6 +12,8 @@
 #pragma GCC visibility push(hidden)
 
 enum oom_result oom_step(struct gfp_slow *s);
+/* This process chose itself as the OOM victim: it is being killed. */
+bool oom_is_victim(void);
 /* The oom_score_adj of process pid (0: this one), 0 when it cannot be read. */
 int oom_read_adj(pid_t pid);
 /* The kernel-style OOM report of request s and its record, ending with

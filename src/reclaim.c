@@ -8,6 +8,13 @@
  * shrink_slab skips FS-dependent caches under GFP_NOFS. They run without any
  * shim lock held and with the thread marked as reclaiming: what they allocate
  * may use the reserves but never recurses into reclaim (PF_MEMALLOC).
+ *
+ * What is still reclaimable (should_reclaim_retry's zone_reclaimable_pages)
+ * is estimated from what the shrinkers answered, without calling them: one
+ * that freed less than it was asked on its last call gave all it had and
+ * counts for nothing until it is called again; one that gave all it was
+ * asked, or was never called, may hold anything. jemalloc's dirty pages do
+ * not count: each round purges them.
  */
 #include <pthread.h>
 
@@ -24,6 +31,7 @@ struct shrinker {
 	gfp_shrink_fn scan;
 	void *arg;
 	unsigned kind;
+	bool spent; /* atomic: its last call freed less than it was asked */
 };
 
 struct notifier {
@@ -44,7 +52,7 @@ int reclaim_shrinker_register(gfp_shrink_fn scan, void *arg, unsigned kind)
 	gfp_lock(&register_lock);
 	unsigned n = __atomic_load_n(&nr_shrinkers, __ATOMIC_RELAXED);
 	if (n < MAX_SHRINKERS) {
-		shrinkers[n] = (struct shrinker){scan, arg, kind};
+		shrinkers[n] = (struct shrinker){scan, arg, kind, false};
 		__atomic_store_n(&nr_shrinkers, n + 1, __ATOMIC_RELEASE);
 		r = 0;
 	}
@@ -111,11 +119,24 @@ size_t reclaim_run(gfp_t ctx, size_t want, bool with_jemalloc)
 	unsigned n = __atomic_load_n(&nr_shrinkers, __ATOMIC_ACQUIRE);
 	gfp_tls.in_reclaim++;
 	for (unsigned i = 0; i < n; i++) {
-		if (kind_allowed(shrinkers[i].kind, ctx))
-			freed += shrinkers[i].scan(shrinkers[i].arg, want, ctx);
+		if (!kind_allowed(shrinkers[i].kind, ctx))
+			continue;
+		size_t got = shrinkers[i].scan(shrinkers[i].arg, want, ctx);
+		__atomic_store_n(&shrinkers[i].spent, got < want, __ATOMIC_RELAXED);
+		freed += got;
 	}
 	gfp_tls.in_reclaim--;
 	return freed;
+}
+
+bool reclaim_may_free_more(gfp_t ctx)
+{
+	unsigned n = __atomic_load_n(&nr_shrinkers, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		if (kind_allowed(shrinkers[i].kind, ctx) &&
+		    !__atomic_load_n(&shrinkers[i].spent, __ATOMIC_RELAXED))
+			return true;
+	return false;
 }
 
 size_t reclaim_oom_notify(void)

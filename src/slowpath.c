@@ -1,7 +1,9 @@
 /*
  * slowpath.c - what a request does under memory pressure, in the order of the
  * kernel's __alloc_pages_slowpath (mm/page_alloc.c): reclaim, attempt, retry
- * decision, OOM step, wait, canary. Every exit says why.
+ * decision, OOM step, wait, canary (decide.c decides, and strings the steps
+ * together: gfp_slow_loop; this file observes and acts). Every exit says
+ * why.
  *
  * Pressure means the first attempt failed: the budget's watermark would be
  * passed, or jemalloc itself returned NULL (e.g. under ulimit -v). Must never
@@ -13,8 +15,6 @@
 #include "fastpath.h"
 #include "cgroup.h"
 #include "kswapd.h"
-
-#define NOFAIL_MIN_RESERVE GFP_HIGH /* NOFAIL's last resort: ALLOC_MIN_RESERVE */
 
 static void *attempt_jemalloc(struct gfp_req *req)
 {
@@ -86,23 +86,84 @@ static size_t slow_reclaim(struct gfp_slow *s)
 	return freed;
 }
 
-/* The retry decision's inputs for this round: what the request is, what
- * reclaim did, and the policy's knobs; decide.c reads nothing else. */
-static struct gfp_retry_in retry_in(const struct gfp_slow *s, gfp_t f, bool progress)
+/* The request and the policy's knobs, as decide.c reads them: it reads
+ * nothing else but what the callbacks below tell it. */
+static struct gfp_retry_in retry_in(const struct gfp_slow *s, gfp_t f, bool in_reclaim)
 {
 	return (struct gfp_retry_in){
 	    .flags = f,
 	    .size = s->req->size,
 	    .reserve = s->req->reserve,
-	    .progress = progress,
-	    .rounds = s->rounds,
-	    .no_progress = s->no_progress,
+	    .in_reclaim = in_reclaim,
 	    .costly = (size_t)gfp_policy.costly,
 	    .retries = (unsigned)gfp_policy.retries,
 	    .nofs_fail = gfp_policy.nofs_fail,
 	    .oom = (enum gfp_oom_action)gfp_policy.oom,
 	};
 }
+
+/* The loop's callbacks (decide.c: gfp_slow_loop). */
+struct loop {
+	struct gfp_slow *s;
+	uint64_t gen; /* frees seen when the round began */
+	void *p;      /* what an attempt got */
+};
+
+static void op_round_begin(void *c)
+{
+	((struct loop *)c)->gen = budget_free_gen();
+}
+
+static size_t op_reclaim(void *c)
+{
+	return slow_reclaim(((struct loop *)c)->s);
+}
+
+static bool op_attempt(void *c, gfp_t f)
+{
+	struct loop *l = c;
+	l->p = gfp_attempt(l->s->req, f);
+	return l->p != NULL;
+}
+
+/* should_reclaim_retry's zone check: would the request pass its watermark
+ * if everything reclaimable were reclaimed? Only a budget has a watermark
+ * to compare with; under a real ENOMEM or an injection, reclaim may help. */
+static bool op_could_reach(void *c, gfp_t f)
+{
+	const struct gfp_req *req = ((struct loop *)c)->s->req;
+	if (req->why != GFP_WHY_BUDGET || reclaim_may_free_more(f))
+		return true;
+	return budget_live() + (int64_t)req->size <= budget_watermark(f);
+}
+
+static bool op_victim(void *c)
+{
+	(void)c;
+	return oom_is_victim();
+}
+
+static enum oom_result op_oom(void *c)
+{
+	return oom_step(((struct loop *)c)->s);
+}
+
+static void op_wait(void *c)
+{
+	struct loop *l = c;
+	canary_tick(l->s);
+	budget_wait(l->gen, gfp_policy.wait);
+}
+
+static const struct gfp_slow_ops loop_ops = {
+    .round_begin = op_round_begin,
+    .reclaim = op_reclaim,
+    .attempt = op_attempt,
+    .could_reach = op_could_reach,
+    .victim = op_victim,
+    .oom = op_oom,
+    .wait = op_wait,
+};
 
 static void *slowpath(struct gfp_req *req, struct gfp_slow *sp);
 
@@ -136,15 +197,13 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (gfp_tls.in_reclaim)
-		/* A shrinker allocating: PF_MEMALLOC never recurses into reclaim. */
-		return nopage(sp, "allocation from inside reclaim");
+	bool in_reclaim = gfp_tls.in_reclaim != 0; /* PF_MEMALLOC: a shrinker's, a notifier's */
 	if (!req->reserve)
-		canary_misuse(sp);
-	struct gfp_retry_in in = retry_in(sp, f, false);
-	struct gfp_retry_out out;
-	if (gfp_retry_decide(&in, &out) == GFP_RETRY_FAIL)
-		return nopage(sp, out.why);
+		canary_misuse(sp, in_reclaim, gfp_scope_nofail_waits(f, gfp_tls.scope));
+	struct gfp_retry_in in = retry_in(sp, f, in_reclaim);
+	const char *why;
+	if (gfp_slow_entry(&in, &why) == GFP_RETRY_FAIL)
+		return nopage(sp, why);
 
 	void *p = NULL;
 	int saved_errno = errno; /* a success leaves errno as the caller had it */
@@ -157,37 +216,13 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 			return p;
 		}
 	}
-	const char *why = NULL;
+	struct loop l = {.s = sp};
 	budget_waiter_enter();
-	for (;;) {
-		uint64_t gen = budget_free_gen();
-		sp->rounds++;
-		size_t freed = slow_reclaim(sp);
-		gfp_t attempt_flags = f;
-		if ((f & GFP_NOFAIL) && sp->rounds > 1)
-			attempt_flags |= NOFAIL_MIN_RESERVE;
-		p = gfp_attempt(req, attempt_flags);
-		if (p)
-			break;
-		in = retry_in(sp, f, freed != 0);
-		enum gfp_retry r = gfp_retry_decide(&in, &out);
-		sp->no_progress = out.no_progress;
-		if (r == GFP_RETRY_OOM) {
-			enum oom_result o = oom_step(sp);
-			r = gfp_retry_after_oom(f, o, &out);
-			sp->no_progress = out.no_progress;
-		}
-		if (r == GFP_RETRY_FAIL) {
-			why = out.why;
-			break;
-		}
-		canary_tick(sp);
-		budget_wait(gen, gfp_policy.wait);
-	}
+	bool ok = gfp_slow_loop(&loop_ops, &l, &in, &sp->rounds, &sp->no_progress, &why);
 	budget_waiter_exit();
-	if (p) {
+	if (ok) {
 		errno = saved_errno;
-		return p;
+		return l.p;
 	}
 	return nopage(sp, why);
 }

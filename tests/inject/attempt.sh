@@ -9,7 +9,7 @@
 # injection records carry the same call number. At probability 0.9 with
 # canary.retries=5 a small request loops long enough to print the canary
 # (and a canary record). At probability 1 the request reaches the OOM step
-# after 16 rounds: an oom record, then the outcome oom= asks for.
+# in round 17 (16 retries): an oom record, then the outcome oom= asks for.
 source "$TESTS/lib.sh"
 source "$TESTS/inject/inj.sh"
 A='fail.where=attempt;wait=1ms'
@@ -70,7 +70,7 @@ expect_eq "canary record rounds" 5 "$($REC get "$TMP/canary.rec" canary rounds |
 expect_records canary failure 0
 note "fail.probability=0.9 at attempt drove $(injections canary) failed attempts and the canary"
 
-# The OOM step after 16 rounds of injected attempts: an oom record, then
+# The OOM step after 16 retries (round 17) of injected attempts: an oom record, then
 # the outcome - SIGKILL (kill), a NULL with a failure record (fail), SIGABRT
 # with a crash record (abort). The OOM report must not blame jemalloc or
 # ulimit -v for what was an injection.
@@ -79,7 +79,7 @@ expect_eq "oom=kill: status" 137 "$INJ_RC"
 $REC check "$TMP/oom_kill.rec" >/dev/null || fail "oom=kill: bad records"
 expect_eq "oom=kill: last record" oom "$($REC events "$TMP/oom_kill.rec" | tail -1)"
 expect_records oom_kill oom 1
-expect_eq "oom=kill: rounds in the oom record" 16 "$($REC get "$TMP/oom_kill.rec" oom rounds)"
+expect_eq "oom=kill: rounds in the oom record" 17 "$($REC get "$TMP/oom_kill.rec" oom rounds)"
 expect_contains "oom=kill: OOM report" "$TMP/oom_kill.log" "^gfpshim: error: inj_seq\\($INJ_PID\\) invoked oom-killer: size=100 order=0 mode:KERNEL 0xcc0 "
 seq_expect oom_fail "fail.probability=1;oom=fail;$A" X m100
 expect_eq "oom=fail: records after the injections" 'oom failure' \

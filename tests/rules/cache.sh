@@ -2,15 +2,15 @@
 # The call-site cache keys on what the rules look at. caller_a and caller_b
 # both reach malloc through xmalloc (one return address): under a sym:
 # rule the key covers rules.depth frames, so 'sym:caller_a => NORETRY' makes
-# caller_a's requests fail after 1 round while caller_b's stay KERNEL and
-# loop to the OOM step (2 rounds), in either order, and 'sym:caller_b' flips
+# caller_a's requests fail after their round while caller_b's stay KERNEL
+# and reach the OOM step, in either order, and 'sym:caller_b' flips
 # it; rules.depth=1 sees only xmalloc. A lib: rule looks at the first frame
 # outside the shim and libc: lib:rules_prog covers every request of the
 # program (strdup's too), lib:libc.so* none of them, lib:libfoo* none.
 source "$TESTS/lib.sh"
 source "$TESTS/rules/rules.sh"
 
-K='KERNEL 2' N='KERNEL|NORETRY 1'
+K='KERNEL oom' N='KERNEL|NORETRY noretry'
 rp_run a "sym:caller_a => NORETRY" "$PRESSURE" fill a:4096 b:4096 a:4096 b:4096
 rp_expect "sym:caller_a, a first" a "a 4096 $N;b 4096 $K;a 4096 $N;b 4096 $K"
 rp_expect_out "sym:caller_a results" a "a:4096=null b:4096=null a:4096=null b:4096=null"

@@ -12,7 +12,7 @@ RP_RC=0 # as rp_run leaves it, for rp_expect
 GFP_RECORD=$TMP/run.rec "$GFP_RUN" --rules "$rules" --policy "$PRESSURE" --log "$TMP/run.log" \
 	--report "$TMP/run.json" -- "$RULES_PROG" fill a:4096 b:4096 >"$TMP/run.out" 2>"$TMP/run.err" ||
 	RP_RC=$?
-rp_expect "gfp-run --rules" run "a 4096 KERNEL|NORETRY 1;b 4096 KERNEL 2"
+rp_expect "gfp-run --rules" run "a 4096 KERNEL|NORETRY noretry;b 4096 KERNEL oom"
 expect_eq "report rules field" "$rules" \
 	"$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rules"])' "$TMP/run.json")"
 

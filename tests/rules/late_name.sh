@@ -12,4 +12,4 @@ source "$TESTS/rules/rules.sh"
 P='limit=64M;oom=fail;retries=2;wait=1ms;warn.burst=0'
 rp_run late "thread:late => NORETRY" "$P" fill a:4096 late:4096 thr:4096
 rp_expect "thread:late, named after a request far from the watermark" late \
-	"a 4096 KERNEL 2;late 4096 KERNEL|NORETRY 1;thr 4096 KERNEL 2"
+	"a 4096 KERNEL oom;late 4096 KERNEL|NORETRY noretry;thr 4096 KERNEL oom"

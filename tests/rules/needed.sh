@@ -10,7 +10,7 @@ source "$TESTS/rules/rules.sh"
 for f in HIGH ATOMIC; do
 	rp_run $f "sym:caller_a => $f" "$PRESSURE" fill a:4096 b:4096 a:4096
 	rp_expect_out "sym:caller_a => $f at the watermark" $f "a:4096=ok b:4096=null a:4096=ok"
-	rp_expect "sym:caller_a => $f, failures" $f "b 4096 KERNEL 2"
+	rp_expect "sym:caller_a => $f, failures" $f "b 4096 KERNEL oom"
 done
 
 INJ='fail.probability=1;fail.ignore_wait=1'

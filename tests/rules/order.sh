@@ -6,7 +6,7 @@
 source "$TESTS/lib.sh"
 source "$TESTS/rules/rules.sh"
 
-K='KERNEL 2' N='KERNEL|NORETRY 1' M='KERNEL|RETRY_MAYFAIL 2'
+K='KERNEL oom' N='KERNEL|NORETRY noretry' M='KERNEL|RETRY_MAYFAIL mayfail'
 rp_run ab "sym:caller_a => NORETRY; sym:xmalloc => RETRY_MAYFAIL" "$PRESSURE" fill a:4096 b:4096
 rp_expect "caller_a's rule first" ab "a 4096 $N;b 4096 $M"
 rp_run ba "sym:xmalloc => RETRY_MAYFAIL; sym:caller_a => NORETRY" "$PRESSURE" fill a:4096 b:4096
@@ -22,4 +22,4 @@ rp_run exp "sym:caller_a* => NORETRY" "$PRESSURE" fill ga:4096 a:4096 ga:100
 rp_expect "explicit GFP_KERNEL wins" exp "ga 4096 $K;a 4096 $N;ga 100 $K"
 
 rp_run scope "sym:caller_a => NORETRY" "$PRESSURE;nofs_fail=1" fill na:4096 b:4096
-rp_expect "a NOFS scope restricts the rule's flags" scope "a 4096 NOFS|NORETRY 1;b 4096 $K"
+rp_expect "a NOFS scope restricts the rule's flags" scope "a 4096 NOFS|NORETRY noretry;b 4096 $K"

@@ -3,9 +3,9 @@
 # reports out of memory, then a list of 1000-byte objects until MemoryError,
 # three times, under limit=16M and oom=fail. With 'lib:libsqlite3.so* =>
 # NORETRY' every failure whose first frame outside libc is in libsqlite3
-# carries NORETRY and failed after 1 round (no OOM step), while python3's
-# own failures stay KERNEL, loop and reach the OOM step. Without a matching
-# rule (lib:libfoo*) libsqlite3's failures are KERNEL and loop too.
+# carries NORETRY and failed after its round (no OOM step), while python3's
+# own failures stay KERNEL and reach the OOM step. Without a matching rule
+# (lib:libfoo*) libsqlite3's failures are KERNEL and reach it too.
 source "$TESTS/lib.sh"
 source "$TESTS/rules/rules.sh"
 need_prog /usr/bin/python3
@@ -46,33 +46,33 @@ py() {
 	touch "$TMP/$1.rec"
 	$RECSUM lib "$TMP/$1.rec" >"$TMP/$1.sum"
 	note "$2: $(paste -sd ' ' "$TMP/$1.out")"
-	note "$2: failure records (module flags rounds count): $(paste -sd ';' "$TMP/$1.sum")"
+	note "$2: failure records (module flags how count): $(paste -sd ';' "$TMP/$1.sum")"
 	note "$2: OOM records: $(grep -c '"event":"oom"' "$TMP/$1.rec")"
 	[ "$rc" = 0 ] || { cat "$TMP/$1.err" >&2; fail "$2: python3 exited $rc"; }
 	[ "$(grep -c '(MemoryError), python blocks [1-9]' "$TMP/$1.out")" = 3 ] ||
 		{ cat "$TMP/$1.out" >&2; fail "$2: expected 3 cycles where sqlite and python3 ran out"; }
 }
 # count TAG AWK-CONDITION: failure records of the kinds where it holds ($1
-# module, $2 flags, $3 rounds, $4 count).
+# module, $2 flags, $3 how, $4 count).
 count() {
 	awk "$2 { n += \$4 } END { print n + 0 }" "$TMP/$1.sum"
 }
 
 py rule 'lib:libsqlite3.so* => NORETRY'
 sq=$(count rule '$1 ~ /^libsqlite3/')
-sq_noretry=$(count rule '$1 ~ /^libsqlite3/ && $2 == "KERNEL|NORETRY" && $3 == 1')
+sq_noretry=$(count rule '$1 ~ /^libsqlite3/ && $2 == "KERNEL|NORETRY" && $3 == "noretry"')
 others=$(count rule '$1 !~ /^libsqlite3/')
-others_kernel=$(count rule '$1 !~ /^libsqlite3/ && $2 == "KERNEL" && $3 > 1')
-note "with the rule: $sq_noretry of $sq libsqlite3 failures NORETRY after 1 round, $others_kernel of $others others KERNEL after more"
+others_kernel=$(count rule '$1 !~ /^libsqlite3/ && $2 == "KERNEL" && $3 == "oom"')
+note "with the rule: $sq_noretry of $sq libsqlite3 failures NORETRY after their round, $others_kernel of $others others KERNEL at the OOM step"
 [ "$sq" -ge 3 ] && [ "$sq_noretry" = "$sq" ] ||
-	{ cat "$TMP/rule.sum" >&2; fail "libsqlite3's failures under its rule: $sq_noretry of $sq NORETRY, 1 round"; }
+	{ cat "$TMP/rule.sum" >&2; fail "libsqlite3's failures under its rule: $sq_noretry of $sq NORETRY, after their round"; }
 [ "$others" -ge 3 ] && [ "$others_kernel" = "$others" ] ||
-	{ cat "$TMP/rule.sum" >&2; fail "the other failures: $others_kernel of $others KERNEL, more rounds"; }
+	{ cat "$TMP/rule.sum" >&2; fail "the other failures: $others_kernel of $others KERNEL, at the OOM step"; }
 expect_eq "OOM records (the others only)" "$others" "$(grep -c '"event":"oom"' "$TMP/rule.rec")"
 
 py none 'lib:libfoo* => NORETRY'
 sq=$(count none '$1 ~ /^libsqlite3/')
-sq_kernel=$(count none '$1 ~ /^libsqlite3/ && $2 == "KERNEL" && $3 > 1')
-note "without a matching rule: $sq_kernel of $sq libsqlite3 failures KERNEL after more rounds"
+sq_kernel=$(count none '$1 ~ /^libsqlite3/ && $2 == "KERNEL" && $3 == "oom"')
+note "without a matching rule: $sq_kernel of $sq libsqlite3 failures KERNEL at the OOM step"
 [ "$sq" -ge 3 ] && [ "$sq_kernel" = "$sq" ] ||
 	{ cat "$TMP/none.sum" >&2; fail "libsqlite3's failures without a matching rule: $sq_kernel of $sq KERNEL"; }

@@ -3,10 +3,11 @@
 
   recsum.py who FILE [EVENT]
                        one line per EVENT (failure) record, in order:
-                       "WHO SIZE FLAGS ROUNDS", WHO being the first frame
+                       "WHO SIZE FLAGS HOW", WHO being the first frame
                        among rules_prog's requesters (a, b, ga, sd, thr,
-                       late, fill; '?' for none), ROUNDS '-' when it has none
-  recsum.py lib FILE   "MODULE FLAGS ROUNDS COUNT" per kind of failure
+                       late, fill; '?' for none), HOW what the slow path did
+                       with the flags (see how(); '-' for no reason)
+  recsum.py lib FILE   "MODULE FLAGS HOW COUNT" per kind of failure
                        record, MODULE being that of the first frame outside
                        libc (the caller of strdup, not strdup)
 """
@@ -34,6 +35,19 @@ def who(r):
     return "?"
 
 
+def how(r):
+    """The failure's reason, as a word: 'oom' (looped to the OOM step,
+    which gave up under oom=fail), 'noretry' (NORETRY: one round),
+    'mayfail' (RETRY_MAYFAIL gave up), 'costly' (one round above costly=);
+    other reasons as they are, spaces made '_'."""
+    reason = r.get("reason", "-")
+    for key, word in (("the OOM step gave up", "oom"), ("NORETRY:", "noretry"),
+                      ("RETRY_MAYFAIL:", "mayfail"), ("costly size", "costly")):
+        if key in reason:
+            return word
+    return reason.replace(" ", "_")
+
+
 def first_outside_libc(r):
     for fr in r.get("frames", []):
         mod = fr.get("module", "?")
@@ -46,11 +60,11 @@ def main():
     args = sys.argv[1:]
     if args[:1] == ["who"] and len(args) in (2, 3):
         for r in failures(*args[1:]):
-            print(who(r), r["size"], r["flags"], r.get("rounds", "-"))
+            print(who(r), r["size"], r["flags"], how(r))
     elif args[:1] == ["lib"] and len(args) == 2:
         counts = {}
         for r in failures(args[1]):
-            k = (first_outside_libc(r), r["flags"], r.get("rounds", "-"))
+            k = (first_outside_libc(r), r["flags"], how(r))
             counts[k] = counts.get(k, 0) + 1
         for k, n in sorted(counts.items(), key=str):
             print(*k, n)

@@ -5,8 +5,9 @@ RECSUM="/usr/bin/python3 $TESTS/rules/recsum.py"
 [ -f "$SHIM" ] || fail "the shim is not built: $SHIM"
 unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY GFP_STRICT
 
-# A budget whose failing requests show their flags in their rounds: small
-# KERNEL ones loop 2 rounds and fail at the OOM step, NORETRY ones after 1.
+# A budget whose failing requests show their flags in how they fail: small
+# KERNEL ones reach the OOM step (oom, in recsum.py's words), NORETRY ones
+# fail after their round (noretry).
 PRESSURE='limit=4M;oom=fail;retries=2;wait=1ms;warn.burst=0'
 
 # rp_run TAG RULES POLICY ARGS...: rules_prog ARGS with the shim,

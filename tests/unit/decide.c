@@ -1,32 +1,33 @@
 /*
- * SPEC §4's decision table (steps 2 and 3) against the pure retry decision,
- * cell by cell: every base context x modifier x size class x reservation x
- * progress, under policies that move each knob (costly, retries, nofs_fail,
- * oom). Each cell drives gfp_retry_decide round by round as slowpath.c does,
- * with the OOM step stubbed by what the policy makes it answer, and compares
- * the outcome with expected(), which is written from SPEC §4 and
- * kernel-semantics.md §3, not from decide.c. The process-level table
- * (tests/slowpath/decision_table.py) stays the integration check.
+ * The slow path's decisions, cell by cell: every base context x modifier
+ * (NOFAIL alone and with NORETRY or RETRY_MAYFAIL too) x size class x
+ * reservation x what reclaim does, under policies that move each knob
+ * (costly, retries, nofs_fail, oom, the notifiers, oom_score_adj). Each
+ * cell runs the slow path's loop (decide.c: gfp_slow_loop) against the
+ * simulated budget of slowsim.h, where nothing fits, and compares the
+ * outcome, its round and the rounds of the first two OOM steps with
+ * expected(), which is written from the kernel's __alloc_pages_slowpath,
+ * should_reclaim_retry, __alloc_pages_may_oom and out_of_memory, not from
+ * decide.c. The conditions this walk holds fixed (reserves left, inside
+ * reclaim, an OOM victim, scopes) are rows of kernel.def
+ * (unit_kernel_table); the process-level table is
+ * tests/slowpath/decision_table.py.
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "check.h"
-#include "decide.h"
+#include "slowsim.h"
 
-enum kind {
-	END_FAIL,     /* NULL, the OOM step never ran */
-	END_OOM_FAIL, /* the OOM step ran and gave up: NULL */
-	END_DIES,     /* the OOM step ran and killed the process */
-	END_LOOP,     /* loops as long as the test looks, no OOM step */
-	END_OOM_LOOP, /* loops, the OOM step runs on the way */
-};
-static const char *const kind_name[] = {"fail", "oom+fail", "dies", "loop", "oom+loop"};
+static const char *const end_name[] = {"ok", "fail", "dies", "loops"};
+static const char *const reclaim_name[] = {"frees nothing, nothing reclaimable",
+                                           "frees nothing, more may be reclaimable",
+                                           "frees some every round"};
 
 struct outcome {
-	enum kind kind;
-	unsigned round;     /* of the failure or the death; 0 = at entry */
-	unsigned first_oom; /* rounds of the first and second OOM steps */
+	enum sim_end end;
+	unsigned round;     /* of the end (ok, fail, dies) */
+	unsigned first_oom; /* rounds of the first and second OOM steps, 0: none */
 	unsigned second_oom;
 };
 
@@ -36,19 +37,22 @@ struct pol {
 	unsigned retries;
 	bool nofs_fail;
 	enum gfp_oom_action oom;
-	bool notifiers_free; /* oom=notify: the notifiers free something */
+	bool notifiers_free;
+	int adj;
 };
 
 static const struct pol pols[] = {
-    {"defaults", 32768, 16, false, OOM_KILL, false},
-    {"oom=abort", 32768, 16, false, OOM_ABORT, false},
-    {"nofs_fail=1", 32768, 16, true, OOM_KILL, false},
-    {"oom=fail;retries=8", 32768, 8, false, OOM_FAIL, false},
-    {"oom=wait", 32768, 16, false, OOM_WAIT, false},
-    {"oom=notify (frees)", 32768, 16, false, OOM_NOTIFY, true},
-    /* as oom=kill with oom_score_adj -1000: the step answers "retry" */
-    {"oom=notify (frees nothing)", 32768, 16, false, OOM_NOTIFY, false},
-    {"costly=1M;retries=1", 1 << 20, 1, false, OOM_KILL, false},
+    {"defaults", 32768, 16, false, OOM_KILL, false, 0},
+    {"oom=abort", 32768, 16, false, OOM_ABORT, false, 0},
+    {"nofs_fail=1", 32768, 16, true, OOM_KILL, false, 0},
+    {"oom=fail;retries=8", 32768, 8, false, OOM_FAIL, false, 0},
+    {"oom=wait", 32768, 16, false, OOM_WAIT, false, 0},
+    {"oom=notify (notifiers free nothing)", 32768, 16, false, OOM_NOTIFY, false, 0},
+    {"oom=notify (notifiers free)", 32768, 16, false, OOM_NOTIFY, true, 0},
+    {"oom=kill (notifiers free)", 32768, 16, false, OOM_KILL, true, 0},
+    {"oom=fail (notifiers free)", 32768, 4, false, OOM_FAIL, true, 0},
+    {"oom_score_adj=-1000", 32768, 16, false, OOM_KILL, false, -1000},
+    {"costly=1M;retries=1", 1 << 20, 1, false, OOM_KILL, false, 0},
 };
 
 static const struct {
@@ -63,109 +67,87 @@ static const struct {
             {"NORETRY", GFP_NORETRY},
             {"RETRY_MAYFAIL", GFP_RETRY_MAYFAIL},
             {"NOFAIL", GFP_NOFAIL},
+            {"NOFAIL|NORETRY", GFP_NOFAIL | GFP_NORETRY},
+            {"NOFAIL|RETRY_MAYFAIL", GFP_NOFAIL | GFP_RETRY_MAYFAIL},
             /* modifiers that must not change the decision */
             {"NOWARN|HIGH", GFP_NOWARN | GFP_HIGH},
             {"MEMALLOC", GFP_MEMALLOC}};
 
-/* SPEC §4 step 2, in its order, then step 3 for what loops. */
+static struct outcome end(enum sim_end e, unsigned round, unsigned first, unsigned second)
+{
+	return (struct outcome){e, round, first, second};
+}
+
 static struct outcome expected(const struct pol *p, gfp_t base, gfp_t mod, size_t size,
-                               bool reserve, bool progress)
+                               bool reserve, enum sim_reclaim rc)
 {
 	unsigned R = p->retries;
-	/* A reservation draws many small blocks (kernel-semantics §11): its size
-	 * is never one costly request. */
 	bool costly = !reserve && size > p->costly;
-	bool kernel = base == GFP_KERNEL;
+	bool fs = base == GFP_KERNEL, nofail = mod & GFP_NOFAIL;
+	/* No direct reclaim: nopage at once; NOFAIL only warns. */
 	if (base == GFP_NOWAIT || base == GFP_ATOMIC)
-		return (struct outcome){END_FAIL, 0, 0, 0}; /* before any reclaim */
-	if (mod == GFP_NORETRY)
-		return (struct outcome){END_FAIL, 1, 0, 0};
-	/* What a request that loops without progress meets after R rounds: the
-	 * OOM step for KERNEL only (never costly, RETRY_MAYFAIL or !FS). */
-	bool stuck = !progress || costly; /* the count resets only for order <= 3 */
-	if (mod == GFP_NOFAIL) {
-		if (!kernel || costly || !stuck || p->oom == OOM_WAIT)
-			return (struct outcome){END_LOOP, 0, 0, 0};
-		if (p->oom == OOM_KILL || p->oom == OOM_ABORT)
-			return (struct outcome){END_DIES, R, R, 0};
-		/* oom=fail cannot fail NOFAIL; freeing notifiers restart the count */
-		unsigned next = p->oom == OOM_NOTIFY && p->notifiers_free ? 2 * R : R + 1;
-		return (struct outcome){END_OOM_LOOP, 0, R, next};
-	}
-	if (costly && mod != GFP_RETRY_MAYFAIL)
-		return (struct outcome){END_FAIL, 1, 0, 0};
-	if (mod == GFP_RETRY_MAYFAIL)
-		return stuck ? (struct outcome){END_FAIL, R, 0, 0}
-		             : (struct outcome){END_LOOP, 0, 0, 0};
-	/* too small to fail */
-	if (!stuck)
-		return (struct outcome){END_LOOP, 0, 0, 0};
-	if (!kernel) /* NOFS/NOIO: no OOM step; 3.19 failed them */
-		return p->nofs_fail ? (struct outcome){END_FAIL, R, 0, 0}
-		                    : (struct outcome){END_LOOP, 0, 0, 0};
+		return end(END_FAIL, 0, 0, 0);
+	/* should_reclaim_retry gives up on the round after R without
+	 * progress, or at once when nothing is left to reclaim; progress
+	 * resets the count only for order <= 3. */
+	unsigned giveup = rc == RECLAIM_NOTHING ? 1 : R + 1;
+	bool gives_up = costly || rc != RECLAIM_SOME;
+	if (mod & GFP_NORETRY) /* nopage after one round */
+		return nofail ? end(END_LOOPS, 0, 0, 0) : end(END_FAIL, 1, 0, 0);
+	if (costly && !(mod & GFP_RETRY_MAYFAIL)) /* nopage after one round */
+		return nofail ? end(END_LOOPS, 0, 0, 0) : end(END_FAIL, 1, 0, 0);
+	if (!gives_up)
+		return end(END_LOOPS, 0, 0, 0);
+	/* __alloc_pages_may_oom: no OOM for costly or RETRY_MAYFAIL. */
+	if (costly || (mod & GFP_RETRY_MAYFAIL))
+		return nofail ? end(END_LOOPS, 0, 0, 0) : end(END_FAIL, giveup, 0, 0);
+	if (!fs && p->nofs_fail && !nofail) /* Linux 3.19 */
+		return end(END_FAIL, giveup, 0, 0);
+	/* out_of_memory: the notifiers first. What they free makes a plain
+	 * attempt fit: NOFAIL's no-watermark try gets it at once, the others
+	 * on the next round. */
+	unsigned oom = giveup;
+	if (p->notifiers_free)
+		return end(END_OK, nofail ? oom : oom + 1, oom, 0);
+	/* Progress without a kill for !__GFP_FS; NOFAIL's forced progress:
+	 * the count starts again. Without progress the next round gives up
+	 * again. */
+	unsigned again = oom + giveup, next = oom + 1;
+	if (!fs)
+		return end(END_LOOPS, 0, oom, again);
 	switch (p->oom) {
-	case OOM_WAIT:
-		return (struct outcome){END_LOOP, 0, 0, 0};
+	case OOM_KILL:
+	case OOM_ABORT:
+		if (p->adj > -1000)
+			return end(END_DIES, oom, oom, 0);
+		return end(END_LOOPS, 0, oom, nofail ? again : next);
 	case OOM_FAIL:
-		return (struct outcome){END_OOM_FAIL, R, R, 0};
-	case OOM_NOTIFY:
-		return (struct outcome){END_OOM_LOOP, 0, R, p->notifiers_free ? 2 * R : R + 1};
-	default:
-		return (struct outcome){END_DIES, R, R, 0};
+		return nofail ? end(END_LOOPS, 0, oom, again) : end(END_FAIL, oom, oom, 0);
+	default: /* wait, notify */
+		return end(END_LOOPS, 0, oom, nofail ? again : next);
 	}
 }
 
-/* The slow path's loop, with the OOM step answering as the policy makes it. */
-static struct outcome run(const struct pol *p, gfp_t f, size_t size, bool reserve, bool progress)
+static struct outcome run(const struct pol *p, gfp_t f, size_t size, bool reserve,
+                          enum sim_reclaim rc)
 {
-	struct gfp_retry_in in = {
+	struct sim s = {
 	    .flags = f,
 	    .size = size,
 	    .reserve = reserve,
+	    .room = ROOM_NONE,
+	    .reclaim = rc,
+	    .notifiers_free = p->notifiers_free,
 	    .costly = p->costly,
 	    .retries = p->retries,
 	    .nofs_fail = p->nofs_fail,
 	    .oom = p->oom,
+	    .adj = p->adj,
 	};
-	struct gfp_retry_out out;
-	struct outcome o = {END_LOOP, 0, 0, 0};
-	enum gfp_retry d = gfp_retry_decide(&in, &out);
-	CHECK(d != GFP_RETRY_OOM);
-	if (d == GFP_RETRY_FAIL) {
-		CHECK(out.why != NULL);
-		o.kind = END_FAIL;
-		return o;
-	}
-	for (unsigned r = 1; r <= 4 * p->retries + 8; r++) {
-		in.rounds = r;
-		in.progress = progress;
-		d = gfp_retry_decide(&in, &out);
-		in.no_progress = out.no_progress;
-		if (d == GFP_RETRY_OOM) {
-			if (!o.first_oom)
-				o.first_oom = r;
-			else if (!o.second_oom)
-				o.second_oom = r;
-			if (p->oom == OOM_KILL || p->oom == OOM_ABORT) {
-				o.kind = END_DIES;
-				o.round = r;
-				return o;
-			}
-			enum oom_result res = p->oom == OOM_FAIL  ? OOM_GIVE_UP
-			                      : p->notifiers_free ? OOM_PROGRESS
-			                                          : OOM_RETRY;
-			d = gfp_retry_after_oom(f, res, &out);
-			in.no_progress = out.no_progress;
-		}
-		if (d == GFP_RETRY_FAIL) {
-			CHECK(out.why != NULL); /* every exit says why */
-			o.kind = o.first_oom ? END_OOM_FAIL : END_FAIL;
-			o.round = r;
-			return o;
-		}
-	}
-	o.kind = o.first_oom ? END_OOM_LOOP : END_LOOP;
-	return o;
+	sim_run(&s);
+	if (s.end == END_FAIL)
+		CHECK(s.why != NULL); /* every exit says why */
+	return end(s.end, s.round, s.first_oom, s.second_oom);
 }
 
 int main(void)
@@ -179,37 +161,36 @@ int main(void)
 		size_t sizes[] = {1, p->costly, p->costly + 1, 64 * p->costly};
 		for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++)
 			for (size_t m = 0; m < sizeof(mods) / sizeof(mods[0]); m++)
-				for (size_t s = 0; s < 4; s++)
+				for (size_t si = 0; si < 4; si++)
 					for (int reserve = 0; reserve < 2; reserve++)
-						for (int progress = 0; progress < 2; progress++) {
+						for (int rc = 0; rc < 3; rc++) {
 							gfp_t mod = mods[m].f;
 							/* the no-op modifiers decide as none */
 							gfp_t as =
 							    mod & (GFP_NORETRY | GFP_RETRY_MAYFAIL |
 							           GFP_NOFAIL);
 							struct outcome e =
-							    expected(p, bases[b].f, as, sizes[s],
-							             reserve, progress);
+							    expected(p, bases[b].f, as, sizes[si],
+							             reserve, (enum sim_reclaim)rc);
 							struct outcome g =
-							    run(p, bases[b].f | mod, sizes[s],
-							        reserve, progress);
+							    run(p, bases[b].f | mod, sizes[si],
+							        reserve, (enum sim_reclaim)rc);
 							cells++;
-							if (e.kind == g.kind &&
-							    e.round == g.round &&
+							if (e.end == g.end && e.round == g.round &&
 							    e.first_oom == g.first_oom &&
 							    e.second_oom == g.second_oom)
 								continue;
 							fprintf(
 							    stderr,
-							    "%s: %s|%s size %zu%s%s: expected "
-							    "%s r%u oom %u,%u, got %s r%u oom "
-							    "%u,%u\n",
+							    "%s: %s|%s size %zu%s, reclaim %s: "
+							    "expected %s r%u oom %u,%u, got %s r%u "
+							    "oom %u,%u\n",
 							    p->name, bases[b].name, mods[m].name,
-							    sizes[s], reserve ? " reserve" : "",
-							    progress ? " progress" : "",
-							    kind_name[e.kind], e.round, e.first_oom,
-							    e.second_oom, kind_name[g.kind],
-							    g.round, g.first_oom, g.second_oom);
+							    sizes[si], reserve ? " reserve" : "",
+							    reclaim_name[rc], end_name[e.end],
+							    e.round, e.first_oom, e.second_oom,
+							    end_name[g.end], g.round, g.first_oom,
+							    g.second_oom);
 							check_failures++;
 						}
 	}
