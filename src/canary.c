@@ -54,6 +54,13 @@ static bool ratelimit_ok(struct ratelimit *rl, int64_t burst, unsigned *missed)
 	return true;
 }
 
+/* "1 round", "5 rounds". */
+const char *canary_rounds(unsigned rounds, char *buf, size_t n)
+{
+	gfp_snprintf(buf, n, "%u round%s", rounds, rounds == 1 ? "" : "s");
+	return buf;
+}
+
 static void mode_str(gfp_t f, char *buf, size_t n)
 {
 	char names[128];
@@ -77,7 +84,7 @@ void canary_warn(const struct gfp_slow *s)
 		return;
 	struct gfp_frame frames[FRAMES];
 	int n = unwind_capture(frames, FRAMES);
-	char msg[MSG_MAX], mode[160], caller[96];
+	char msg[MSG_MAX], mode[160], caller[96], rounds[32];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	uint64_t ms = (gfp_now_ns() - s->start_ns) / 1000000;
 	if (records_on()) {
@@ -92,10 +99,11 @@ void canary_warn(const struct gfp_slow *s)
 	gfp_buf_printf(
 	    &b,
 	    "gfpshim: warning: %s(%d) possible memory allocation deadlock size %zu in %s "
-	    "after %u rounds, %llu.%llus (mode:%s)",
+	    "after %s, %llu.%llus (mode:%s)",
 	    gfp_comm(), (int)getpid(), s->req->size,
-	    unwind_caller(frames, n, caller, sizeof(caller)), s->rounds,
-	    (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000 / 100), mode);
+	    unwind_caller(frames, n, caller, sizeof(caller)),
+	    canary_rounds(s->rounds, rounds, sizeof(rounds)), (unsigned long long)(ms / 1000),
+	    (unsigned long long)(ms % 1000 / 100), mode);
 	unwind_format(&b, frames, n);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);
@@ -135,16 +143,15 @@ void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
 		return;
 	struct gfp_frame frames[FRAMES];
 	int n = unwind_capture(frames, FRAMES);
-	char msg[MSG_MAX], mode[160];
+	char msg[MSG_MAX], mode[160], rounds[32];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	mode_str(s->req->gfp, mode, sizeof(mode));
 	if (missed)
 		gfp_buf_printf(&b, "%swarn_alloc: %u callbacks suppressed\n", prefix, missed);
-	gfp_buf_printf(&b,
-	               "%s%s(%d): allocation failure: size:%zu order:%u, mode:%s: %s "
-	               "(after %u rounds)",
+	gfp_buf_printf(&b, "%s%s(%d): allocation failure: size:%zu order:%u, mode:%s: %s (%s%s)",
 	               prefix, gfp_comm(), (int)getpid(), s->req->size, gfp_order(s->req->size),
-	               mode, reason, s->rounds);
+	               mode, reason, s->rounds ? "after " : "before any reclaim",
+	               s->rounds ? canary_rounds(s->rounds, rounds, sizeof(rounds)) : "");
 	unwind_format(&b, frames, n);
 	oom_show_mem(&b, prefix);
 	msg[b.len++] = '\n';

@@ -17,6 +17,8 @@ unsigned gfp_order(size_t size);
 void canary_tick(struct gfp_slow *s);
 void canary_warn(const struct gfp_slow *s);
 void canary_warn_alloc(const struct gfp_slow *s, const char *reason);
+/* "1 round", "5 rounds": for the messages that count them. */
+const char *canary_rounds(unsigned rounds, char *buf, size_t n);
 bool canary_oom_report_ok(unsigned *missed);
 void canary_misuse(const struct gfp_slow *s, bool in_reclaim, bool scope_waived);
 

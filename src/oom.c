@@ -109,7 +109,7 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	record(s, outcome, frames, n);
 	if (!print)
 		return;
-	char msg[8192], names[128], thread[32] = "", size[GFP_HUMAN_LEN];
+	char msg[8192], names[128], thread[32] = "", size[GFP_HUMAN_LEN], rounds[32];
 	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
 	if (missed)
 		gfp_buf_printf(&b, "%soom-killer: %u reports suppressed\n", prefix, missed);
@@ -120,8 +120,8 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	               "oom_score_adj=%d\n",
 	               prefix, gfp_comm(), (int)getpid(), s->req->size, gfp_order(s->req->size),
 	               names, s->req->gfp, adj);
-	gfp_buf_printf(&b, "%sthread %s (tid %d) looped %u rounds without progress on %s: ", prefix,
-	               thread, (int)gettid(), s->rounds,
+	gfp_buf_printf(&b, "%sthread %s (tid %d) looped %s without progress on %s: ", prefix,
+	               thread, (int)gettid(), canary_rounds(s->rounds, rounds, sizeof(rounds)),
 	               gfp_human_size(size, (int64_t)s->req->size));
 	if (gfp_budget_on)
 		gfp_buf_printf(&b, gfp_tree_on ? "the tree's budget is at its watermark"

@@ -42,7 +42,7 @@ check() {
 		want_lt $tag "slowest request inside the reservation (ms)" "$max_ms" 50
 		# The request past it went through its round: nothing was left
 		# to reclaim, so should_reclaim_retry gave up in round 1.
-		grep -qE ': allocation failure: size:4096 order:0, mode:KERNEL 0xcc0: .* \(after 1 rounds\)$' \
+		grep -qE ': allocation failure: size:4096 order:0, mode:KERNEL 0xcc0: .* \(after 1 round\)$' \
 			"$TMP/$tag.log" || want $tag "the request past the reservation failed after $fail_ms ms, without its round" 0
 		want $tag "held back by $((hold * 4096)), not R + X" "hold >= rb + xb - 1 && hold <= rb + xb + 1"
 	else

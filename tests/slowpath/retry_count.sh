@@ -39,7 +39,7 @@ nf spent 'limit=8M;wait=5ms;oom=fail' spent
 grep -qE '^result=null thread=0 freed=0 ' "$TMP/spent.out" ||
 	{ cat "$TMP/spent.out" "$TMP/spent.log" >&2; fail "spent: expected NULL before the deadline"; }
 expect_contains "spent: OOM step in round 1" "$TMP/spent.log" \
-	'^gfpshim: warning: sp_nofail\([0-9]+\): allocation failure: size:4096 order:0, mode:KERNEL 0xcc0: the OOM step gave up \(oom=fail\) \(after 1 rounds\)$'
+	'^gfpshim: warning: sp_nofail\([0-9]+\): allocation failure: size:4096 order:0, mode:KERNEL 0xcc0: the OOM step gave up \(oom=fail\) \(after 1 round\)$'
 note "a spent shrinker: the OOM step came in round 1"
 
 for oom in fail wait; do
