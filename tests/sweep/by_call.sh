@@ -11,10 +11,13 @@ SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/inject/wrapprog
 cd "$TMP" || fail "no TMP"
 
+# No program here hangs: --timeout 120, not the default of ten times the
+# recording run (at least 2 s), which a loaded machine can exceed and turn
+# a run into a "hang" that the other sweep of the pair does not see.
 sweep() { # NAME ARGS...: a sweep's JSON in NAME.json, its stderr in NAME.err
 	local name=$1 t0=$SECONDS
 	shift
-	"$SWEEP" -j 2 --json "$TMP/$name.json" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	"$SWEEP" -j 2 --timeout 120 --json "$TMP/$name.json" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	local st=$?
 	[ "$st" -le 1 ] || { cat "$TMP/$name.err" >&2; fail "$name: exit status $st"; }
 	# where the time goes, for a log that ends in a timeout
