@@ -14,7 +14,9 @@ OUTPROG=$BUILD/tests/sweep/outprog
 export LC_ALL=C.UTF-8
 
 /usr/bin/python3 - "$SWEEP" "$OUTPROG" "$TMP" <<'PY' || fail "see above"
-import json, os, re, signal, subprocess, sys
+import json, os, re, subprocess, sys
+sys.path.insert(0, os.environ["TESTS"] + "/sweep")
+import bounded
 sweep, outprog, tmp = sys.argv[1:4]
 bad = []
 RAW = (b"\x1b", b"\x07", b"\xc2\x9b")
@@ -22,14 +24,7 @@ names = {"\x1b]0;gfp-pwned\x07TITLE": "t", "CSI\u009b2J": "c", "ESC\x1b[31mRED":
          "PLAIN_NAME": "p"}
 
 def run(args):
-    p = subprocess.Popen([sweep, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, start_new_session=True)
-    try:
-        out, err = p.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-    return p.returncode, out, err
+    return bounded.run([sweep, *args], 100)
 
 def raw(tag, what, data):
     found = [r for r in RAW if r in data]

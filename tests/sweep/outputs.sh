@@ -19,26 +19,19 @@ export TMPDIR=$TMP/tmpdir
 mkdir -p "$TMPDIR"
 
 /usr/bin/python3 - "$SWEEP" "$REPORT" "$OUTPROG" "$TMP" <<'PY' || fail "see above"
-import json, os, signal, socket, stat, subprocess, sys
+import json, os, signal, socket, stat, sys
 import xml.etree.ElementTree as ET
+sys.path.insert(0, os.environ["TESTS"] + "/sweep")
+import bounded
 sweep, report, outprog, tmp = sys.argv[1:5]
 bad = []
 DEADLINE = 120
 root = os.geteuid() == 0
 
 def run(args, tool=None, preexec=None):
-    """The tool in a session of its own, its whole session killed at the
-    deadline; (exit status, stdout, stderr)."""
-    p = subprocess.Popen([tool or sweep, *args], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         start_new_session=True, preexec_fn=preexec)
-    try:
-        out, err = p.communicate(timeout=DEADLINE)
-    except subprocess.TimeoutExpired:
-        os.killpg(p.pid, signal.SIGKILL)
-        out, err = p.communicate()
-        return None, out, err
-    return p.returncode, out, err
+    """(exit status, stdout, stderr); None: killed, with all it started, at
+    the deadline."""
+    return bounded.run([tool or sweep, *args], DEADLINE, preexec_fn=preexec)
 
 def victims(d):
     """Files a symlink may point to: root's, another user's, and none."""

@@ -19,6 +19,8 @@ mkdir -p "$TMPDIR"
 
 /usr/bin/python3 - "$SWEEP" "$PROG" "$OUTPROG" "$TMP" <<'PY' || fail "see above"
 import json, os, random, re, shutil, signal, subprocess, sys, threading, time
+sys.path.insert(0, os.environ["TESTS"] + "/sweep")
+import bounded
 sweep, prog, outprog, tmp = sys.argv[1:5]
 bad = []
 marker = f"gfpstop-{os.getpid()}-{random.randrange(1 << 30)}"
@@ -32,17 +34,14 @@ def leftovers():
     return [int(p) for p in out.split()]
 
 def kill_tree(p):
-    """The sweep's session, then whatever of its runs is left, by pid."""
-    try:
-        os.killpg(p.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    """The sweep and all it started, then whatever of its runs is left (a
+    daemon reparented away), by pid."""
+    bounded.kill_tree(p)
     for pid in leftovers():
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    p.wait()
     # what a killed sweep leaves is not for the next case to find
     shutil.rmtree(os.environ["TMPDIR"])
     os.mkdir(os.environ["TMPDIR"])
