@@ -9,7 +9,9 @@
 # usage error or a refused policy leaves no report file behind, and a report
 # that cannot be written whole (a file size limit) leaves the old one as it
 # was and no temporary beside it. /dev/stdout and /dev/null still take a
-# report, and /dev/stdout stays what it was. Sweeps run -j 2. Each gfp-sweep
+# report, and /dev/stdout stays what it was. Not root, a path in a sticky
+# directory that holds another user's file is refused before the runs.
+# Sweeps run -j 2. Each gfp-sweep
 # runs in a session of its own, killed whole if it outlives a deadline.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
@@ -19,7 +21,7 @@ export TMPDIR=$TMP/tmpdir
 mkdir -p "$TMPDIR"
 
 /usr/bin/python3 - "$SWEEP" "$REPORT" "$OUTPROG" "$TMP" <<'PY' || fail "see above"
-import json, os, signal, socket, stat, sys
+import json, os, shutil, signal, socket, stat, sys, tempfile
 import xml.etree.ElementTree as ET
 sys.path.insert(0, os.environ["TESTS"] + "/sweep")
 import bounded
@@ -28,10 +30,10 @@ bad = []
 DEADLINE = 120
 root = os.geteuid() == 0
 
-def run(args, tool=None, preexec=None):
+def run(args, tool=None, preexec=None, pre=()):
     """(exit status, stdout, stderr); None: killed, with all it started, at
     the deadline."""
-    return bounded.run([tool or sweep, *args], DEADLINE, preexec_fn=preexec)
+    return bounded.run([tool or sweep, *pre, *args], DEADLINE, preexec_fn=preexec)
 
 def victims(d):
     """Files a symlink may point to: root's, another user's, and none."""
@@ -221,6 +223,27 @@ if before != after:
     bad.append(f"/dev/stdout was {before}, is {after}")
 if not stat.S_ISCHR(os.stat("/dev/null").st_mode):
     bad.append("/dev/null is no longer a device")
+
+# 7. Not root, in a sticky directory: another user's file or symlink at the
+# path cannot be renamed over, and is refused before the runs, not after.
+setpriv = shutil.which("setpriv")
+if root and setpriv:
+    sticky = tempfile.mkdtemp(dir=os.path.dirname(tmp))
+    try:
+        os.chmod(sticky, 0o1777)
+        with open(f"{sticky}/r.json", "w") as f:
+            f.write("root's\n")
+        os.symlink(list(v)[0], f"{sticky}/l.json")
+        for name in ("r.json", "l.json"):
+            st, out, err = run(["-j", "2", "--json", f"{sticky}/{name}", "--", outprog, "binary"],
+                               tool=setpriv, pre=["--reuid=65534", "--regid=65534",
+                                                  "--clear-groups", "env", f"TMPDIR={sticky}",
+                                                  sweep])
+            one_line(f"sticky {name}", st, err, 2, "in a sticky directory, where it cannot be")
+        if open(f"{sticky}/r.json").read() != "root's\n" or not os.path.islink(f"{sticky}/l.json"):
+            bad.append("sticky: changed")
+    finally:
+        shutil.rmtree(sticky)
 
 if bad:
     sys.exit("FAIL: " + "\n  ".join(bad))

@@ -129,20 +129,38 @@ bool tool_out_check(const char *path, char *why, size_t n)
 	}
 	if (path[len - 1] == '/')
 		return snprintf(why, n, "it is a directory (give a file's path)"), false;
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) &&
-	    !S_ISCHR(st.st_mode))
+	bool exists = lstat(path, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISCHR(st.st_mode))
 		return snprintf(why, n, "it is %s, and a report is a file (give a file's path)",
 		                file_type(st.st_mode)),
 		       false;
-	if (lstat(path, &st) == 0 && S_ISCHR(st.st_mode))
+	if (exists && S_ISCHR(st.st_mode))
 		return true; /* /dev/null: written as it is */
 	int slot;
 	fd = make_temp(path, &slot);
 	if (fd < 0)
 		return snprintf(why, n, "cannot make a file in its directory: %s", strerror(errno)),
 		       false;
+	/* In a sticky directory (/tmp) another user's file cannot be renamed
+	 * over: said now, not once the runs are done. */
+	struct stat mine, there, dir;
+	bool stuck = exists && fstat(fd, &mine) == 0 && mine.st_uid != 0 &&
+	             lstat(path, &there) == 0 && there.st_uid != mine.st_uid;
+	if (stuck) {
+		char *slash = strrchr(tmps[slot], '/');
+		*slash = '\0';
+		stuck = stat(slash == tmps[slot] ? "/" : tmps[slot], &dir) == 0 &&
+		        (dir.st_mode & S_ISVTX) && dir.st_uid != mine.st_uid;
+		*slash = '/';
+	}
 	close(fd);
 	drop_temp(slot);
+	if (stuck)
+		return snprintf(why, n,
+		                "it belongs to uid %u in a sticky directory, where it cannot be "
+		                "replaced (remove it, or give another path)",
+		                (unsigned)there.st_uid),
+		       false;
 	return true;
 }
 
