@@ -22,9 +22,14 @@ export GFP_SHARD_COUNT=3
 # compare TAG: the parts' headers name PARALLEL_SEQ 1 to 3, and their merge
 # is the unsharded sweep.
 compare() {
-	# Each part ran to its end: exit 0, or 1 for its findings.
-	awk -F'\t' 'NR > 1 && $7 != 0 && $7 != 1 { bad = 1 } END { exit bad || NR != 4 }' \
-		"$TMP/$1.joblog" || fail "$1: a part failed: $(cat "$TMP/$1.joblog"; tail -5 "$TMP/$1.log")"
+	# Each part ran to its end: exit 0, or 1 for its findings (the
+	# joblog's Exitval column, under its header).
+	/usr/bin/python3 - "$TMP/$1.joblog" <<'PY' || fail "$1: a part failed: $(cat "$TMP/$1.joblog"; tail -5 "$TMP/$1.log")"
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+col = rows[0].index("Exitval")
+sys.exit(len(rows) != 4 or any(r[col] not in ("0", "1") for r in rows[1:]))
+PY
 	"$REPORT" merge -o "$TMP/$1.json" "$TMP/$1".part*.json || fail "$1: merge failed"
 	/usr/bin/python3 - "$TMP" "$1" <<'PY' || fail "$1: see above"
 import json, re, sys

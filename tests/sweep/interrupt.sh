@@ -110,40 +110,49 @@ if p.returncode != 143 or not run.get("interrupted") or not run.get("results") o
 # A second Ctrl-C: within a second of the first it is the same stop (as
 # timeout(1) sends it, to the sweep and to its process group); later it
 # ends the sweep at once, even while a report is being written. Here the
-# first one leaves the sweep blocked opening --json, a FIFO that no one
-# reads until the test does; nothing is left running or behind.
+# first one leaves the sweep blocked writing its results and --json to
+# its standard output, a pipe the test has filled and does not read until
+# it wants to; nothing is left running or behind.
 def blocked(tag):
-    fifo = f"{tmp}/{tag}.json"
-    os.mkfifo(fifo)
-    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # lets the sweep check the path
-    p = subprocess.Popen([sweep, "--mode", "nth", "-j", "2", "--json", fifo, "--", prog, "slow",
-                          "40"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+    r, w = os.pipe()
+    p = subprocess.Popen([sweep, "--mode", "nth", "-j", "2", "--json", "/dev/stdout", "--", prog,
+                          "slow", "40"], stdin=subprocess.DEVNULL, stdout=w,
                          stderr=subprocess.PIPE, text=True, env=env)
     for l in p.stderr:
         if re.match(r"gfp-sweep: note: [1-9]\d*/\d+ runs", l):
             break
-    os.close(reader)
+    # filled through a description of its own: the sweep's stays blocking
+    fill = os.open(f"/proc/self/fd/{w}", os.O_WRONLY | os.O_NONBLOCK)
+    try:
+        while True:
+            os.write(fill, b"#" * 4096)
+    except BlockingIOError:
+        pass
+    os.close(fill)
+    os.close(w)
     p.send_signal(signal.SIGINT)
     try:
         p.wait(timeout=0.3)
-        bad.append(f"{tag}: the sweep ended ({p.returncode}) with no reader for its report")
+        bad.append(f"{tag}: the sweep ended ({p.returncode}) with no reader for its results")
     except subprocess.TimeoutExpired:
         pass
-    return fifo, p
+    return r, p
 
-fifo, p = blocked("same")
+r, p = blocked("same")
 p.send_signal(signal.SIGINT)  # 0.3 s after the first
 time.sleep(0.3)
 if p.poll() is not None:
     bad.append(f"same: a second SIGINT 0.3 s after the first ended the sweep ({p.returncode})")
 else:
-    with open(fifo) as f:
-        run = json.loads(f.read())
+    with os.fdopen(r, "rb") as f:
+        text = f.read().decode()
     p.wait(timeout=10)
-    if p.returncode != 130 or not run["interrupted"] or not run["results"]:
+    run = json.loads(text.rstrip("\n").rsplit("\n", 1)[-1])
+    if p.returncode != 130 or not run["interrupted"] or not run["results"] or \
+            "interrupted after" not in text:
         bad.append(f"same: exit {p.returncode}, JSON {str(run)[:200]}")
 
-fifo, p = blocked("twice")
+r, p = blocked("twice")
 time.sleep(1)
 t0 = time.monotonic()
 p.send_signal(signal.SIGINT)  # 1.3 s after the first
@@ -151,6 +160,7 @@ try:
     p.wait(timeout=2)
 except subprocess.TimeoutExpired:
     p.kill()
+os.close(r)
 err = p.stderr.read()
 if p.returncode != 130 or "stopped at once by a second signal" not in err:
     bad.append(f"twice: exit {p.returncode} {time.monotonic() - t0:.1f} s after the "

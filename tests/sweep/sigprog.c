@@ -5,10 +5,16 @@
  * the mask), and at delivery what is blocked, what sigaction says from
  * inside the handler (SA_RESETHAND), siginfo, and a siglongjmp out. One
  * line per fact on stdout: the same with and without the shim (signals.sh).
+ *
+ * sigprog altstack BYTES: faults with a handler on an alternate stack of
+ * BYTES that does what python's faulthandler does (puts SIG_DFL back and
+ * raises the signal again), so the process dies by SIGSEGV.
  */
 #include <setjmp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -99,8 +105,31 @@ static void set(int sig, void (*h)(int), void (*act)(int, siginfo_t *, void *), 
 	show_action("old", sig, &old);
 }
 
-int main(void)
+static void reraise(int sig)
 {
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int fault_on_altstack(size_t size)
+{
+	stack_t ss = {.ss_sp = malloc(size), .ss_size = size, .ss_flags = 0};
+	if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0)
+		return 2;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = reraise;
+	sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	*(volatile int *)(uintptr_t)0 = 1;
+	return 3;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "altstack") == 0)
+		return fault_on_altstack(strtoul(argv[2], NULL, 10));
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	int sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 	for (int i = 0; i < 5; i++)

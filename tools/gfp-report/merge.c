@@ -4,11 +4,13 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "text.h"
 #include "report.h"
 
@@ -636,16 +638,19 @@ static bool merge_write(const char *output, struct part *parts, size_t np)
 	if (!campaign && !check_parts(parts, np))
 		return false;
 	bool ok = true;
-	FILE *f = output ? fopen(output, "w") : stdout;
-	if (!f) {
-		error("cannot write %s: %s", output, strerror(errno));
+	/* -o OUT: a new file renamed over OUT once whole (outfile.h). */
+	struct tool_out o = {.f = stdout, .path = NULL, .slot = -1};
+	char why[PATH_MAX + 200];
+	if (output && !tool_out_open(&o, output, why, sizeof(why))) {
+		error("cannot write %s: %s", output, why);
 		ok = false;
 	} else {
+		FILE *f = o.f;
 		if (campaign)
 			merge_campaign(f, parts, np, tp, nt);
 		else
 			merge_sweep(f, parts, np);
-		if (fflush(f) != 0 || ferror(f) || (output && fclose(f) != 0)) {
+		if (output ? !tool_out_close(&o) : fflush(f) != 0 || ferror(f)) {
 			error("cannot write %s: %s", output ? output : "the standard output",
 			      strerror(errno));
 			ok = false;

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@ static void put_stderr(const struct run *r, const char *text)
 {
 	char p[PATH_MAX + 16];
 	run_paths(r->idx, "err", p, sizeof(p));
-	FILE *f = fopen(p, "w");
+	int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
 	if (!f)
 		die(EXIT_USAGE, "cannot write %s: %s", p, strerror(errno));
 	fputs(text ? text : "", f);
@@ -195,9 +197,8 @@ static void json_target(void *ctx, const struct target *t, struct group *groups,
 
 static void campaign_json(const char *path, const struct totals *tot)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	struct tool_out o;
+	FILE *f = report_file(&o, path);
 	fprintf(f, "{\"gfp_sweep\":\"%s\",\"campaign\":", GFP_VERSION);
 	text_json_str(f, opt.campaign);
 	fprintf(f, ",\"mode\":\"%s\",\"shard\":\"%d/%d\",\"interrupted\":%s,\"runs\":%zu,",
@@ -208,8 +209,7 @@ static void campaign_json(const char *path, const struct totals *tot)
 	fprintf(f, "},\"targets\":[");
 	campaign_each_target(json_target, f);
 	fprintf(f, "]}\n");
-	if (fclose(f) != 0)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	report_done(&o);
 }
 
 /* ------------------------------------------------------------------------
@@ -255,8 +255,7 @@ static void campaign_junit(const char *path, const struct totals *tot)
 	struct junit_ctx j = {h.f, &h};
 	campaign_each_target(junit_target, &j);
 	fprintf(h.f, "</testsuites>\n");
-	if (fclose(h.f) != 0)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	report_done(&h.out);
 }
 
 /* ------------------------------------------------------------------------
@@ -284,6 +283,15 @@ static void target_page(const char *path, size_t n, const char *id, char *out, s
 		safe[k++] = (isalnum((unsigned char)*c) || *c == '-' || *c == '_') ? *c : '_';
 	safe[k] = '\0';
 	snprintf(out, len, "%.*s.%zu-%s%s", (int)(dot - path), path, n, safe, dot);
+}
+
+void campaign_check_pages(const struct target *ts, size_t n)
+{
+	char page[PATH_MAX];
+	for (size_t i = 0; opt.html && i < n; i++) {
+		target_page(opt.html, i + 1, ts[i].id, page, sizeof(page));
+		report_check(page);
+	}
 }
 
 static void html_target(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
@@ -352,8 +360,7 @@ static void campaign_html(const char *path, const struct totals *tot)
 	fprintf(f, "</table>\n<p>Each swept target's name opens its own page, as "
 	           "<code>gfp-sweep --html</code> writes it for one program.</p>\n"
 	           "</body></html>\n");
-	if (fclose(f) != 0)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	report_done(&h.out);
 }
 
 int campaign_report(const struct target *ts, size_t n)

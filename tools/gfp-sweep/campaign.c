@@ -10,6 +10,8 @@
  * from the journal alone (campaign-out.c).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,14 +107,74 @@ static void add_target(const struct jval *o, const char *where)
 	ntargets++;
 }
 
+/* The standard input to its end: a pipe may take its time (a generator
+ * upstream), so the wait is one a stop signal ends. poll(2) returns EINTR
+ * whatever SA_RESTART says. */
+static char *read_stdin(size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = xrealloc(NULL, cap);
+	progress_phase("reading the campaign from the standard input");
+	for (;;) {
+		struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+		int ready = poll(&p, 1, 200);
+		if (stop_requested())
+			die(128 + stop_requested(), "stopped by SIG%s while reading the campaign",
+			    sigabbrev_np(stop_requested()));
+		if (!isatty(STDIN_FILENO)) /* a progress line would cut into the typing */
+			progress_tick();
+		if (ready <= 0)
+			continue;
+		ssize_t r = read(STDIN_FILENO, buf + n, cap - n - 1);
+		if (r == 0)
+			break;
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r < 0)
+			die(EXIT_USAGE, "--campaign -: %s", strerror(errno));
+		n += (size_t)r;
+		if (cap - n - 1 == 0)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	progress_clear();
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* The campaign's text: a regular file's, or the standard input's ("-").
+ * Anything else is refused before it is read: a FIFO would hold the
+ * sweep in open(2) until a writer came, a directory or a device never
+ * ends its targets. */
+static char *read_campaign(const char *path, size_t *len)
+{
+	if (strcmp(path, "-") == 0)
+		return read_stdin(len);
+	/* O_NONBLOCK: a FIFO opens at once, to be refused below. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		die(EXIT_USAGE, "--campaign %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die(EXIT_USAGE,
+		    "--campaign %s is %s: give a regular file, or - for the standard input", path,
+		    S_ISDIR(st.st_mode)    ? "a directory"
+		    : S_ISFIFO(st.st_mode) ? "a FIFO"
+		    : S_ISCHR(st.st_mode)  ? "a character device"
+		                           : "not a regular file");
+	char *text = text_slurp_fd(fd, len);
+	if (!text)
+		die(EXIT_USAGE, "--campaign %s: %s", path, strerror(errno));
+	close(fd);
+	return text;
+}
+
 /* A JSON array of targets, or JSON Lines: one target per line, blank lines
  * and lines starting with '#' left out. */
 static void load_campaign(const char *path)
 {
 	size_t len;
-	char *text = text_slurp(path, &len), err[256], where[PATH_MAX + 32];
-	if (!text)
-		die(EXIT_USAGE, "--campaign %s: %s", path, strerror(errno));
+	char *text = read_campaign(path, &len), err[256], where[PATH_MAX + 32];
 	struct jval v;
 	size_t start = strspn(text, " \t\r\n");
 	if (start < len && text[start] == '[') {
@@ -426,6 +488,7 @@ static void settle(size_t t)
 int campaign_main(void)
 {
 	load_campaign(opt.campaign);
+	campaign_check_pages(targets, ntargets);
 	if (!opt.state)
 		default_state();
 	journal_open(opt.state, targets, ntargets);

@@ -154,15 +154,37 @@ void full_policy(const struct run *r, char *out, size_t n)
 	run_policy(pol, out, n);
 }
 
-/* The run's command with what it depends on: the whole policy. */
+/* NAME=VALUE words a shell takes as an assignment: NAME a shell's name. */
+static bool shell_names(char **env)
+{
+	for (char **e = env; e && *e; e++) {
+		size_t n = strcspn(*e, "=");
+		if (strspn(*e, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") <
+		        n ||
+		    (**e >= '0' && **e <= '9'))
+			return false;
+	}
+	return true;
+}
+
+/* The run's command with what it depends on: the whole policy, and a
+ * campaign target's environment. A name no shell assignment takes (any
+ * byte but '=' is allowed) goes to env(1), each NAME=VALUE one quoted
+ * word, so that its bytes reach the program and never the terminal. */
 void reproducer(FILE *f, const struct run *r)
 {
 	char pol[4096];
 	full_policy(r, pol, sizeof(pol));
-	for (char **e = opt.env; e && *e; e++) { /* a campaign target's */
+	bool assign = shell_names(opt.env);
+	if (!assign)
+		fputs("env -- ", f);
+	for (char **e = opt.env; e && *e; e++) {
 		size_t n = strcspn(*e, "=");
-		fprintf(f, "%.*s=", (int)n, *e);
-		text_shell_quote(f, *e + n + 1);
+		if (assign) {
+			fprintf(f, "%.*s=", (int)n, *e);
+			text_shell_quote(f, *e + n + 1);
+		} else
+			text_shell_quote(f, *e);
 		fputc(' ', f);
 	}
 	text_shell_quote(f, gfp_run_path());

@@ -261,6 +261,5 @@ void write_html(const char *path, const struct group *groups, size_t ngroups, co
 	        "</body>\n</html>\n",
 	        GFP_VERSION, html_script);
 	hsites_free(&hs);
-	if (fclose(f) != 0)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	report_done(&h.out);
 }

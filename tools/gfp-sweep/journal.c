@@ -19,9 +19,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "text.h"
 #include "gfp_build.h"
 #include "journal.h"
@@ -141,12 +143,17 @@ void journal_open(const char *state, const struct target *ts, size_t n)
 	ntargets = n;
 	segs = xrealloc(NULL, (n + 1) * sizeof(*segs));
 	memset(segs, 0, (n + 1) * sizeof(*segs));
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* Appended to line by line, it cannot be renamed into place as a
+	 * report is: it is opened once, never through a symlink, and only as
+	 * a file of its own (outfile.h), then read through the same
+	 * descriptor. */
+	char why[PATH_MAX + 200];
+	fd = tool_append_open(path, why, sizeof(why));
 	if (fd < 0)
 		die(EXIT_USAGE, "cannot write %s: %s (--state PATH chooses another file)", path,
-		    strerror(errno));
+		    why);
 	size_t len = 0;
-	char *text = text_slurp(path, &len);
+	char *text = text_slurp_fd(fd, &len);
 	if (!text)
 		die(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
 	size_t lineno = 0, bad = 0;
@@ -156,10 +163,16 @@ void journal_open(const char *state, const struct target *ts, size_t n)
 		struct jval v;
 		char err[128];
 		lineno++;
-		if (!json_parse(line, l, (int)lineno, &v, err, sizeof(err)))
+		bool ok = json_parse(line, l, (int)lineno, &v, err, sizeof(err));
+		/* Its first line was written whole (one write(2) into an empty
+		 * file): a file that starts otherwise is someone else's. */
+		if (lineno == 1 && (!ok || !json_get(&v, "gfp_sweep_state")))
+			die(EXIT_USAGE,
+			    "%s is not a gfp-sweep campaign's state (--state PATH chooses another "
+			    "file)",
+			    path);
+		if (!ok)
 			bad++; /* cut short: a write that did not finish */
-		else if (lineno == 1 && !json_get(&v, "gfp_sweep_state"))
-			die(EXIT_USAGE, "%s is not a gfp-sweep campaign's state", path);
 		else if (lineno == 1) {
 			check_header(&v);
 			json_free(&v);
@@ -180,6 +193,10 @@ void journal_open(const char *state, const struct target *ts, size_t n)
 		fclose(m.f);
 		append(m.buf, m.len);
 		free(m.buf);
+		/* The one line that must be whole after a crash: the others
+		 * may be cut short and are left out, but without it the state
+		 * is refused. */
+		fdatasync(fd);
 	}
 }
 

@@ -113,11 +113,10 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 
 void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	struct tool_out o;
+	FILE *f = report_file(&o, path);
 	fputc('{', f);
 	json_sweep_fields(f, groups, ngroups, counts);
 	fprintf(f, "}\n");
-	fclose(f);
+	report_done(&o);
 }

@@ -278,6 +278,5 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 	        nruns, h.findings, now() - opt.started);
 	junit_testsuite(f, &h, groups, counts, NULL);
 	fprintf(f, "</testsuites>\n");
-	if (fclose(f) != 0)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	report_done(&h.out);
 }

@@ -92,6 +92,9 @@ static void usage(FILE *f)
 	        "--campaign FILE sweeps every target of FILE (JSON: id, argv, stdin, env,\n"
 	        "status) in turn into one report; finished runs are kept in --state PATH\n"
 	        "(default FILE.state), and a campaign run again goes on from there.\n"
+	        "FILE is a regular file, or - for the standard input (with --state).\n"
+	        "Each report is written whole to a new file (mode 0600) renamed over its\n"
+	        "path: a symlink there is replaced, never written through.\n"
 	        "Ctrl-C or SIGTERM stops the sweep: the reports hold the runs that finished.\n"
 	        "Exit status:\n"
 	        "  0    no finding of a --fail-on class\n"
@@ -224,6 +227,8 @@ static int parse_args(int argc, char **argv, const char **lib)
 		    "--input with --campaign: each target has its own \"stdin\"");
 	if (opt.state && !opt.campaign)
 		return tool_usage_error("--state goes with --campaign FILE");
+	if (opt.campaign && strcmp(opt.campaign, "-") == 0 && !opt.state)
+		return tool_usage_error("--campaign - (the standard input) needs --state PATH");
 	if (!opt.campaign && optind >= argc)
 		return tool_usage_error("no program to sweep (gfp-sweep [options] -- PROG ARGS)");
 	opt.argv = argv + optind;
@@ -259,6 +264,13 @@ void make_tmp(void)
 		die(EXIT_USAGE, "mkdtemp: %s", strerror(errno));
 }
 
+void report_check(const char *path)
+{
+	char why[PATH_MAX + 200];
+	if (path && !tool_out_check(path, why, sizeof(why)))
+		die(EXIT_USAGE, "cannot write %s: %s", path, why);
+}
+
 /* Everything the runs need, checked before the first one: the shim, the
  * program, the reports' files, a directory for the runs' files. */
 static void prepare(const char *lib)
@@ -268,6 +280,9 @@ static void prepare(const char *lib)
 	if (opt.jobs <= 0)
 		opt.jobs = 1;
 	run_track_init((size_t)opt.jobs + 1);
+	/* From here a stop is a stop the sweep reports: it may be creating
+	 * and removing files already (the reports' checks, its directory). */
+	stop_on_signals();
 	if (lib)
 		snprintf(opt.lib, sizeof(opt.lib), "%s", lib);
 	else if (!tool_find_library(opt.lib, sizeof(opt.lib))) {
@@ -282,19 +297,14 @@ static void prepare(const char *lib)
 	if (status)
 		die(status, "%s", why);
 
-	/* The reports' files are checked before the runs, not after them. */
+	/* The reports' files are checked before the runs, not after them,
+	 * and made only once whole: an error meanwhile leaves none. */
 	const char *outputs[] = {opt.json, opt.junit, opt.html};
-	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
-		FILE *o = outputs[i] ? fopen(outputs[i], "a") : NULL;
-		if (outputs[i] && !o)
-			die(EXIT_USAGE, "cannot write %s: %s", outputs[i], strerror(errno));
-		if (o)
-			fclose(o);
-	}
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
+		report_check(outputs[i]);
 
 	make_tmp();
 	atexit(remove_tmp);
-	stop_on_signals();
 }
 
 /* The line that says what the sweep is about to run. */

@@ -3,6 +3,7 @@
  * HTML, memory streams, and the head of a report file.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,12 +83,24 @@ const char *point_kind(const struct run *r)
 	return r->site[0] ? "hit" : "call";
 }
 
+FILE *report_file(struct tool_out *o, const char *path)
+{
+	char why[PATH_MAX + 200];
+	if (!tool_out_open(o, path, why, sizeof(why)))
+		die(EXIT_USAGE, "cannot write %s: %s", path, why);
+	return o->f;
+}
+
+void report_done(struct tool_out *o)
+{
+	if (!tool_out_close(o))
+		die(EXIT_USAGE, "cannot write %s: %s", o->path, strerror(errno));
+}
+
 void report_open(struct report_head *h, const char *path, const size_t *counts,
                  const char *stamp_fmt)
 {
-	h->f = fopen(path, "w");
-	if (!h->f)
-		die(EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+	h->f = report_file(&h->out, path);
 	h->findings = 0;
 	for (int o = 0; o < O_COUNT; o++)
 		if (is_finding((enum outcome)o))

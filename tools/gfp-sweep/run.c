@@ -131,6 +131,7 @@ static void on_stop(int sig)
 	w = write(2, msg, sizeof(msg) - 1);
 	(void)w;
 	remove_tmp_now();
+	tool_out_remove_now();
 	_exit(128 + sig);
 }
 
@@ -236,8 +237,8 @@ static void start_run(void *arg)
 {
 	struct run_start *rs = arg;
 	int in = open(opt.input[0] ? opt.input : "/dev/null", O_RDONLY);
-	int o = open(rs->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	int e = open(rs->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int o = open(rs->out, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	int e = open(rs->err, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	if (in < 0 || o < 0 || e < 0)
 		_exit(126);
 	dup2(in, 0);

@@ -14,6 +14,7 @@
 
 #include "common.h" /* die() and the other messages */
 #include "frame.h"
+#include "outfile.h"
 #include "record_reader.h"
 
 #define EXIT_FINDINGS 1
@@ -153,6 +154,7 @@ struct membuf {
  * this host's name ("" when unknown). */
 struct report_head {
 	FILE *f;
+	struct tool_out out;
 	size_t findings;
 	char stamp[64], host[256];
 };
@@ -269,6 +271,12 @@ void esc_n(FILE *f, const char *s, size_t n, bool attr);
 void esc(FILE *f, const char *s, bool attr);
 void mem_flush(struct membuf *m, FILE *f, bool attr);
 const char *point_kind(const struct run *r);
+/* A report file (outfile.h): opened, or exit 2 with why; put in place
+ * whole, or exit 2 with the old file left as it was. */
+FILE *report_file(struct tool_out *o, const char *path);
+/* main.c: that a report can be written at path (NULL: none), or exit 2. */
+void report_check(const char *path);
+void report_done(struct tool_out *o);
 void report_open(struct report_head *h, const char *path, const size_t *counts,
                  const char *stamp_fmt);
 
@@ -324,5 +332,7 @@ void campaign_each_target(target_fn *fn, void *ctx);
 /* The console result and the reports of targets[0..n), from the journal;
  * returns the campaign's exit status. */
 int campaign_report(const struct target *targets, size_t n);
+/* --html's page of each target can be written (or exit 2), before the runs. */
+void campaign_check_pages(const struct target *targets, size_t n);
 
 #endif

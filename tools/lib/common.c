@@ -21,13 +21,21 @@
  * Messages
  * ---------------------------------------------------------------------- */
 
+/* What a message quotes (a path, a key of a file anyone may have written)
+ * may hold an ESC: it is spelled \xNN, as gfp-report's output spells it. */
 void tool_vmsg(const char *level, const char *fmt, va_list ap)
 {
+	char *text = NULL;
+	int n = vasprintf(&text, fmt, ap);
 	flockfile(stderr);
 	fprintf(stderr, "%s: %s: ", program_invocation_short_name, level);
-	vfprintf(stderr, fmt, ap);
+	if (n >= 0)
+		text_visible_put(stderr, text, (size_t)n);
+	else /* out of memory: the words without what they quote */
+		fputs(fmt, stderr);
 	fputc('\n', stderr);
 	funlockfile(stderr);
+	free(text);
 }
 
 #define MSG_FN(fn, level)                                                                          \

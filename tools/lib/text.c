@@ -2,6 +2,7 @@
  * text.c - whole files in, JSON strings and shell words out (text.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +13,27 @@
 
 char *text_slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return NULL;
-	size_t cap = 65536, n = 0, r;
+	char *text = text_slurp_fd(fd, len);
+	int err = errno;
+	close(fd);
+	errno = err;
+	return text;
+}
+
+char *text_slurp_fd(int fd, size_t *len)
+{
+	size_t cap = 65536, n = 0;
 	char *buf = malloc(cap);
-	while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += r;
+	ssize_t r = 0;
+	while (buf && (r = read(fd, buf + n, cap - n - 1)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		n += (size_t)r;
 		if (cap - n - 1 == 0) {
 			char *nb = realloc(buf, cap * 2);
 			if (!nb)
@@ -28,11 +43,10 @@ char *text_slurp(const char *path, size_t *len)
 		}
 	}
 	if (!buf)
-		die(EXIT_USAGE, "out of memory reading %s", path);
+		die(EXIT_USAGE, "out of memory reading a file");
 	/* A directory opens fine and fails only here, with EISDIR. */
-	int err = ferror(f) ? errno : 0;
-	fclose(f);
-	if (err) {
+	if (r < 0) {
+		int err = errno;
 		free(buf);
 		errno = err;
 		return NULL;
@@ -95,6 +109,13 @@ void text_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A C1 control (U+0080 to U+009F) in UTF-8: a UTF-8 terminal takes
+ * U+009B as CSI, as it takes ESC [. */
+static bool is_c1(const unsigned char *p, size_t len)
+{
+	return len == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+}
+
 /* Whether s has bytes that '...' would carry but a terminal, a report or a
  * copy and paste would mangle: control characters, malformed UTF-8. */
 static bool needs_ansi_c_quote(const char *s)
@@ -102,11 +123,27 @@ static bool needs_ansi_c_quote(const char *s)
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 	while (p < end) {
 		size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-		if (!len || *p < 0x20 || *p == 0x7f)
+		if (!len || *p < 0x20 || *p == 0x7f || is_c1(p, len))
 			return true;
 		p += len;
 	}
 	return false;
+}
+
+void text_visible_put(FILE *f, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	while (p < end) {
+		size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
+		if (is_c1(p, len))
+			fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
+		else if (len > 1 || (*p >= 0x20 && *p != 0x7f && *p < 0x80) || *p == '\n' ||
+		         *p == '\t' || (!len && *p >= 0xa0))
+			fwrite(p, 1, len ? len : 1, f);
+		else /* C0, DEL, and a stray byte an 8-bit terminal takes as C1 */
+			fprintf(f, "\\x%02x", *p);
+		p += len ? len : 1;
+	}
 }
 
 void text_shell_quote(FILE *f, const char *s)
@@ -123,7 +160,9 @@ void text_shell_quote(FILE *f, const char *s)
 		fputs("$'", f);
 		while (p < end) {
 			size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-			if (len > 1)
+			if (is_c1(p, len))
+				fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
+			else if (len > 1)
 				fwrite(p, 1, len, f);
 			else if (*p == '\'' || *p == '\\')
 				fprintf(f, "\\%c", *p);
