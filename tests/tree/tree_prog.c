@@ -26,7 +26,8 @@
  *                                  itself (same pid)
  *   tree_prog server N             forks N workers that allocate: a quarter
  *                                  end by exit(), a quarter by _exit(), a
- *                                  quarter by a raw exit_group (no libc), a
+ *                                  quarter by a raw exit_group (no libc)
+ *                                  once the server has counted them, a
  *                                  quarter are killed with SIGKILL while they
  *                                  allocate
  *   tree_prog usage                "usage" and exit
@@ -421,10 +422,12 @@ static bool is_zombie(pid_t pid)
 }
 
 /* Worker kinds: 0 ends by exit(), 1 by _exit(), 2 allocates until killed,
- * 3 ends by the exit_group system call itself. */
-static void worker(int kind, int out)
+ * 3 ends by the exit_group system call itself. The ones that end do so at
+ * EOF on `go`, once the server has counted what they hold. */
+#define WORKER_BLOCKS 16
+static void worker(int kind, int out, int go)
 {
-	int blocks = kind == 2 ? 4096 : 16;
+	int blocks = kind == 2 ? 4096 : WORKER_BLOCKS;
 	for (int i = 0; i < blocks; i++) {
 		void *p = malloc(kind == 2 ? 256 * 1024 : 1024 * 1024);
 		if (p)
@@ -433,6 +436,9 @@ static void worker(int kind, int out)
 			_exit(3);
 		sleep_ms(kind == 2 ? 5 : 1);
 	}
+	char c;
+	while (read(go, &c, 1) < 0 && errno == EINTR)
+		;
 	if (kind == 0)
 		exit(0);
 	if (kind == 3)
@@ -447,6 +453,9 @@ static int server(int n)
 	int prog[64];
 	if (n > 64)
 		n = 64;
+	int go[2];
+	if (pipe(go) != 0)
+		die("pipe");
 	long before = usage_live();
 	for (int i = 0; i < n; i++) {
 		int p[2];
@@ -457,19 +466,24 @@ static int server(int n)
 			die("fork");
 		if (pid[i] == 0) {
 			close(p[0]);
-			worker(i % 4, p[1]);
+			close(go[1]);
+			worker(i % 4, p[1], go[0]);
 		}
 		close(p[1]);
 		prog[i] = p[0];
 	}
-	/* Every worker well into its allocations. */
+	close(go[0]);
+	/* Every worker that ends done with its blocks (and waiting on `go`),
+	 * every other one well into its allocations, however long the machine
+	 * takes to run them. */
 	for (int i = 0; i < n; i++) {
 		char c;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < (i % 4 == 2 ? 3 : WORKER_BLOCKS); k++)
 			if (read(prog[i], &c, 1) != 1)
 				break;
 	}
 	long during = usage_live();
+	close(go[1]);
 	int killed = 0, exited = 0, signalled = 0;
 	for (int i = 0; i < n; i++)
 		if (i % 4 == 2 && kill(pid[i], SIGKILL) == 0)
