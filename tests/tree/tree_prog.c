@@ -13,6 +13,16 @@
  *                                  waits on stdin
  *   tree_prog reserve BYTES        gfp_reserve(BYTES), a "reserved" line, then
  *                                  waits on stdin
+ *   tree_prog holdc BYTES          hold BYTES, then closes every descriptor
+ *                                  above 2 (closefrom) before its "holding"
+ *                                  line (counted before the close)
+ *   tree_prog holdfork BYTES       hold BYTES, and a forked child (a member
+ *                                  holding nothing of its own) that waits on
+ *                                  stdin too: "holding" with its pid
+ *   tree_prog thold N BYTES        BYTES in 256 KiB blocks from N threads at
+ *                                  once (each its share, until the first
+ *                                  NULL), a "holding" line, then waits on
+ *                                  stdin
  *   tree_prog tries                for each line N on stdin one malloc(N):
  *                                  "try" with ok true or false
  *   tree_prog threads              a member with threads: one that only frees
@@ -172,6 +182,92 @@ static int hold(long bytes, int argc, char **argv)
 	         (int)getpid(), got, usage_live(), usage_limit(), je_own());
 	wait_stdin();
 	release();
+	return 0;
+}
+
+/* A member that closes the descriptors it did not open (the shim's
+ * among them), as daemons and sandboxes do, once it holds its bytes. */
+static int holdc(long bytes)
+{
+	long got = fill(bytes, 256 * 1024);
+	long live = usage_live(), limit = usage_limit(), own = je_own();
+	if (close_range(3, ~0U, 0) != 0)
+		die("close_range");
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld,\"limit\":%ld,"
+	         "\"own\":%ld}\n",
+	         (int)getpid(), got, live, limit, own);
+	wait_stdin();
+	release();
+	return 0;
+}
+
+/* A member with a child that outlives it when it is killed. */
+static int holdfork(long bytes)
+{
+	long got = fill(bytes, 256 * 1024);
+	pid_t child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		wait_stdin();
+		_exit(0);
+	}
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"child\":%d,\"bytes\":%ld,\"tree_live\":%ld,"
+	         "\"limit\":%ld}\n",
+	         (int)getpid(), (int)child, got, usage_live(), usage_limit());
+	wait_stdin();
+	release();
+	waitpid(child, NULL, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A member whose threads allocate at once
+ * ---------------------------------------------------------------------- */
+
+#define TMAX 8
+static void *tblk[TMAX][1024];
+static int tcount[TMAX];
+static long tgot[TMAX], tshare;
+
+static void *thold_thread(void *arg)
+{
+	int k = (int)(long)arg;
+	while (tgot[k] < tshare && tcount[k] < 1024) {
+		void *p = malloc(256 * 1024);
+		if (!p)
+			break;
+		memset(p, 1, 4096);
+		tblk[k][tcount[k]++] = p;
+		tgot[k] += 256 * 1024;
+	}
+	return NULL;
+}
+
+static int thold(int n, long bytes)
+{
+	if (n < 1 || n > TMAX)
+		n = TMAX;
+	tshare = bytes / n;
+	pthread_t t[TMAX];
+	for (int k = 0; k < n; k++)
+		if (pthread_create(&t[k], NULL, thold_thread, (void *)(long)k) != 0)
+			die("pthread_create");
+	long got = 0;
+	for (int k = 0; k < n; k++) {
+		pthread_join(t[k], NULL);
+		got += tgot[k];
+	}
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"threads\":%d,\"bytes\":%ld,\"tree_live\":%ld,"
+	         "\"limit\":%ld,\"own\":%ld}\n",
+	         (int)getpid(), n, got, usage_live(), usage_limit(), je_own());
+	wait_stdin();
+	for (int k = 0; k < n; k++)
+		while (tcount[k])
+			free(tblk[k][--tcount[k]]);
 	return 0;
 }
 
@@ -554,6 +650,12 @@ static int run(int argc, char **argv)
 	const char *cmd = argv[0];
 	if (strcmp(cmd, "hold") == 0 && argc >= 2)
 		return hold(atol(argv[1]), argc - 2, argv + 2);
+	if (strcmp(cmd, "holdc") == 0 && argc == 2)
+		return holdc(atol(argv[1]));
+	if (strcmp(cmd, "holdfork") == 0 && argc == 2)
+		return holdfork(atol(argv[1]));
+	if (strcmp(cmd, "thold") == 0 && argc == 3)
+		return thold(atoi(argv[1]), atol(argv[2]));
 	if (strcmp(cmd, "need") == 0 && argc == 2)
 		return need(atol(argv[1]));
 	if (strcmp(cmd, "tries") == 0)
@@ -583,7 +685,9 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 usage:
-	test_out(2, "usage: tree_prog hold|need|reserve|tries|threads|spawn|server|usage ...\n");
+	test_out(2,
+	         "usage: tree_prog "
+	         "hold|holdc|holdfork|thold|need|reserve|tries|threads|spawn|server|usage ...\n");
 	return 2;
 }
 
