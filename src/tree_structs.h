@@ -87,6 +87,11 @@ extern struct tree_seg *tree_seg;
 extern struct tree_member *tree_me;
 extern char tree_path[];
 
+/* tree_seg.c: maps the segment GFP_TREE names, or a new one of its own
+ * (`*fresh`: its name is for the environment). 0, or -1 with why a
+ * GFP_TREE cannot be used in `err`. */
+int tree_seg_open(char *err, size_t n, bool *fresh);
+
 /* ------------------------------------------------------------------------
  * tree_member.c: who the members are, whether they are alive, and
  * signalling one
