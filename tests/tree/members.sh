@@ -12,7 +12,8 @@ member_start() {
 	wait_line "$TMP/$1.out" holding
 }
 
-# member_spawn NAME ARGS...: member_start without waiting for a line.
+# member_spawn NAME ARGS...: member_start without waiting for a line
+# (MEMBER_PROG: another program than tree_prog).
 member_spawn() {
 	local name=$1
 	shift
@@ -20,7 +21,7 @@ member_spawn() {
 	# Without the other members' fifos: each ends when its own is closed.
 	(
 		for fd in "${MEMBER_FD[@]}"; do exec {fd}>&-; done
-		exec "${MEMBER_WRAP[@]}" env LD_PRELOAD="$SHIM" "$PROG" "$@"
+		exec "${MEMBER_WRAP[@]}" env LD_PRELOAD="$SHIM" "${MEMBER_PROG:-$PROG}" "$@"
 	) <"$TMP/$name.fifo" >"$TMP/$name.out" 2>"$TMP/$name.err" &
 	MEMBER_PID[$name]=$!
 	local fd

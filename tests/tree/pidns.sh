@@ -13,7 +13,9 @@
 #   A lives on with its 40 MiB;
 # - A closes every descriptor above 2 once it holds its 40 MiB (closefrom,
 #   as daemons do), the shim's among them, and then only waits: B still
-#   cannot get its 40 MiB (A's lock lives on in its mapping of the tree).
+#   cannot get its 40 MiB (A's lock lives on in its mapping of the tree);
+# - Debian's python3, each in a namespace of its own: while the first holds
+#   a 40 MiB bytearray, the second's is a MemoryError.
 # Both members being "pid 1", B used to take A for a dead member (its pid
 # there, with another start time in B's /proc) and give its bytes back.
 source "$TESTS/lib.sh"
@@ -62,3 +64,25 @@ b=$(field "$TMP/Bc.out" holding bytes)
 member_end Bc
 member_end Ac
 note "A with its descriptors closed: B got $b bytes"
+
+need_prog /usr/bin/python3
+export GFP_TREE=$TMP/py.tree GFP_POLICY='limit=64M;limit.scope=tree'
+MEMBER_WRAP=("${NS[@]}")
+MEMBER_PROG=/usr/bin/python3 member_spawn py1 -c '
+import sys
+b = bytearray(40 * 2**20)
+print("{\"event\":\"holding\"}", flush=True)
+sys.stdin.readline()'
+MEMBER_WRAP=()
+wait_line "$TMP/py1.out" holding
+timeout -s KILL 60 "${NS[@]}" env LD_PRELOAD="$SHIM" /usr/bin/python3 -c '
+try:
+    b = bytearray(40 * 2**20)
+    print("ok")
+except MemoryError:
+    print("MemoryError")
+' >"$TMP/py2.out" 2>"$TMP/py2.err" || fail "the second python3 exited $?"
+expect_eq "the second python3, in another namespace, while the first holds 40 MiB" \
+	MemoryError "$(cat "$TMP/py2.out")"
+member_end py1
+note "python3 in two namespaces: the second's 40 MiB is a MemoryError"
