@@ -148,13 +148,13 @@ void tree_atfork_child(void)
 	if (!gfp_tree_on)
 		return;
 	int64_t own = budget_process_live();
+	tree_self_init(true); /* a parent may have made a PID namespace for it */
 	/* The parent's slot stays the parent's; the child starts with a slot
 	 * of its own, charged for nothing it inherited. The allowance it
 	 * inherited was granted against the parent's share. */
 	__atomic_store_n(&tree_me, NULL, __ATOMIC_RELAXED);
 	base = own;
 	gfp_tls.budget.allowance = 0;
-	tree_self_init(true); /* a parent may have made a PID namespace for it */
 	if (!join(own)) {
 		gfp_tree_on = false;
 		gfp_log(GFP_LOG_WARNING,

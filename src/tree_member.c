@@ -70,6 +70,8 @@ static bool fd_maps;      /* atomic: ... the description it is mapped with */
 static dev_t seg_dev;     /* ... which file that is */
 static ino_t seg_ino;
 static uint32_t my_gen;       /* the gen of tree_me when claimed */
+static int32_t join_adj;      /* a forked child's oom_score_adj ... */
+static bool join_adj_known;   /* ... when it is its parent's */
 static int reopening;         /* atomic: a thread opens token_fd again */
 static uint64_t next_reap_ns; /* atomic */
 static uint64_t next_deep_ns; /* atomic */
@@ -195,18 +197,26 @@ static bool by_pid(const struct tree_member *m)
 
 #define ID_LOCK(i) (TREE_MEMBERS + (i)) /* the identity lock's byte */
 
-/* fd moved out of the way of a program's own descriptors (many start at
- * the bottom, or dup2 onto 3, 4, 10; bash keeps its script at 255). */
-static int high_fd(int fd)
+/* Where the descriptor goes: out of the way of a program's own (many
+ * start at the bottom, or dup2 onto 3, 4, 10; bash keeps its script at
+ * 255), under RLIMIT_NOFILE. */
+static int fd_floor(void)
 {
 	struct rlimit rl;
 	long floor = 1000;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    (long)rl.rlim_cur - 24 < floor)
 		floor = (long)rl.rlim_cur - 24;
+	return (int)floor;
+}
+
+/* fd moved up to fd_floor(). */
+static int high_fd(int fd)
+{
+	int floor = fd_floor();
 	if (floor <= fd)
 		return fd;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
 	if (high < 0)
 		return fd;
 	close(fd); /* before any POSIX lock: closing drops none */
@@ -301,13 +311,23 @@ static void fork_file(void)
 	__atomic_store_n(&fd_maps, fd >= 0, __ATOMIC_RELAXED);
 	if (fd < 0)
 		return; /* it shares its parent's description: joins without locks */
-	close(old);     /* the child holds no lock yet: closing drops none */
-	token_fd = high_fd(fd);
+	/* In the inherited one's place (the child holds no lock yet: closing
+	 * that one drops none). */
+	if (dup3(fd, old, O_CLOEXEC) == old) {
+		close(fd);
+		fd = old;
+	}
+	token_fd = fd;
 }
 
 void tree_self_init(bool forked)
 {
 	int saved = errno;
+	/* The kernel copies oom_score_adj to a child: its parent's copy. */
+	struct tree_member *parent = __atomic_load_n(&tree_me, __ATOMIC_RELAXED);
+	join_adj_known = forked && parent;
+	if (join_adj_known)
+		join_adj = __atomic_load_n(&parent->adj, __ATOMIC_RELAXED);
 	struct tree_ns was = self.pidns;
 	ns_of("/proc/self/ns/pid", &self.pidns);
 	ns_of("/proc/self/ns/time", &self.timens);
@@ -484,7 +504,7 @@ static struct tree_member *claim_slot(pid_t pid, uint64_t start, int64_t live)
 	ns_set(&got->pidns, &self.pidns);
 	ns_set(&got->timens, &self.timens);
 	__atomic_store_n(&got->live, live, __ATOMIC_RELAXED);
-	__atomic_store_n(&got->adj, oom_read_adj(0), __ATOMIC_RELAXED);
+	__atomic_store_n(&got->adj, join_adj_known ? join_adj : oom_read_adj(0), __ATOMIC_RELAXED);
 	if (!proc_comm(0, got->comm))
 		memset(got->comm, 0, sizeof(got->comm));
 	__atomic_store_n(&got->flags, token ? TREE_TOKEN : 0, __ATOMIC_RELAXED);
@@ -510,17 +530,9 @@ bool tree_depart(void)
 	struct tree_member *m = __atomic_exchange_n(&tree_me, NULL, __ATOMIC_ACQ_REL);
 	if (!m)
 		return false;
-	int saved = errno;
-	uint32_t i = (uint32_t)(m - tree_seg->m);
+	/* Its locks go as the process ends, soon: until then no other
+	 * process takes the slot (lock_slot), and no one is misled. */
 	tree_reclaim(m, __atomic_load_n(&m->pid, __ATOMIC_RELAXED), my_gen);
-	struct flock fl;
-	int fd = __atomic_load_n(&token_fd, __ATOMIC_RELAXED);
-	if (is_seg(fd)) { /* for the slot's next member */
-		lock_op(fd, F_SETLK, F_UNLCK, ID_LOCK(i), &fl);
-		if (__atomic_load_n(&fd_maps, __ATOMIC_RELAXED))
-			lock_op(fd, F_OFD_SETLK, F_UNLCK, i, &fl);
-	}
-	errno = saved;
 	return true;
 }
 
