@@ -7,10 +7,12 @@
 # most bytes, is its victim. C sees A as the holder of A's slot's lock
 # (F_GETLK gives A's pid here), kills it through a pidfd, and gets its
 # 30 MiB; its report names A by its pid here. The sleep, whose pid is A's
-# pid in A's namespace, lives on. Twice: with A's own /proc
-# (--mount-proc), and with the host's /proc in A's namespace, where A used
-# to take the sleep's start time for its own and C's OOM step killed the
-# sleep.
+# pid in A's namespace, lives on. With the host's /proc in A's namespace,
+# where A used to take the sleep's start time for its own and C's OOM step
+# killed the sleep; with A's own /proc (--mount-proc); and with A putting
+# /dev/null in the place of the shim's descriptor of the tree (dup2) before
+# it allocates: the shim opens the tree again and takes its identity lock
+# again (C still proves A), and leaves A's /dev/null alone.
 source "$TESTS/lib.sh"
 source "$TESTS/tree/tree.sh"
 source "$TESTS/tree/members.sh"
@@ -30,20 +32,24 @@ state() {
 	echo "${line%% *}"
 }
 
-for mount in "" --mount-proc; do
-	name=A${mount:+-mount-proc}
+for variant in :hold --mount-proc:hold --mount-proc:holdx; do
+	mount=${variant%:*} mode=${variant#*:}
+	name=A$mount-$mode
 	export GFP_TREE=$TMP/$name.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms'
 	# The namespace's init (bash, no member) makes the next pid S and
 	# starts A with it.
 	MEMBER_WRAP=(unshare --pid --fork --kill-child $mount bash -c \
 		'echo $(($0 - 1)) >/proc/sys/kernel/ns_last_pid || exit 99; "$@" <&0 & wait $!' "$S")
-	member_start "$name" hold $((40 * MiB))
+	member_start "$name" "$mode" $((40 * MiB))
 	MEMBER_WRAP=()
 	expect_eq "$name: A's pid in its namespace, the sleep's here" "$S" "$(field "$TMP/$name.out" holding pid)"
+	[ "$mode" = hold ] || expect_eq "$name: A's /dev/null in the shim's old place" true \
+		"$(field "$TMP/$name.out" holding still_null)"
 	a=$(member_host_pid "$name") || fail "$name: no pid of A here"
+	rc=0
 	timeout -s KILL 60 env LD_PRELOAD="$SHIM" "$PROG" need $((30 * MiB)) </dev/null \
-		>"$TMP/$name-C.out" 2>"$TMP/$name-C.err" ||
-		{ cat "$TMP/$name-C.err" >&2; fail "$name: the member that needs 30 MiB exited $?"; }
+		>"$TMP/$name-C.out" 2>"$TMP/$name-C.err" || rc=$?
+	[ $rc = 0 ] || { cat "$TMP/$name-C.err" >&2; fail "$name: the member that needs 30 MiB exited $rc"; }
 	st=$(state "$S")
 	[ "$st" != Z ] && [ "$st" != gone ] || fail "$name: the sleep ($S), no member, was killed (state $st)"
 	expect_eq "$name: the sleep" sleep "$(cat "/proc/$S/comm")"

@@ -16,6 +16,11 @@
  *   tree_prog holdc BYTES          hold BYTES, then closes every descriptor
  *                                  above 2 (closefrom) before its "holding"
  *                                  line (counted before the close)
+ *   tree_prog holdx BYTES          puts /dev/null in the place of the
+ *                                  shim's descriptor of the tree's file
+ *                                  (dup2), then holds BYTES: "holding" with
+ *                                  that descriptor and whether it is still
+ *                                  /dev/null
  *   tree_prog holdfork BYTES       hold BYTES, and a forked child (a member
  *                                  holding nothing of its own) that waits on
  *                                  stdin too: "holding" with its pid
@@ -197,6 +202,40 @@ static int holdc(long bytes)
 	         "{\"event\":\"holding\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld,\"limit\":%ld,"
 	         "\"own\":%ld}\n",
 	         (int)getpid(), got, live, limit, own);
+	wait_stdin();
+	release();
+	return 0;
+}
+
+/* The descriptor of the process that is the file GFP_TREE names; -1. */
+static int tree_fd(void)
+{
+	struct stat want, st;
+	const char *path = getenv("GFP_TREE");
+	if (!path || stat(path, &want) != 0)
+		return -1;
+	for (int fd = 3; fd < 65536; fd++)
+		if (fstat(fd, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			return fd;
+	return -1;
+}
+
+/* A member that puts a file of its own where the shim's descriptor was, as
+ * a program that dup2s onto descriptors it did not open would. */
+static int holdx(long bytes)
+{
+	int fd = tree_fd(), null = open("/dev/null", O_RDONLY);
+	struct stat want, st;
+	if (fd < 0 || null < 0 || fstat(null, &want) != 0 || dup2(null, fd) != fd)
+		die("no descriptor of the tree's file to replace");
+	close(null);
+	long got = fill(bytes, 256 * 1024);
+	long live = usage_live(), limit = usage_limit();
+	bool still = fstat(fd, &st) == 0 && st.st_rdev == want.st_rdev && S_ISCHR(st.st_mode);
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld,\"limit\":%ld,"
+	         "\"fd\":%d,\"still_null\":%s}\n",
+	         (int)getpid(), got, live, limit, fd, still ? "true" : "false");
 	wait_stdin();
 	release();
 	return 0;
@@ -652,6 +691,8 @@ static int run(int argc, char **argv)
 		return hold(atol(argv[1]), argc - 2, argv + 2);
 	if (strcmp(cmd, "holdc") == 0 && argc == 2)
 		return holdc(atol(argv[1]));
+	if (strcmp(cmd, "holdx") == 0 && argc == 2)
+		return holdx(atol(argv[1]));
 	if (strcmp(cmd, "holdfork") == 0 && argc == 2)
 		return holdfork(atol(argv[1]));
 	if (strcmp(cmd, "thold") == 0 && argc == 3)
@@ -685,9 +726,10 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 usage:
-	test_out(2,
-	         "usage: tree_prog "
-	         "hold|holdc|holdfork|thold|need|reserve|tries|threads|spawn|server|usage ...\n");
+	test_out(
+	    2,
+	    "usage: tree_prog "
+	    "hold|holdc|holdx|holdfork|thold|need|reserve|tries|threads|spawn|server|usage ...\n");
 	return 2;
 }
 
