@@ -31,11 +31,12 @@
  * system without locks) is left alone until it leaves.
  *
  * A member is signalled only through a pidfd proven to be it: the pidfd
- * opened first, then the member's start time read again through /proc (same
- * namespaces), or its slot's identity lock found held by that pid again (a
- * namespace this process sees into). A pid reused in between fails the check; a
- * member that ended in between cannot be reached through its pidfd. A
- * member in a namespace this process cannot see into is never signalled.
+ * opened first, then the member's start time read again through /proc
+ * (same namespaces), or its slot's identity lock found held by that pid
+ * again (a namespace this process sees into). A pid reused in between
+ * fails the check; a member that ended in between cannot be reached
+ * through its pidfd. A member in a namespace this process cannot see into
+ * is never signalled.
  *
  * Must never allocate: it runs inside malloc and fork handlers.
  */
@@ -296,12 +297,12 @@ static bool token_check(void)
 }
 
 /* In a forked child: the segment mapped anew through a description of its
- * own, and the inherited descriptor (its parent's description) closed. */
+ * own, in the place of the inherited descriptor (its parent's description:
+ * the child holds no lock yet, closing it drops none). */
 static void fork_file(void)
 {
 	int old = token_fd;
-	if (!is_seg(old))
-		return; /* lost already: token_check opens it again */
+	bool had = is_seg(old);
 	int fd = open(tree_path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd >= 0 && (!is_seg(fd) || mmap(tree_seg, TREE_SEG_SIZE, PROT_READ | PROT_WRITE,
 	                                    MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)) {
@@ -309,13 +310,18 @@ static void fork_file(void)
 		fd = -1;
 	}
 	__atomic_store_n(&fd_maps, fd >= 0, __ATOMIC_RELAXED);
-	if (fd < 0)
-		return; /* it shares its parent's description: joins without locks */
-	/* In the inherited one's place (the child holds no lock yet: closing
-	 * that one drops none). */
-	if (dup3(fd, old, O_CLOEXEC) == old) {
+	if (fd < 0) {
+		/* It shares its parent's description: it joins without locks
+		 * (and keeps its parent's alive while it lives). */
+		if (!had)
+			token_fd = -1; /* the program's now, if anyone's */
+		return;
+	}
+	if (had && dup3(fd, old, O_CLOEXEC) == old) {
 		close(fd);
 		fd = old;
+	} else if (!had) {
+		fd = high_fd(fd);
 	}
 	token_fd = fd;
 }
@@ -394,8 +400,8 @@ bool tree_member_gone(const struct tree_seg *s, int fd, uint32_t i, int32_t pid,
 		       (state == 'Z' || state == 'X' ||
 		        start != __atomic_load_n(&m->start, __ATOMIC_RELAXED));
 	} else if (fd >= 0 && (__atomic_load_n(&m->flags, __ATOMIC_RELAXED) & TREE_TOKEN)) {
-		/* The kernel drops the lock as the process ends, after its
-		 * memory (exit_mm before exit_files). */
+		/* The kernel drops the lock as the process ends or execs,
+		 * with the mapping that holds it: its memory is back. */
 		int32_t holder;
 		gone = lock_holder(fd, F_OFD_GETLK, i, &holder) == 0;
 	}
