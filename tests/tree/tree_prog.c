@@ -21,6 +21,11 @@
  *                                  (dup2), then holds BYTES: "holding" with
  *                                  that descriptor and whether it is still
  *                                  /dev/null
+ *   tree_prog forkx                puts a file of its own where the shim's
+ *                                  descriptor of the tree's file was, forks
+ *                                  a child that allocates (a member), and
+ *                                  says whether any process holds a lock on
+ *                                  that file: "forkx" with "locked"
  *   tree_prog holdfork BYTES       hold BYTES, and a forked child (a member
  *                                  holding nothing of its own) that waits on
  *                                  stdin too: "holding" with its pid
@@ -238,6 +243,48 @@ static int holdx(long bytes)
 	         (int)getpid(), got, live, limit, fd, still ? "true" : "false");
 	wait_stdin();
 	release();
+	return 0;
+}
+
+/* A member whose descriptor of the tree's file became one of its own
+ * files (closefrom, then an open that got the number), and that forks. */
+static int forkx(void)
+{
+	int fd = tree_fd();
+	char path[] = "/tmp/tree_prog.XXXXXX";
+	int own = mkstemp(path);
+	if (fd < 0 || own < 0 || dup2(own, fd) != fd)
+		die("no descriptor of the tree's file to replace");
+	unlink(path);
+	close(own);
+	int joined[2], done[2];
+	if (pipe(joined) != 0 || pipe(done) != 0)
+		die("pipe");
+	pid_t child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		close(done[1]);
+		void *p = malloc(1 << 20);
+		if (p)
+			memset(p, 1, 4096);
+		usage_live();
+		char c = 'j';
+		if (write(joined[1], &c, 1) != 1 || read(done[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(done[0]);
+	char c;
+	if (read(joined[0], &c, 1) != 1)
+		die("the child did not join");
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	if (fcntl(fd, F_GETLK, &fl) != 0)
+		die("F_GETLK");
+	test_out(1, "{\"event\":\"forkx\",\"pid\":%d,\"fd\":%d,\"locked\":%s}\n", (int)getpid(), fd,
+	         fl.l_type != F_UNLCK ? "true" : "false");
+	close(done[1]);
+	waitpid(child, NULL, 0);
 	return 0;
 }
 
@@ -693,6 +740,8 @@ static int run(int argc, char **argv)
 		return holdc(atol(argv[1]));
 	if (strcmp(cmd, "holdx") == 0 && argc == 2)
 		return holdx(atol(argv[1]));
+	if (strcmp(cmd, "forkx") == 0)
+		return forkx();
 	if (strcmp(cmd, "holdfork") == 0 && argc == 2)
 		return holdfork(atol(argv[1]));
 	if (strcmp(cmd, "thold") == 0 && argc == 3)
@@ -726,10 +775,9 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 usage:
-	test_out(
-	    2,
-	    "usage: tree_prog "
-	    "hold|holdc|holdx|holdfork|thold|need|reserve|tries|threads|spawn|server|usage ...\n");
+	test_out(2, "usage: tree_prog "
+	            "hold|holdc|holdx|forkx|holdfork|thold|need|reserve|tries|threads|spawn|server|"
+	            "usage ...\n");
 	return 2;
 }
 
