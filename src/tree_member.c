@@ -45,7 +45,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -198,32 +197,6 @@ static bool by_pid(const struct tree_member *m)
 
 #define ID_LOCK(i) (TREE_MEMBERS + (i)) /* the identity lock's byte */
 
-/* Where the descriptor goes: out of the way of a program's own (many
- * start at the bottom, or dup2 onto 3, 4, 10; bash keeps its script at
- * 255), under RLIMIT_NOFILE. */
-static int fd_floor(void)
-{
-	struct rlimit rl;
-	long floor = 1000;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    (long)rl.rlim_cur - 24 < floor)
-		floor = (long)rl.rlim_cur - 24;
-	return (int)floor;
-}
-
-/* fd moved up to fd_floor(). */
-static int high_fd(int fd)
-{
-	int floor = fd_floor();
-	if (floor <= fd)
-		return fd;
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, floor);
-	if (high < 0)
-		return fd;
-	close(fd); /* before any POSIX lock: closing drops none */
-	return high;
-}
-
 static bool is_seg(int fd)
 {
 	struct stat st;
@@ -239,8 +212,8 @@ void tree_keep_fd(int fd)
 	}
 	seg_dev = st.st_dev;
 	seg_ino = st.st_ino;
-	token_fd = high_fd(fd);
-	__atomic_store_n(&fd_maps, true, __ATOMIC_RELAXED);
+	token_fd = gfp_fd_lift(fd); /* out of the program's way */
+	__atomic_store_n(&fd_maps, token_fd >= 0, __ATOMIC_RELAXED);
 }
 
 static int lock_op(int fd, int cmd, short type, uint32_t at, struct flock *fl)
@@ -287,7 +260,7 @@ static bool token_check(void)
 	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
 	if (fd >= 0) {
 		struct flock fl;
-		fd = high_fd(fd);
+		fd = gfp_fd_lift(fd);
 		if (me)
 			lock_op(fd, F_SETLK, F_WRLCK, ID_LOCK((uint32_t)(me - tree_seg->m)), &fl);
 		__atomic_store_n(&token_fd, fd, __ATOMIC_RELAXED);
@@ -321,9 +294,10 @@ static void fork_file(void)
 		close(fd);
 		fd = old;
 	} else if (!had) {
-		fd = high_fd(fd);
+		fd = gfp_fd_lift(fd);
 	}
 	token_fd = fd;
+	__atomic_store_n(&fd_maps, fd >= 0, __ATOMIC_RELAXED);
 }
 
 void tree_self_init(bool forked)
