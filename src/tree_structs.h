@@ -1,6 +1,8 @@
 /*
  * tree_structs.h - the shared budget of a process tree as it lies in the
- * segment every member maps (tree.c owns it; tree_oom.c reads its members).
+ * segment every member maps (tree_seg.c makes and checks it, tree.c keeps
+ * its sums, tree_member.c its slots; tree_oom.c reads its members), and
+ * what these files share.
  *
  * Everything in it is read and written with atomics by processes that may
  * die at any instruction (SIGKILL): no field may need two writes to be
@@ -133,8 +135,9 @@ struct tree_seen {
 	int pidfd;     /* with tree_see's `prove`: a pidfd to it, else -1 */
 	char comm[16]; /* its comm (the slot's copy if pid is 0) */
 };
-/* Slot i's member (pid and gen as loaded): with `prove`, false unless
- * `seen->pidfd` is a pidfd to that very process (its pid then proven). */
+/* Slot i's member (pid and gen as loaded): false when this process cannot
+ * name it (its pid here). With `prove`, false unless `seen->pidfd` is a
+ * pidfd to that very process, or the member is this process (pidfd -1). */
 bool tree_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct tree_seen *seen);
 /* SIGKILL through a pidfd tree_see proved; -1 with errno. */
 int tree_pidfd_kill(int pidfd);
