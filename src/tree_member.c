@@ -428,17 +428,18 @@ static bool was_mine(const struct tree_member *m, uint64_t start)
 	       ns_eq(&m->pidns, &self.pidns) && ns_eq(&m->timens, &self.timens);
 }
 
-/* Slot i, taken (BUSY), gets this process's locks; false (the slot given
- * back as `was`) when another process holds its liveness lock: one that
- * had the slot and lives on. Without locks at all, the slot is taken
- * without. */
-static bool lock_slot(uint32_t i, int32_t was, bool *token)
+/* Slot i, taken (BUSY), gets this process's locks. A free slot whose
+ * liveness lock another process holds (one that had it and lives on) is
+ * given back: false. The process's own slot from before an exec is kept
+ * without locks then (a child of its old image holds them). Without locks
+ * at all, a slot is taken without. */
+static bool lock_slot(uint32_t i, bool own, bool *token)
 {
 	struct flock fl;
 	bool maps = __atomic_load_n(&fd_maps, __ATOMIC_RELAXED);
 	*token = maps && lock_op(token_fd, F_OFD_SETLK, F_WRLCK, i, &fl) == 0;
-	if (!*token && maps && (errno == EAGAIN || errno == EACCES)) {
-		__atomic_store_n(&tree_seg->m[i].pid, was, __ATOMIC_RELEASE);
+	if (!*token && maps && !own && (errno == EAGAIN || errno == EACCES)) {
+		__atomic_store_n(&tree_seg->m[i].pid, 0, __ATOMIC_RELEASE);
 		return false;
 	}
 	if (*token)
@@ -460,8 +461,8 @@ static struct tree_member *claim_slot(pid_t pid, uint64_t start, int64_t live)
 		    !__atomic_compare_exchange_n(&m->pid, &p, TREE_PID_BUSY, false,
 		                                 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			continue;
-		if (lock_slot(i, pid, &token)) /* its locks went with the exec */
-			got = m;
+		lock_slot(i, true, &token); /* its locks went with the exec */
+		got = m;
 	}
 	for (int pass = 0; pass < 2 && !got; pass++) {
 		for (uint32_t i = 0; i < TREE_MEMBERS && !got; i++) {
@@ -470,7 +471,7 @@ static struct tree_member *claim_slot(pid_t pid, uint64_t start, int64_t live)
 			                                 false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 				continue;
 			raise_high(i + 1);
-			if (lock_slot(i, 0, &token))
+			if (lock_slot(i, false, &token))
 				got = &s->m[i];
 		}
 		if (!got)
