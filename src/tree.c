@@ -5,36 +5,28 @@
  * The first process creates the segment (a file of mode 0600 in /dev/shm)
  * and names it in GFP_TREE, which its children inherit; every process that
  * starts with the variable joins it, and a forked child joins as a member
- * of its own. Each member has a slot: its pid and start time (who it is),
- * what it charges against the limit, and its threads, reservations and
- * waiters. budget.c folds into the slot once per batch, as it folds its
- * threads into the process's estimate, and the segment keeps the sum: the
- * fast path never sees the segment, a grant reads four words of it, a fold
+ * of its own. Each member has a slot: who it is (tree_member.c), what it
+ * charges against the limit, and its threads, reservations and waiters.
+ * budget.c folds into the slot once per batch, as it folds its threads
+ * into the process's estimate, and the segment keeps the sum: the fast
+ * path never sees the segment, a grant reads four words of it, a fold
  * writes three.
  *
  * Near the watermark budget.c decides under its exact_lock and the tree's
  * robust lock, against its own exact count and the other members' last
  * folds plus what their threads may take without looking. A member that
  * exits gives its bytes back; one that dies without a word (SIGKILL, _exit
- * after fork) is found gone by the slow path (kill(pid, 0), and /proc for a
- * zombie or a reused pid) and its bytes are given back then.
+ * after fork) is found gone by the slow path (by its pid, or by the lock it
+ * held, in another PID namespace) and its bytes are given back then.
  *
- * Must never: allocate (it runs inside malloc and fork handlers), hold the
- * tree's lock across a wait, or trust the segment's file before checking it
- * (a GFP_TREE that names a symlink, a FIFO, another user's file or anything
- * but a tree stops the process with exit 125, as a bad policy does).
+ * Must never: allocate (it runs inside malloc and fork handlers), or hold
+ * the tree's lock across a wait.
  */
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,149 +40,12 @@ struct tree_seg *tree_seg;
 struct tree_member *tree_me; /* atomic: NULL once the process has left */
 char tree_path[PATH_MAX];
 
-static int64_t base;          /* live bytes inherited at fork: not charged */
-static int32_t pub_threads;   /* the thread count last published */
-static uint32_t limit_seen;   /* the tree's limit_gen the process took */
-static bool export_env;       /* the name is new: the constructor exports it */
-static uint64_t next_reap_ns; /* atomic */
-static uint64_t next_deep_ns; /* atomic */
+static int64_t base;        /* live bytes inherited at fork: not charged */
+static int32_t pub_threads; /* the thread count last published */
+static uint32_t limit_seen; /* the tree's limit_gen the process took */
+static bool export_env;     /* the name is new: the constructor exports it */
 
-#define SEG_SIZE     ((sizeof(struct tree_seg) + 4095) & ~(size_t)4095)
-#define READY_WAIT   1000 /* ms a joiner waits for a new segment's creator */
 #define TREE_LOCK_MS 2000 /* the longest wait for the tree's lock */
-#define STALE_S      10   /* an abandoned tree's file is this old at least */
-
-/* ------------------------------------------------------------------------
- * Processes: who a pid is, from /proc
- * ---------------------------------------------------------------------- */
-
-/* Reads /proc/PID/<what> into buf; its length, or -1. */
-static ssize_t read_proc(pid_t pid, const char *what, char *buf, size_t n)
-{
-	char path[64];
-	gfp_snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = read(fd, buf, n - 1);
-	close(fd);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
-	return r;
-}
-
-/* The state letter and start time of pid (stat's fields 3 and 22); false
- * when there is no such process. The comm may hold spaces and parentheses:
- * the fields start after its last ')'. */
-static bool proc_stat(pid_t pid, char *state, uint64_t *start)
-{
-	char buf[1024];
-	if (read_proc(pid, "stat", buf, sizeof(buf)) <= 0)
-		return false;
-	const char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return false;
-	p += 2;
-	*state = *p;
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return false;
-		p++;
-	}
-	uint64_t v = 0;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (uint64_t)(*p++ - '0');
-	*start = v;
-	return true;
-}
-
-bool tree_member_gone(const struct tree_member *m, int32_t pid, bool deep)
-{
-	int saved = errno;
-	bool gone = kill(pid, 0) != 0 && errno == ESRCH;
-	errno = saved;
-	if (gone || !deep)
-		return gone;
-	char state;
-	uint64_t start, was = __atomic_load_n(&m->start, __ATOMIC_RELAXED);
-	/* No /proc (or it just ended: kill(2) sees that next time): alive. A
-	 * zombie's memory is back with the kernel: its bytes are too. A slot
-	 * taken without /proc has no start time to compare. */
-	if (!proc_stat(pid, &state, &start))
-		return false;
-	return state == 'Z' || state == 'X' || (was && start != was);
-}
-
-void tree_comm(const struct tree_member *m, int32_t pid, char out[16])
-{
-	char buf[32];
-	ssize_t n = read_proc(pid, "comm", buf, sizeof(buf));
-	if (n > 0) {
-		if (buf[n - 1] == '\n')
-			buf[--n] = '\0';
-		gfp_snprintf(out, 16, "%s", buf);
-	} else {
-		memcpy(out, m->comm, 16);
-		out[15] = '\0';
-	}
-}
-
-/* ------------------------------------------------------------------------
- * Slots
- * ---------------------------------------------------------------------- */
-
-static void add64(int64_t *p, int64_t d)
-{
-	if (d)
-		__atomic_add_fetch(p, d, __ATOMIC_RELAXED);
-}
-
-/* Takes what slot m holds out of the tree's sums: it is empty after. */
-static void empty_slot(struct tree_member *m)
-{
-	struct tree_seg *s = tree_seg;
-	add64(&s->charged, -__atomic_exchange_n(&m->charged, 0, __ATOMIC_RELAXED));
-	add64(&s->threads, -(int64_t)__atomic_exchange_n(&m->threads, 0, __ATOMIC_RELAXED));
-	add64(&s->reserved, -__atomic_exchange_n(&m->reserved, 0, __ATOMIC_RELAXED));
-	int32_t w = __atomic_exchange_n(&m->waiters, 0, __ATOMIC_RELAXED);
-	if (w)
-		__atomic_sub_fetch(&s->waiters, (uint32_t)w, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->live, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&m->flags, 0, __ATOMIC_RELAXED);
-}
-
-bool tree_reclaim(struct tree_member *m, int32_t pid)
-{
-	if (!__atomic_compare_exchange_n(&m->pid, &pid, TREE_PID_BUSY, false, __ATOMIC_ACQUIRE,
-	                                 __ATOMIC_RELAXED))
-		return false;
-	empty_slot(m);
-	__atomic_store_n(&m->pid, 0, __ATOMIC_RELEASE);
-	tree_wake(); /* memory came back */
-	return true;
-}
-
-void tree_reap(bool force)
-{
-	struct tree_seg *s = tree_seg;
-	uint64_t now = gfp_now_ns();
-	if (!force && now < __atomic_load_n(&next_reap_ns, __ATOMIC_RELAXED))
-		return;
-	__atomic_store_n(&next_reap_ns, now + 1000000, __ATOMIC_RELAXED);
-	bool deep = force || now >= __atomic_load_n(&next_deep_ns, __ATOMIC_RELAXED);
-	if (deep)
-		__atomic_store_n(&next_deep_ns, now + 100000000, __ATOMIC_RELAXED);
-	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
-	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
-		struct tree_member *m = &s->m[i];
-		int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE);
-		if (pid > 0 && m != me && tree_member_gone(m, pid, deep))
-			tree_reclaim(m, pid);
-	}
-}
 
 void tree_settle(void)
 {
@@ -198,315 +53,10 @@ void tree_settle(void)
 		tree_reap(true);
 }
 
-static void raise_high(uint32_t to)
-{
-	uint32_t h = __atomic_load_n(&tree_seg->high, __ATOMIC_RELAXED);
-	while (h < to && !__atomic_compare_exchange_n(&tree_seg->high, &h, to, false,
-	                                              __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
-}
-
-/* The process's slot: the one it had before an exec (same pid and start
- * time: the heap it counted is gone), else a free one. */
-static struct tree_member *claim_slot(pid_t pid, uint64_t start, int64_t live)
-{
-	struct tree_seg *s = tree_seg;
-	struct tree_member *got = NULL;
-	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < high && i < TREE_MEMBERS && !got; i++) {
-		struct tree_member *m = &s->m[i];
-		int32_t p = pid;
-		if (__atomic_load_n(&m->start, __ATOMIC_RELAXED) == start &&
-		    __atomic_compare_exchange_n(&m->pid, &p, TREE_PID_BUSY, false, __ATOMIC_ACQUIRE,
-		                                __ATOMIC_RELAXED))
-			got = m;
-	}
-	for (int pass = 0; pass < 2 && !got; pass++) {
-		for (uint32_t i = 0; i < TREE_MEMBERS && !got; i++) {
-			int32_t free_pid = 0;
-			if (__atomic_compare_exchange_n(&s->m[i].pid, &free_pid, TREE_PID_BUSY,
-			                                false, __ATOMIC_ACQUIRE,
-			                                __ATOMIC_RELAXED)) {
-				got = &s->m[i];
-				raise_high(i + 1);
-			}
-		}
-		if (!got)
-			tree_reap(true); /* full: the dead give theirs back */
-	}
-	if (!got)
-		return NULL;
-	empty_slot(got); /* what a member that left mid-fold may have put there */
-	__atomic_store_n(&got->start, start, __ATOMIC_RELAXED);
-	__atomic_store_n(&got->live, live, __ATOMIC_RELAXED);
-	char comm[32];
-	ssize_t n = read_proc(pid, "comm", comm, sizeof(comm));
-	memset(got->comm, 0, sizeof(got->comm));
-	for (ssize_t i = 0; i < n && i < 15 && comm[i] != '\n'; i++)
-		got->comm[i] = comm[i];
-	__atomic_store_n(&got->pid, (int32_t)pid, __ATOMIC_RELEASE);
-	return got;
-}
-
 static bool join(int64_t live)
 {
-	pid_t pid = getpid();
-	char state;
-	uint64_t start = 0;
-	if (!proc_stat(pid, &state, &start))
-		start = 0; /* no /proc: gone members are found by kill(2) alone */
 	pub_threads = 0;
-	struct tree_member *m = claim_slot(pid, start, live);
-	__atomic_store_n(&tree_me, m, __ATOMIC_RELEASE);
-	return m != NULL;
-}
-
-/* ------------------------------------------------------------------------
- * The segment: created by the first process, checked by every other
- * ---------------------------------------------------------------------- */
-
-/* The message for a GFP_TREE that is refused. */
-static int refuse(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int refuse(char *err, size_t n, const char *fmt, ...)
-{
-	int saved = errno; /* create_named words its own message from it */
-	char why[768];
-	va_list ap;
-	va_start(ap, fmt);
-	gfp_vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	char q[PATH_MAX + 64];
-	gfp_snprintf(err, n, "GFP_TREE: '%s' %s (unset GFP_TREE to start a new tree)",
-	             gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)), why);
-	errno = saved;
-	return -1;
-}
-
-static void mode_text(mode_t mode, char out[5])
-{
-	unsigned m = (unsigned)mode;
-	out[0] = (char)('0' + (m >> 9 & 7));
-	out[1] = (char)('0' + (m >> 6 & 7));
-	out[2] = (char)('0' + (m >> 3 & 7));
-	out[3] = (char)('0' + (m & 7));
-	out[4] = '\0';
-}
-
-/* What is wrong with the file at tree_path for a tree, as open found it. */
-static int refuse_file(const struct stat *st, int err_open, char *err, size_t n)
-{
-	char mode[5];
-	mode_text(st->st_mode, mode);
-	if (S_ISLNK(st->st_mode) || err_open == ELOOP)
-		return refuse(err, n, "is a symbolic link, not a tree's budget");
-	if (!S_ISREG(st->st_mode))
-		return refuse(err, n, "is not a regular file (%s), not a tree's budget",
-		              gfp_file_type(st->st_mode));
-	if (st->st_uid != geteuid())
-		return refuse(err, n,
-		              "belongs to uid %u, not to uid %u: only one user's processes share "
-		              "a budget",
-		              (unsigned)st->st_uid, (unsigned)geteuid());
-	if (st->st_mode & 077)
-		return refuse(err, n, "has mode %s: other users could read or change the budget",
-		              mode);
-	return refuse(err, n, "cannot be opened: %s", gfp_strerror(err_open));
-}
-
-static uint64_t now_ms(void)
-{
-	return gfp_now_ns() / 1000000;
-}
-
-static void pause_ms(long ms)
-{
-	struct timespec ts = {0, ms * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
-/* Maps an existing segment and checks it is a tree of this user and this
- * build; its creator may still be filling it in. */
-static int open_existing(int fd, char *err, size_t n)
-{
-	struct stat st;
-	uint64_t until = now_ms() + READY_WAIT;
-	for (;;) {
-		if (fstat(fd, &st) != 0)
-			return refuse(err, n, "cannot be read: %s", gfp_strerror(errno));
-		if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077))
-			return refuse_file(&st, 0, err, n);
-		if ((size_t)st.st_size == SEG_SIZE || now_ms() > until)
-			break;
-		pause_ms(1); /* its creator between open and ftruncate */
-	}
-	if ((size_t)st.st_size != SEG_SIZE)
-		return refuse(err, n,
-		              "is not a tree's budget of this gfpshim (%lld bytes, one is %zu)",
-		              (long long)st.st_size, SEG_SIZE);
-	void *p = mmap(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		return refuse(err, n, "cannot be mapped: %s", gfp_strerror(errno));
-	struct tree_seg *s = p;
-	while (__atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) != TREE_MAGIC && now_ms() <= until)
-		pause_ms(1);
-	if (__atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) != TREE_MAGIC ||
-	    s->version != TREE_VERSION || s->size != SEG_SIZE || s->uid != geteuid()) {
-		munmap(p, SEG_SIZE);
-		return refuse(err, n,
-		              "is not a tree's budget of this gfpshim (no header of version %d)",
-		              TREE_VERSION);
-	}
-	int64_t limit = __atomic_load_n(&s->limit, __ATOMIC_RELAXED);
-	if (limit < 64 * 1024) {
-		munmap(p, SEG_SIZE);
-		return refuse(err, n, "is not a tree's budget: its limit is %lld bytes",
-		              (long long)limit);
-	}
-	tree_seg = s;
-	return 0;
-}
-
-/* A new segment at tree_path; 1 when the file exists already. */
-static int create(char *err, size_t n)
-{
-	int fd = open(tree_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST)
-		return 1;
-	if (fd < 0)
-		return refuse(err, n, "cannot be created: %s", gfp_strerror(errno));
-	if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)SEG_SIZE) != 0) {
-		int e = errno;
-		close(fd);
-		unlink(tree_path);
-		errno = e;
-		return refuse(err, n, "cannot be created: %s", gfp_strerror(e));
-	}
-	void *p = mmap(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		int e = errno;
-		unlink(tree_path);
-		errno = e;
-		return refuse(err, n, "cannot be mapped: %s", gfp_strerror(e));
-	}
-	struct tree_seg *s = p;
-	s->version = TREE_VERSION;
-	s->size = (uint32_t)SEG_SIZE;
-	s->uid = (uint32_t)geteuid();
-	s->limit = (int64_t)gfp_policy.limit;
-	pthread_mutexattr_t a;
-	pthread_mutexattr_init(&a);
-	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-	pthread_mutex_init(&s->lock, &a);
-	pthread_mutexattr_destroy(&a);
-	__atomic_store_n(&s->magic, TREE_MAGIC, __ATOMIC_RELEASE);
-	tree_seg = s;
-	return 0;
-}
-
-/* Opens the segment GFP_TREE names; a name no file has (the tree's last
- * member is gone and took it along) starts the tree again under it. */
-static int open_named(char *err, size_t n)
-{
-	for (int tries = 0; tries < 3; tries++) {
-		int fd = open(tree_path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		if (fd >= 0) {
-			int r = open_existing(fd, err, n);
-			close(fd);
-			return r;
-		}
-		int e = errno;
-		struct stat st;
-		if (e != ENOENT)
-			return lstat(tree_path, &st) == 0
-			           ? refuse_file(&st, e, err, n)
-			           : refuse(err, n, "cannot be opened: %s", gfp_strerror(e));
-		int r = create(err, n);
-		if (r <= 0)
-			return r;
-		/* created by another process meanwhile: open it */
-	}
-	return refuse(err, n, "appears and disappears: cannot be opened");
-}
-
-/* Whether the tree at fd has no member left (all of them gone without a
- * word: killed, or ended by a raw exit_group). A tree being made has no
- * member for a moment: only one untouched for STALE_S is looked at. */
-static bool abandoned(int fd)
-{
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (size_t)st.st_size != SEG_SIZE || time(NULL) - st.st_mtime < STALE_S)
-		return false;
-	struct tree_seg *s = mmap(NULL, SEG_SIZE, PROT_READ, MAP_SHARED, fd, 0);
-	if (s == MAP_FAILED)
-		return false;
-	bool empty = __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) == TREE_MAGIC;
-	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; empty && i < high && i < TREE_MEMBERS; i++) {
-		int32_t pid = __atomic_load_n(&s->m[i].pid, __ATOMIC_ACQUIRE);
-		empty = pid == 0 || (pid > 0 && tree_member_gone(&s->m[i], pid, true));
-	}
-	munmap(s, SEG_SIZE);
-	return empty;
-}
-
-/* This user's trees in /dev/shm that nobody is in any more: their last
- * member died without a word, so nobody removed them. Looked for when a
- * new tree is made, with getdents64 into a buffer of the stack. */
-static void sweep_abandoned(void)
-{
-	int dfd = open("/dev/shm", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return;
-	char prefix[48], buf[4096];
-	int plen = gfp_snprintf(prefix, sizeof(prefix), "gfpshim-tree.%u.", (unsigned)geteuid());
-	long got;
-	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < got;) {
-			const struct dirent64 *d = (const void *)(buf + off);
-			off += d->d_reclen;
-			if (strncmp(d->d_name, prefix, (size_t)plen) != 0)
-				continue;
-			int fd =
-			    openat(dfd, d->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			if (abandoned(fd))
-				unlinkat(dfd, d->d_name, 0);
-			close(fd);
-		}
-	}
-	close(dfd);
-}
-
-/* A name of our own: /dev/shm/gfpshim-tree.UID.PID.RANDOM. */
-static int create_named(char *err, size_t n)
-{
-	sweep_abandoned();
-	for (int tries = 0; tries < 8; tries++) {
-		uint32_t r = 0;
-		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
-			r = (uint32_t)gfp_now_ns();
-		gfp_snprintf(tree_path, PATH_MAX, "/dev/shm/gfpshim-tree.%u.%d.%08x",
-		             (unsigned)geteuid(), (int)getpid(), r);
-		int c = create(err, n);
-		if (c < 0) {
-			/* Nobody named this path: say where one can be named. */
-			gfp_snprintf(
-			    err, n,
-			    "limit.scope=tree: cannot create the tree's budget in /dev/shm: %s "
-			    "(set GFP_TREE to a file path in a directory of yours)",
-			    gfp_strerror(errno));
-			return c;
-		}
-		if (c == 0) {
-			export_env = true;
-			return 0;
-		}
-	}
-	return refuse(err, n, "cannot be created: every name tried exists");
+	return tree_join(live);
 }
 
 /* True when no slot has a member that is still there. */
@@ -531,7 +81,7 @@ static void restart(struct tree_seg *s, int64_t limit)
 		__atomic_store_n(&s->threads, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->reserved, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->waiters, 0, __ATOMIC_RELAXED);
-		s->oom_pid = 0;
+		s->oom_slot = 0;
 		if (__atomic_load_n(&s->limit, __ATOMIC_RELAXED) != limit) {
 			__atomic_store_n(&s->limit, limit, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&s->limit_gen, 1, __ATOMIC_RELEASE);
@@ -546,22 +96,14 @@ int tree_init(char *err, size_t n)
 	if (gfp_policy.limit_scope != GFP_SCOPE_TREE || !gfp_policy.limit)
 		return 0;
 	if (gfp_secure) {
-		/* A setuid program does not take a budget from the environment
-		 * (SPEC §5): its own, as limit.scope=process. */
+		/* A setuid program does not take a budget from the environment:
+		 * its own, as limit.scope=process. */
 		gfp_log(GFP_LOG_WARNING, "limit.scope=tree: ignored in secure execution (setuid); "
 		                         "this process has a budget of its own");
 		return 0;
 	}
-	const char *name = getenv("GFP_TREE");
-	int r;
-	if (name && *name) {
-		gfp_snprintf(tree_path, PATH_MAX, "%s", name);
-		if (name[0] != '/' || strlen(name) >= PATH_MAX)
-			return refuse(err, n, "is not an absolute path of a tree's budget");
-		r = open_named(err, n);
-	} else {
-		r = create_named(err, n);
-	}
+	tree_self_init(false);
+	int r = tree_seg_open(err, n, &export_env);
 	if (r != 0)
 		return r;
 	struct tree_seg *s = tree_seg;
@@ -606,13 +148,13 @@ void tree_atfork_child(void)
 	if (!gfp_tree_on)
 		return;
 	int64_t own = budget_process_live();
+	tree_self_init(true); /* a parent may have made a PID namespace for it */
 	/* The parent's slot stays the parent's; the child starts with a slot
 	 * of its own, charged for nothing it inherited. The allowance it
 	 * inherited was granted against the parent's share. */
 	__atomic_store_n(&tree_me, NULL, __ATOMIC_RELAXED);
 	base = own;
 	gfp_tls.budget.allowance = 0;
-	__atomic_store_n(&next_reap_ns, 0, __ATOMIC_RELAXED);
 	if (!join(own)) {
 		gfp_tree_on = false;
 		gfp_log(GFP_LOG_WARNING,
@@ -632,11 +174,8 @@ void tree_exit(void)
 
 void tree_leave(void)
 {
-	struct tree_member *m = __atomic_exchange_n(&tree_me, NULL, __ATOMIC_ACQ_REL);
-	if (!m)
+	if (!tree_depart())
 		return;
-	int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_RELAXED);
-	tree_reclaim(m, pid);
 	/* The last member takes the name along; a member killed last leaves
 	 * it, and the next process that names it starts the tree again (or a
 	 * new tree of the user sweeps it away). While another member's pid is
@@ -644,7 +183,7 @@ void tree_leave(void)
 	uint32_t high = __atomic_load_n(&tree_seg->high, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
 		int32_t other = __atomic_load_n(&tree_seg->m[i].pid, __ATOMIC_ACQUIRE);
-		if (other < 0 || (other > 0 && !tree_member_gone(&tree_seg->m[i], other, false)))
+		if (other < 0 || (other > 0 && !tree_gone(i, other, false)))
 			return;
 	}
 	tree_reap(true);
@@ -661,7 +200,7 @@ static void publish(struct tree_member *m, int64_t live)
 {
 	int64_t c = live > base ? live - base : 0;
 	int64_t old = __atomic_exchange_n(&m->charged, c, __ATOMIC_RELAXED);
-	add64(&tree_seg->charged, c - old);
+	tree_add64(&tree_seg->charged, c - old);
 	__atomic_store_n(&m->live, live, __ATOMIC_RELAXED);
 	if (c < old && __atomic_load_n(&tree_seg->waiters, __ATOMIC_RELAXED))
 		tree_wake();
@@ -681,7 +220,7 @@ static void publish_threads(struct tree_member *m)
 	if (likely(n == __atomic_load_n(&pub_threads, __ATOMIC_RELAXED)))
 		return;
 	__atomic_store_n(&pub_threads, n, __ATOMIC_RELAXED);
-	add64(&tree_seg->threads, n - __atomic_exchange_n(&m->threads, n, __ATOMIC_RELAXED));
+	tree_add64(&tree_seg->threads, n - __atomic_exchange_n(&m->threads, n, __ATOMIC_RELAXED));
 }
 
 bool tree_clearly_fits(int64_t extra)
@@ -750,8 +289,8 @@ void tree_reserved_add(int64_t delta)
 	struct tree_member *m = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
 	if (!m)
 		return; /* not the tree's: nobody could give it back */
-	add64(&m->reserved, delta);
-	add64(&tree_seg->reserved, delta);
+	tree_add64(&m->reserved, delta);
+	tree_add64(&tree_seg->reserved, delta);
 }
 
 bool tree_lock(void)

@@ -5,13 +5,18 @@
  *
  * The victim is the member with the highest oom_badness: its live bytes
  * (what it inherited at fork included, as the kernel counts a child's rss)
- * plus oom_score_adj * limit / 1000; -1000 is never chosen. The requester
- * kills it (SIGKILL; itself when it is the victim) and waits, at most
- * oom.victim_timeout, for its memory to come back: for the process to be
- * gone or a zombie, whose memory the kernel has taken back, and its slot
- * emptied. Meanwhile no other member's request kills a second victim: they
- * wait for the same one (the kernel's oom_lock, and its scan that aborts
- * while a victim is still exiting). A victim that outlives the timeout (one
+ * plus oom_score_adj * limit / 1000; -1000 is never chosen. Only a member
+ * the requester can prove is that member (tree_member.c) is a candidate: a
+ * pid alone proves nothing across PID namespaces, so a member in one the
+ * requester cannot see into is never chosen, nor its own namespace's init,
+ * which takes no signal from inside. The requester kills the victim
+ * through a pidfd proven to be it (SIGKILL; itself when it is the victim)
+ * and waits, at most oom.victim_timeout, for its memory to come back: for
+ * the process to be gone or a zombie, whose memory the kernel has taken
+ * back, and its slot emptied. Meanwhile no other member's request kills a
+ * second victim: they wait for the same one (the kernel's oom_lock, and its
+ * scan that aborts while a victim is still exiting). A victim that
+ * outlives the timeout (one
  * stopped where SIGKILL cannot reach it, like a task in D state that the
  * oom_reaper cannot reap) is skipped from then on, as MMF_OOM_SKIP does,
  * and the next victim is chosen (the LWN "too small to fail" proposal,
@@ -22,6 +27,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -29,55 +35,56 @@
 #include "tree_structs.h"
 
 struct victim {
-	struct tree_member *slot;
-	int32_t pid;
-	uint64_t start, deadline_ns, killed_ns;
+	uint32_t i, gen; /* its slot, and which member of it */
+	int32_t pid;     /* the slot's: in the member's own PID namespace */
+	bool self;
+	struct tree_seen seen; /* its pid here (0: not seen), a proven pidfd */
+	uint64_t deadline_ns, killed_ns;
 	int64_t live, charged;
 	int adj;
-	char comm[16];
 };
 
 enum pick { PICK_NONE, PICK_NEW, PICK_WAIT };
 
-static void victim_from(struct victim *v, struct tree_member *m, int32_t pid, int adj)
+/* Slot i's member into v; with `prove`, false unless it may be signalled
+ * (v->seen.pidfd proven to be it, or it is this process). */
+static bool victim_from(struct victim *v, uint32_t i, int32_t pid, uint32_t gen, bool prove)
 {
-	v->slot = m;
+	struct tree_member *m = &tree_seg->m[i];
+	v->i = i;
+	v->gen = gen;
 	v->pid = pid;
-	v->start = __atomic_load_n(&m->start, __ATOMIC_RELAXED);
+	v->self = m == __atomic_load_n(&tree_me, __ATOMIC_RELAXED);
 	v->live = __atomic_load_n(&m->live, __ATOMIC_RELAXED);
 	v->charged = __atomic_load_n(&m->charged, __ATOMIC_RELAXED);
-	v->adj = adj;
-	tree_comm(m, pid, v->comm);
+	bool seen = tree_see(i, pid, gen, prove, &v->seen);
+	v->adj = v->seen.adj;
+	return seen && (!prove || v->self || v->seen.pidfd >= 0);
 }
 
-static struct tree_member *find(int32_t pid, uint64_t start)
+/* "PID (comm)" of the victim: its pid here, or in its own namespace. */
+static const char *who(char *out, size_t n, const struct victim *v)
 {
-	struct tree_seg *s = tree_seg;
-	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++)
-		if (__atomic_load_n(&s->m[i].pid, __ATOMIC_ACQUIRE) == pid &&
-		    __atomic_load_n(&s->m[i].start, __ATOMIC_RELAXED) == start)
-			return &s->m[i];
-	return NULL;
-}
-
-static const char *quoted(char *out, size_t n, const char *s)
-{
-	return gfp_quote(out, n, s, strlen(s));
+	char q[64];
+	gfp_quote(q, sizeof(q), v->seen.comm, strlen(v->seen.comm));
+	if (v->seen.pid)
+		gfp_snprintf(out, n, "%d (%s)", (int)v->seen.pid, q);
+	else
+		gfp_snprintf(out, n, "%d (%s) of another PID namespace", (int)v->pid, q);
+	return out;
 }
 
 /* Under the lock: the victim killed by some member whose time is up. */
-static void skip_victim(struct tree_member *m, uint64_t now)
+static void skip_victim(const struct victim *v, uint64_t now)
 {
 	struct tree_seg *s = tree_seg;
-	char comm[16], q[64], h[GFP_HUMAN_LEN];
-	__atomic_or_fetch(&m->flags, TREE_OOM_SKIP, __ATOMIC_RELAXED);
-	tree_comm(m, s->oom_pid, comm);
+	char name[128], h[GFP_HUMAN_LEN];
+	__atomic_or_fetch(&s->m[v->i].flags, TREE_OOM_SKIP, __ATOMIC_RELAXED);
 	gfp_log(GFP_LOG_WARNING,
-	        "oom: process %d (%s) still holds %s %u ms after it was killed "
+	        "oom: process %s still holds %s %u ms after it was killed "
 	        "(oom.victim_timeout=%ums): choosing the next victim",
-	        (int)s->oom_pid, quoted(q, sizeof(q), comm),
-	        gfp_human_size(h, __atomic_load_n(&m->charged, __ATOMIC_RELAXED)),
+	        who(name, sizeof(name), v),
+	        gfp_human_size(h, __atomic_load_n(&s->m[v->i].charged, __ATOMIC_RELAXED)),
 	        (unsigned)((now - s->oom_killed_ns) / 1000000),
 	        (unsigned)gfp_policy.oom_victim_timeout);
 }
@@ -92,88 +99,122 @@ bool tree_badness(int64_t live, int adj, int64_t limit, int64_t *points)
 	return true;
 }
 
+/* The member of highest badness that this process may signal, not in
+ * `passed`; false when there is none. */
+static bool best_member(int self_adj, const uint64_t *passed, uint32_t *bi, int32_t *bpid,
+                        uint32_t *bgen)
+{
+	struct tree_seg *s = tree_seg;
+	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
+	int64_t limit = tree_limit(), best_points = 0, points;
+	bool found = false;
+	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
+		struct tree_member *m = &s->m[i];
+		int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE);
+		if (pid <= 0 || (__atomic_load_n(&m->flags, __ATOMIC_RELAXED) & TREE_OOM_SKIP) ||
+		    (passed[i / 64] >> (i % 64) & 1))
+			continue;
+		uint32_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
+		struct tree_seen seen;
+		/* A member it cannot prove is that member (a namespace this
+		 * process cannot see into) is not its to kill; nor its
+		 * namespace's init, which ignores signals from inside. */
+		if (!tree_see(i, pid, gen, false, &seen) || (m != me && seen.pid == 1))
+			continue;
+		int adj = m == me ? self_adj : seen.adj;
+		if (!tree_badness(__atomic_load_n(&m->live, __ATOMIC_RELAXED), adj, limit, &points))
+			continue;
+		if (!found || points > best_points) {
+			found = true;
+			best_points = points;
+			*bi = i;
+			*bpid = pid;
+			*bgen = gen;
+		}
+	}
+	return found;
+}
+
 /* select_bad_process: the victim being waited for, or a new one (the
  * member of highest badness), or none left that may be chosen. */
 static enum pick pick(struct victim *v, int self_adj)
 {
 	struct tree_seg *s = tree_seg;
-	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
 	enum pick r = PICK_NONE;
 	bool locked = tree_lock();
 	tree_reap(true);
 	uint64_t now = gfp_now_ns();
-	if (s->oom_pid > 0) {
-		struct tree_member *m = find(s->oom_pid, s->oom_start);
-		if (m && now < s->oom_deadline_ns) {
-			victim_from(v, m, s->oom_pid, 0);
+	if (s->oom_slot) {
+		uint32_t i = s->oom_slot - 1;
+		int32_t pid = __atomic_load_n(&s->m[i].pid, __ATOMIC_ACQUIRE);
+		if (pid > 0 && __atomic_load_n(&s->m[i].gen, __ATOMIC_RELAXED) == s->oom_gen) {
+			victim_from(v, i, pid, s->oom_gen, false);
 			v->deadline_ns = s->oom_deadline_ns;
 			v->killed_ns = s->oom_killed_ns;
-			if (locked)
-				tree_unlock();
-			return PICK_WAIT;
+			if (now < s->oom_deadline_ns) {
+				if (locked)
+					tree_unlock();
+				return PICK_WAIT;
+			}
+			skip_victim(v, now);
 		}
-		if (m)
-			skip_victim(m, now);
-		s->oom_pid = 0;
+		s->oom_slot = 0;
 	}
-	int64_t limit = tree_limit(), best_points = 0, points;
-	struct tree_member *best = NULL;
-	int best_adj = 0;
-	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
-	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
-		struct tree_member *m = &s->m[i];
-		int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE);
-		if (pid <= 0 || (__atomic_load_n(&m->flags, __ATOMIC_RELAXED) & TREE_OOM_SKIP))
+	uint64_t passed[TREE_MEMBERS / 64] = {0};
+	uint32_t i, gen;
+	int32_t pid;
+	while (best_member(self_adj, passed, &i, &pid, &gen)) {
+		if (!victim_from(v, i, pid, gen, true)) {
+			passed[i / 64] |= 1ull << (i % 64); /* gone meanwhile */
 			continue;
-		int adj = m == me ? self_adj : oom_read_adj(pid);
-		if (!tree_badness(__atomic_load_n(&m->live, __ATOMIC_RELAXED), adj, limit, &points))
-			continue;
-		if (!best || points > best_points) {
-			best = m;
-			best_points = points;
-			best_adj = adj;
 		}
-	}
-	if (best) {
-		int32_t pid = __atomic_load_n(&best->pid, __ATOMIC_RELAXED);
-		victim_from(v, best, pid, best_adj);
+		if (v->self)
+			v->adj = self_adj;
 		v->killed_ns = now;
 		v->deadline_ns = now + gfp_policy.oom_victim_timeout * 1000000;
-		s->oom_pid = pid;
-		s->oom_start = v->start;
+		s->oom_slot = i + 1;
+		s->oom_gen = gen;
 		s->oom_killed_ns = v->killed_ns;
 		s->oom_deadline_ns = v->deadline_ns;
 		r = PICK_NEW;
+		break;
 	}
 	if (locked)
 		tree_unlock();
 	return r;
 }
 
-/* oom_kill_process: the report, then SIGKILL. */
-static void kill_victim(struct gfp_slow *s, int adj, const struct victim *v)
+/* oom_kill_process: the report, then SIGKILL through the pidfd proven to
+ * be the victim. */
+static void kill_victim(struct gfp_slow *s, int adj, struct victim *v)
 {
-	char outcome[256], q[64], h[3][GFP_HUMAN_LEN];
+	char outcome[256], name[128], h[3][GFP_HUMAN_LEN];
 	int64_t tree = budget_live();
 	int share = tree > 0 ? (int)(v->charged * 100 / tree) : 0;
 	gfp_snprintf(outcome, sizeof(outcome),
-	             "Out of memory: Killed process %d (%s) live:%s charged:%s share:%d%% of the "
+	             "Out of memory: Killed process %s live:%s charged:%s share:%d%% of the "
 	             "tree's %s oom_score_adj:%d",
-	             (int)v->pid, quoted(q, sizeof(q), v->comm), gfp_human_size(h[0], v->live),
+	             who(name, sizeof(name), v), gfp_human_size(h[0], v->live),
 	             gfp_human_size(h[1], v->charged), share, gfp_human_size(h[2], tree), v->adj);
 	oom_report(s, adj, outcome, true);
-	if (v->pid == getpid()) {
+	if (v->self) {
 		kill(getpid(), SIGKILL);
-		for (;;)
-			pause();
+		/* Still here: the init of a PID namespace does not take a
+		 * SIGKILL from inside it (SIGNAL_UNKILLABLE). It ends as a
+		 * killed process would, without its exit handlers. */
+		syscall(SYS_exit_group, 128 + SIGKILL);
 	}
-	if (kill(v->pid, SIGKILL) != 0 && errno != ESRCH) {
+	int r = tree_pidfd_kill(v->seen.pidfd);
+	int e = errno;
+	close(v->seen.pidfd);
+	v->seen.pidfd = -1;
+	if (r != 0 && e != ESRCH) {
 		/* Not ours to kill any more (it changed its uid): as a victim
 		 * that does not give its memory back, at once. */
-		gfp_log(GFP_LOG_WARNING, "oom: cannot kill process %d (%s): %s", (int)v->pid,
-		        quoted(q, sizeof(q), v->comm), gfp_strerror(errno));
+		gfp_log(GFP_LOG_WARNING, "oom: cannot kill process %s: %s", name, gfp_strerror(e));
 		bool locked = tree_lock();
-		if (tree_seg->oom_pid == v->pid)
+		if (tree_seg->oom_slot == v->i + 1 && tree_seg->oom_gen == v->gen)
 			tree_seg->oom_deadline_ns = 0;
 		if (locked)
 			tree_unlock();
@@ -184,27 +225,25 @@ static void kill_victim(struct gfp_slow *s, int adj, const struct victim *v)
  * emptied. False at its deadline. */
 static bool wait_victim(const struct victim *v)
 {
-	struct tree_member *m = v->slot;
+	struct tree_member *m = &tree_seg->m[v->i];
 	for (;;) {
 		bool back = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE) != v->pid ||
-		            __atomic_load_n(&m->start, __ATOMIC_RELAXED) != v->start;
-		if (!back && tree_member_gone(m, v->pid, true)) {
-			tree_reclaim(m, v->pid);
+		            __atomic_load_n(&m->gen, __ATOMIC_RELAXED) != v->gen;
+		if (!back && tree_gone(v->i, v->pid, true)) {
+			tree_reclaim(m, v->pid, v->gen);
 			back = true;
 		}
 		uint64_t now = gfp_now_ns();
 		if (back) {
-			char q[64], h[GFP_HUMAN_LEN];
-			gfp_log(
-			    GFP_LOG_INFO,
-			    "oom_reaper: reaped process %d (%s): %s back to the tree %u ms after "
-			    "the kill",
-			    (int)v->pid, quoted(q, sizeof(q), v->comm),
-			    gfp_human_size(h, v->charged),
-			    (unsigned)((now - v->killed_ns) / 1000000));
+			char name[128], h[GFP_HUMAN_LEN];
+			gfp_log(GFP_LOG_INFO,
+			        "oom_reaper: reaped process %s: %s back to the tree %u ms after "
+			        "the kill",
+			        who(name, sizeof(name), v), gfp_human_size(h, v->charged),
+			        (unsigned)((now - v->killed_ns) / 1000000));
 			bool locked = tree_lock();
-			if (tree_seg->oom_pid == v->pid && tree_seg->oom_start == v->start)
-				tree_seg->oom_pid = 0;
+			if (tree_seg->oom_slot == v->i + 1 && tree_seg->oom_gen == v->gen)
+				tree_seg->oom_slot = 0;
 			if (locked)
 				tree_unlock();
 			return true;
@@ -218,18 +257,20 @@ static bool wait_victim(const struct victim *v)
 
 enum oom_result tree_oom_kill(struct gfp_slow *s, int adj)
 {
+	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
+	if (me) /* for the members that cannot read it */
+		__atomic_store_n(&me->adj, adj, __ATOMIC_RELAXED);
 	for (;;) {
 		struct victim v;
 		enum pick p = pick(&v, adj);
 		if (p == PICK_NONE) {
 			if (!s->oom_exempt_logged)
-				oom_report(
-				    s, adj,
-				    "Out of memory and no killable member in the tree "
-				    "(oom_score_adj "
-				    "-1000, or killed and still holding its memory): the request "
-				    "keeps looping",
-				    false);
+				oom_report(s, adj,
+				           "Out of memory and no killable member in the tree "
+				           "(oom_score_adj -1000, in a PID namespace this process "
+				           "cannot see into, or killed and still holding its "
+				           "memory): the request keeps looping",
+				           false);
 			s->oom_exempt_logged = true;
 			return OOM_RETRY;
 		}
@@ -259,13 +300,20 @@ void tree_dump_tasks(struct gfp_buf *b, const char *prefix)
 			more++;
 			continue;
 		}
-		char comm[16], h[2][GFP_HUMAN_LEN];
-		tree_comm(m, pid, comm);
-		gfp_buf_printf(b, "\n%s[%7d] %7d %10s %10s %13d %s", prefix, (int)pid,
+		struct tree_seen seen;
+		char at[16] = "?", h[2][GFP_HUMAN_LEN];
+		/* Its pid here; one this process cannot see is named by its
+		 * pid in its own namespace, which may be another process's
+		 * here. */
+		if (tree_see(i, pid, __atomic_load_n(&m->gen, __ATOMIC_RELAXED), false, &seen))
+			gfp_snprintf(at, sizeof(at), "%d", (int)seen.pid);
+		gfp_buf_printf(b, "\n%s[%7s] %7d %10s %10s %13d %s", prefix, at,
 		               (int)__atomic_load_n(&m->threads, __ATOMIC_RELAXED),
 		               gfp_human_size(h[0], __atomic_load_n(&m->live, __ATOMIC_RELAXED)),
 		               gfp_human_size(h[1], __atomic_load_n(&m->charged, __ATOMIC_RELAXED)),
-		               oom_read_adj(pid), gfp_quote(q, sizeof(q), comm, strlen(comm)));
+		               seen.adj, gfp_quote(q, sizeof(q), seen.comm, strlen(seen.comm)));
+		if (!seen.pid)
+			gfp_buf_printf(b, " (pid %d in another PID namespace)", (int)pid);
 		shown++;
 	}
 	if (more)

@@ -1,6 +1,8 @@
 /*
  * tree_structs.h - the shared budget of a process tree as it lies in the
- * segment every member maps (tree.c owns it; tree_oom.c reads its members).
+ * segment every member maps (tree_seg.c makes and checks it, tree.c keeps
+ * its sums, tree_member.c its slots; tree_oom.c reads its members), and
+ * what these files share.
  *
  * Everything in it is read and written with atomics by processes that may
  * die at any instruction (SIGKILL): no field may need two writes to be
@@ -17,18 +19,30 @@
 #pragma GCC visibility push(hidden)
 
 #define TREE_MAGIC   0x6566707472656531ULL /* "1eertpfe": set last, once ready */
-#define TREE_VERSION 1
+#define TREE_VERSION 2
 #define TREE_MEMBERS 1024
 
 /* A member's slot. pid > 0: the member; 0: free; TREE_PID_BUSY while a
  * process claims or gives it back (no one else looks at it then). */
 #define TREE_PID_BUSY (-1)
 #define TREE_OOM_SKIP 1u /* killed, and its memory did not come back in time */
+#define TREE_TOKEN    2u /* the member holds the liveness lock of its slot */
+
+/* A namespace: the device and inode of its /proc/PID/ns/ link (0: unknown). */
+struct tree_ns {
+	uint64_t dev, ino;
+};
 
 struct tree_member {
+	/* Who it is: its pid in its own PID namespace, which says nothing in
+	 * another; that namespace, and its time namespace, which /proc's
+	 * starttime is shifted by; its start time (/proc/self/stat's). */
 	int32_t pid;
 	uint32_t flags;
-	uint64_t start; /* /proc/PID/stat's starttime: the pid is this process */
+	uint32_t gen; /* bumped by each claim: which member of the slot */
+	int32_t adj;  /* oom_score_adj as it last read it, for who cannot read it */
+	uint64_t start;
+	struct tree_ns pidns, timens;
 	/* What it counts against the limit: its live bytes less what it
 	 * inherited at fork, at least 0 (a memory cgroup charges a page to the
 	 * process that first touched it; the parent keeps what it had). */
@@ -56,27 +70,77 @@ struct tree_seg {
 	/* The OOM kill being waited for (under lock): no second kill while a
 	 * victim may still give its memory back (the kernel's oom_lock and
 	 * MMF_OOM_SKIP). */
-	int32_t oom_pid;
-	uint64_t oom_start, oom_deadline_ns, oom_killed_ns;
+	uint32_t oom_slot, oom_gen; /* the victim's slot + 1 (0: none) and gen */
+	uint64_t oom_deadline_ns, oom_killed_ns;
 	struct tree_member m[TREE_MEMBERS];
 };
 
-/* tree.c's state, for tree_oom.c. */
+/* The segment's file: the header and slots, in whole pages. */
+#define TREE_SEG_SIZE ((sizeof(struct tree_seg) + 4095) & ~(size_t)4095)
+
+static inline void tree_add64(int64_t *p, int64_t d)
+{
+	if (d)
+		__atomic_add_fetch(p, d, __ATOMIC_RELAXED);
+}
+
+/* tree.c's state, for tree_member.c and tree_oom.c. */
 extern struct tree_seg *tree_seg;
 extern struct tree_member *tree_me;
 extern char tree_path[];
 
-/* Whether the process of slot m (pid) is gone: no such pid, or (`deep`,
- * reading /proc) a zombie or another process with its number. */
-bool tree_member_gone(const struct tree_member *m, int32_t pid, bool deep);
-/* Gives the bytes of a member that is gone back to the tree; false when
- * another process did it first. */
-bool tree_reclaim(struct tree_member *m, int32_t pid);
+/* tree_seg.c: maps the segment GFP_TREE names, or a new one of its own
+ * (`*fresh`: its name is for the environment). 0, or -1 with why a
+ * GFP_TREE cannot be used in `err`. */
+int tree_seg_open(char *err, size_t n, bool *fresh);
+
+/* ------------------------------------------------------------------------
+ * tree_member.c: who the members are, whether they are alive, and
+ * signalling one
+ * ---------------------------------------------------------------------- */
+
+/* This process's namespaces and whether /proc is its PID namespace's; at
+ * start-up and in a forked child (which maps the segment anew), before
+ * anything else here. */
+void tree_self_init(bool forked);
+/* The segment's file, open and mapped (tree.c's `fd` is this module's from
+ * now on: kept for the slot's locks, above the descriptors a program
+ * uses). */
+void tree_keep_fd(int fd);
+/* Claims a slot for this process holding `live` bytes (tree_me); false
+ * when every slot is taken. */
+bool tree_join(int64_t live);
+/* The process gives its slot back (tree_me becomes NULL); false when it
+ * had none. */
+bool tree_depart(void);
+/* Whether slot i of segment s (its file open at fd, or -1), taken by pid,
+ * is gone: proven by its pid where this process can see it (no such pid,
+ * or with `deep`, reading /proc, a zombie or another process with its
+ * number), else by its lock (nobody holds it); a member this process can
+ * judge neither way is there. */
+bool tree_member_gone(const struct tree_seg *s, int fd, uint32_t i, int32_t pid, bool deep);
+/* The same for the tree's slot i (this process's fd). */
+bool tree_gone(uint32_t i, int32_t pid, bool deep);
+/* Gives the bytes of slot m's member (pid, gen) back to the tree; false
+ * when it is not that member's any more. */
+bool tree_reclaim(struct tree_member *m, int32_t pid, uint32_t gen);
 /* Looks for members that are gone: at most once a millisecond (the
  * /proc part once every 100 ms) unless `force`. */
 void tree_reap(bool force);
-/* Its comm, from /proc (the slot's copy when the process is gone). */
-void tree_comm(const struct tree_member *m, int32_t pid, char out[16]);
+
+/* A member as this process sees it. */
+struct tree_seen {
+	int32_t pid;   /* here (0: in a namespace this process cannot see) */
+	int adj;       /* its oom_score_adj (the slot's copy if pid is 0) */
+	int pidfd;     /* with tree_see's `prove`: a pidfd to it, else -1 */
+	char comm[16]; /* its comm (the slot's copy if pid is 0) */
+};
+/* Slot i's member (pid and gen as loaded): false when this process cannot
+ * name it (its pid here). With `prove`, false unless `seen->pidfd` is a
+ * pidfd to that very process, or the member is this process (pidfd -1). */
+bool tree_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct tree_seen *seen);
+/* SIGKILL through a pidfd tree_see proved; -1 with errno. */
+int tree_pidfd_kill(int pidfd);
 
 #pragma GCC visibility pop
 

@@ -13,6 +13,26 @@
  *                                  waits on stdin
  *   tree_prog reserve BYTES        gfp_reserve(BYTES), a "reserved" line, then
  *                                  waits on stdin
+ *   tree_prog holdc BYTES          hold BYTES, then closes every descriptor
+ *                                  above 2 (closefrom) before its "holding"
+ *                                  line (counted before the close)
+ *   tree_prog holdx BYTES          puts /dev/null in the place of the
+ *                                  shim's descriptor of the tree's file
+ *                                  (dup2), then holds BYTES: "holding" with
+ *                                  that descriptor and whether it is still
+ *                                  /dev/null
+ *   tree_prog forkx                puts a file of its own where the shim's
+ *                                  descriptor of the tree's file was, forks
+ *                                  a child that allocates (a member), and
+ *                                  says whether any process holds a lock on
+ *                                  that file: "forkx" with "locked"
+ *   tree_prog holdfork BYTES       hold BYTES, and a forked child (a member
+ *                                  holding nothing of its own) that waits on
+ *                                  stdin too: "holding" with its pid
+ *   tree_prog thold N BYTES        BYTES in 256 KiB blocks from N threads at
+ *                                  once (each its share, until the first
+ *                                  NULL), a "holding" line, then waits on
+ *                                  stdin
  *   tree_prog tries                for each line N on stdin one malloc(N):
  *                                  "try" with ok true or false
  *   tree_prog threads              a member with threads: one that only frees
@@ -26,7 +46,8 @@
  *                                  itself (same pid)
  *   tree_prog server N             forks N workers that allocate: a quarter
  *                                  end by exit(), a quarter by _exit(), a
- *                                  quarter by a raw exit_group (no libc), a
+ *                                  quarter by a raw exit_group (no libc)
+ *                                  once the server has counted them, a
  *                                  quarter are killed with SIGKILL while they
  *                                  allocate
  *   tree_prog usage                "usage" and exit
@@ -171,6 +192,168 @@ static int hold(long bytes, int argc, char **argv)
 	         (int)getpid(), got, usage_live(), usage_limit(), je_own());
 	wait_stdin();
 	release();
+	return 0;
+}
+
+/* A member that closes the descriptors it did not open (the shim's
+ * among them), as daemons and sandboxes do, once it holds its bytes. */
+static int holdc(long bytes)
+{
+	long got = fill(bytes, 256 * 1024);
+	long live = usage_live(), limit = usage_limit(), own = je_own();
+	if (close_range(3, ~0U, 0) != 0)
+		die("close_range");
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld,\"limit\":%ld,"
+	         "\"own\":%ld}\n",
+	         (int)getpid(), got, live, limit, own);
+	wait_stdin();
+	release();
+	return 0;
+}
+
+/* The descriptor of the process that is the file GFP_TREE names; -1. */
+static int tree_fd(void)
+{
+	struct stat want, st;
+	const char *path = getenv("GFP_TREE");
+	if (!path || stat(path, &want) != 0)
+		return -1;
+	for (int fd = 3; fd < 65536; fd++)
+		if (fstat(fd, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			return fd;
+	return -1;
+}
+
+/* A member that puts a file of its own where the shim's descriptor was, as
+ * a program that dup2s onto descriptors it did not open would. */
+static int holdx(long bytes)
+{
+	int fd = tree_fd(), null = open("/dev/null", O_RDONLY);
+	struct stat want, st;
+	if (fd < 0 || null < 0 || fstat(null, &want) != 0 || dup2(null, fd) != fd)
+		die("no descriptor of the tree's file to replace");
+	close(null);
+	long got = fill(bytes, 256 * 1024);
+	long live = usage_live(), limit = usage_limit();
+	bool still = fstat(fd, &st) == 0 && st.st_rdev == want.st_rdev && S_ISCHR(st.st_mode);
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"bytes\":%ld,\"tree_live\":%ld,\"limit\":%ld,"
+	         "\"fd\":%d,\"still_null\":%s}\n",
+	         (int)getpid(), got, live, limit, fd, still ? "true" : "false");
+	wait_stdin();
+	release();
+	return 0;
+}
+
+/* A member whose descriptor of the tree's file became one of its own
+ * files (closefrom, then an open that got the number), and that forks. */
+static int forkx(void)
+{
+	int fd = tree_fd();
+	char path[] = "/tmp/tree_prog.XXXXXX";
+	int own = mkstemp(path);
+	if (fd < 0 || own < 0 || dup2(own, fd) != fd)
+		die("no descriptor of the tree's file to replace");
+	unlink(path);
+	close(own);
+	int joined[2], done[2];
+	if (pipe(joined) != 0 || pipe(done) != 0)
+		die("pipe");
+	pid_t child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		close(done[1]);
+		void *p = malloc(1 << 20);
+		if (p)
+			memset(p, 1, 4096);
+		usage_live();
+		char c = 'j';
+		if (write(joined[1], &c, 1) != 1 || read(done[0], &c, 1) < 0)
+			_exit(3);
+		_exit(0);
+	}
+	close(done[0]);
+	char c;
+	if (read(joined[0], &c, 1) != 1)
+		die("the child did not join");
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+	if (fcntl(fd, F_GETLK, &fl) != 0)
+		die("F_GETLK");
+	test_out(1, "{\"event\":\"forkx\",\"pid\":%d,\"fd\":%d,\"locked\":%s}\n", (int)getpid(), fd,
+	         fl.l_type != F_UNLCK ? "true" : "false");
+	close(done[1]);
+	waitpid(child, NULL, 0);
+	return 0;
+}
+
+/* A member with a child that outlives it when it is killed. */
+static int holdfork(long bytes)
+{
+	long got = fill(bytes, 256 * 1024);
+	pid_t child = fork();
+	if (child < 0)
+		die("fork");
+	if (child == 0) {
+		wait_stdin();
+		_exit(0);
+	}
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"child\":%d,\"bytes\":%ld,\"tree_live\":%ld,"
+	         "\"limit\":%ld}\n",
+	         (int)getpid(), (int)child, got, usage_live(), usage_limit());
+	wait_stdin();
+	release();
+	waitpid(child, NULL, 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * A member whose threads allocate at once
+ * ---------------------------------------------------------------------- */
+
+#define TMAX 8
+static void *tblk[TMAX][1024];
+static int tcount[TMAX];
+static long tgot[TMAX], tshare;
+
+static void *thold_thread(void *arg)
+{
+	int k = (int)(long)arg;
+	while (tgot[k] < tshare && tcount[k] < 1024) {
+		void *p = malloc(256 * 1024);
+		if (!p)
+			break;
+		memset(p, 1, 4096);
+		tblk[k][tcount[k]++] = p;
+		tgot[k] += 256 * 1024;
+	}
+	return NULL;
+}
+
+static int thold(int n, long bytes)
+{
+	if (n < 1 || n > TMAX)
+		n = TMAX;
+	tshare = bytes / n;
+	pthread_t t[TMAX];
+	for (int k = 0; k < n; k++)
+		if (pthread_create(&t[k], NULL, thold_thread, (void *)(long)k) != 0)
+			die("pthread_create");
+	long got = 0;
+	for (int k = 0; k < n; k++) {
+		pthread_join(t[k], NULL);
+		got += tgot[k];
+	}
+	test_out(1,
+	         "{\"event\":\"holding\",\"pid\":%d,\"threads\":%d,\"bytes\":%ld,\"tree_live\":%ld,"
+	         "\"limit\":%ld,\"own\":%ld}\n",
+	         (int)getpid(), n, got, usage_live(), usage_limit(), je_own());
+	wait_stdin();
+	for (int k = 0; k < n; k++)
+		while (tcount[k])
+			free(tblk[k][--tcount[k]]);
 	return 0;
 }
 
@@ -421,10 +604,12 @@ static bool is_zombie(pid_t pid)
 }
 
 /* Worker kinds: 0 ends by exit(), 1 by _exit(), 2 allocates until killed,
- * 3 ends by the exit_group system call itself. */
-static void worker(int kind, int out)
+ * 3 ends by the exit_group system call itself. The ones that end do so at
+ * EOF on `go`, once the server has counted what they hold. */
+#define WORKER_BLOCKS 16
+static void worker(int kind, int out, int go)
 {
-	int blocks = kind == 2 ? 4096 : 16;
+	int blocks = kind == 2 ? 4096 : WORKER_BLOCKS;
 	for (int i = 0; i < blocks; i++) {
 		void *p = malloc(kind == 2 ? 256 * 1024 : 1024 * 1024);
 		if (p)
@@ -433,6 +618,9 @@ static void worker(int kind, int out)
 			_exit(3);
 		sleep_ms(kind == 2 ? 5 : 1);
 	}
+	char c;
+	while (read(go, &c, 1) < 0 && errno == EINTR)
+		;
 	if (kind == 0)
 		exit(0);
 	if (kind == 3)
@@ -447,6 +635,9 @@ static int server(int n)
 	int prog[64];
 	if (n > 64)
 		n = 64;
+	int go[2];
+	if (pipe(go) != 0)
+		die("pipe");
 	long before = usage_live();
 	for (int i = 0; i < n; i++) {
 		int p[2];
@@ -457,19 +648,24 @@ static int server(int n)
 			die("fork");
 		if (pid[i] == 0) {
 			close(p[0]);
-			worker(i % 4, p[1]);
+			close(go[1]);
+			worker(i % 4, p[1], go[0]);
 		}
 		close(p[1]);
 		prog[i] = p[0];
 	}
-	/* Every worker well into its allocations. */
+	close(go[0]);
+	/* Every worker that ends done with its blocks (and waiting on `go`),
+	 * every other one well into its allocations, however long the machine
+	 * takes to run them. */
 	for (int i = 0; i < n; i++) {
 		char c;
-		for (int k = 0; k < 3; k++)
+		for (int k = 0; k < (i % 4 == 2 ? 3 : WORKER_BLOCKS); k++)
 			if (read(prog[i], &c, 1) != 1)
 				break;
 	}
 	long during = usage_live();
+	close(go[1]);
 	int killed = 0, exited = 0, signalled = 0;
 	for (int i = 0; i < n; i++)
 		if (i % 4 == 2 && kill(pid[i], SIGKILL) == 0)
@@ -540,6 +736,16 @@ static int run(int argc, char **argv)
 	const char *cmd = argv[0];
 	if (strcmp(cmd, "hold") == 0 && argc >= 2)
 		return hold(atol(argv[1]), argc - 2, argv + 2);
+	if (strcmp(cmd, "holdc") == 0 && argc == 2)
+		return holdc(atol(argv[1]));
+	if (strcmp(cmd, "holdx") == 0 && argc == 2)
+		return holdx(atol(argv[1]));
+	if (strcmp(cmd, "forkx") == 0)
+		return forkx();
+	if (strcmp(cmd, "holdfork") == 0 && argc == 2)
+		return holdfork(atol(argv[1]));
+	if (strcmp(cmd, "thold") == 0 && argc == 3)
+		return thold(atoi(argv[1]), atol(argv[2]));
 	if (strcmp(cmd, "need") == 0 && argc == 2)
 		return need(atol(argv[1]));
 	if (strcmp(cmd, "tries") == 0)
@@ -569,7 +775,9 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 usage:
-	test_out(2, "usage: tree_prog hold|need|reserve|tries|threads|spawn|server|usage ...\n");
+	test_out(2, "usage: tree_prog "
+	            "hold|holdc|holdx|forkx|holdfork|thold|need|reserve|tries|threads|spawn|server|"
+	            "usage ...\n");
 	return 2;
 }
 
