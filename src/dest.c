@@ -29,7 +29,6 @@
  * fd:N, as CPython's subprocess does) runs on without it and says so once,
  * at its first write, rather than exiting 125 before main. A value nobody
  * opened yet is checked as strictly as ever.
-
  *
  * Many processes of one run (a shell script and what it starts, forked
  * children) may inherit one GFP_REPORT path without %p. The run's first
@@ -39,14 +38,17 @@
  * %p (core_uses_pid, format_corename). GFP_INHERITED names the first
  * process, and every report carries it ("run"). At its exit the first
  * process says in one line which reports of its run lie beside its own;
- * one that ends after it (the first's report is there) says where its own
- * went. A relative path is made absolute by the first process and handed
- * on so: a child that changed directory writes beside the others.
+ * so does one that ends after it (the first's report is there) if no
+ * process of the run started it: one line for what outlived the first
+ * process, not one per process. A relative path is made absolute by the
+ * first process and handed on so: a child that changed directory writes
+ * beside the others.
  *
  * Must never: follow a symlink at the path, create a file others can read,
  * allocate (it runs inside malloc and in signal handlers; GFP_INHERITED is
  * exported from a constructor), change errno.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -54,7 +56,6 @@
 #include <stdio.h> /* rename(2) only: no stdio */
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
