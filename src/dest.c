@@ -275,7 +275,8 @@ static int sibling_pid(const char *name, const char *base, size_t blen)
  * the first process (a daemon, a job left running), not one per process. */
 static void name_the_others(const struct gfp_dest *d, const char *first, bool late)
 {
-	char dir[sizeof(d->path) + REPORT_SLACK];
+	/* Static: it runs once, at exit, perhaps on a signal's small stack. */
+	static char dir[sizeof(d->path) + REPORT_SLACK], buf[32768];
 	dir_of(first, dir, sizeof(dir));
 	const char *base = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -283,7 +284,6 @@ static void name_the_others(const struct gfp_dest *d, const char *first, bool la
 		return;
 	int pids[RUN_NAMED];
 	unsigned found = 0;
-	char buf[4096];
 	long got;
 	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
 		for (long off = 0; off < got;) {
@@ -327,7 +327,8 @@ static void name_the_others(const struct gfp_dest *d, const char *first, bool la
  * started with names the run (a process of the run started it). */
 static bool parent_of_run(const struct gfp_dest *d)
 {
-	char name[32], tag[128], buf[4096];
+	static char buf[4096]; /* once, at exit */
+	char name[32], tag[128];
 	gfp_snprintf(name, sizeof(name), "/proc/%d/environ", (int)getppid());
 	int tl = gfp_snprintf(tag, sizeof(tag), "%s:%016llx@%d:%llu", d->var,
 	                      (unsigned long long)d->hash, (int)d->run_pid, d->run_start);
