@@ -50,9 +50,10 @@ def check(what, cond, detail=""):
 
 
 def start(policy):
-    p = subprocess.Popen(["/usr/bin/python3", "-c", TARGET], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, start_new_session=True,
-                         env=dict(os.environ, LD_PRELOAD=shim, GFP_POLICY=policy))
+    # Killed after 50 s whatever becomes of this test (timeout outside the shim).
+    p = subprocess.Popen(["timeout", "-s", "KILL", "50", "env", f"LD_PRELOAD={shim}",
+                          f"GFP_POLICY={policy}", "/usr/bin/python3", "-c", TARGET],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
     line = p.stdout.readline().decode()
     if not line.startswith("pid "):
         p.kill()

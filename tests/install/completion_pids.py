@@ -38,22 +38,26 @@ os.chmod(xdg, 0o700)
 sockets = os.path.join(xdg, "gfpshim")
 env = dict(os.environ, XDG_RUNTIME_DIR=xdg, PATH=bindir + ":" + os.environ["PATH"],
            LC_ALL="C.UTF-8", INPUTRC="/dev/null")
-shim = dict(env, LD_PRELOAD=os.environ["SHIM"], GFP_POLICY="ctl=1")
+ctl = dict(env, GFP_POLICY="ctl=1")
+shim = dict(ctl, LD_PRELOAD=os.environ["SHIM"])
 
 NAME = b"srv\x1b[1m\xc3\xa9"
 SHOWN = "srv\\x1b[1mé"
 # A CPython with two threads that names itself NAME; a sleep; both listen.
+# (It is killed after 60 s whatever becomes of this test, by a timeout
+# outside the shim; the sleeps end by then.)
+bounded = ["timeout", "-s", "KILL", "60", "env", "LD_PRELOAD=" + os.environ["SHIM"]]
 named = subprocess.Popen(
-    ["/usr/bin/python3", "-c",
-     "import ctypes, sys, threading\n"
+    bounded + ["/usr/bin/python3", "-c",
+     "import ctypes, os, sys, threading\n"
      f"ctypes.CDLL(None).prctl(15, {NAME!r}, 0, 0, 0)\n"
      "stop = threading.Event()\n"
      "ws = [threading.Thread(target=stop.wait) for _ in range(2)]\n"
      "[w.start() for w in ws]\n"
-     "print('ready', flush=True)\n"
+     "print('ready', os.getpid(), flush=True)\n"
      "sys.stdin.read()\n"
      "stop.set()\n"],
-    env=shim, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+    env=ctl, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
 sleeper = subprocess.Popen(["sleep", "60"], env=shim, start_new_session=True)
 # A live process that does not listen, with a socket file of its pid (as
 # when a pid is given out again after its listener was killed), and one
@@ -71,17 +75,20 @@ def wait_for(path):
 
 
 try:
-    check("the named process started", named.stdout.readline() == b"ready\n")
-    for p in (named, sleeper, killed):
-        check(f"pid {p.pid} listens", wait_for(os.path.join(sockets, f"{p.pid}.sock")))
+    ready = named.stdout.readline().split()
+    if ready[:1] != [b"ready"]:
+        sys.exit(f"FAIL: the named process did not start: {ready}")
+    named_pid = int(ready[1])
+    for pid in (named_pid, sleeper.pid, killed.pid):
+        check(f"pid {pid} listens", wait_for(os.path.join(sockets, f"{pid}.sock")))
     killed.kill()
     killed.wait()
     s = socket.socket(socket.AF_UNIX)
     s.bind(os.path.join(sockets, f"{stranger.pid}.sock"))
     s.close()
 
-    listening = sorted([named.pid, sleeper.pid])
-    names = {named.pid: SHOWN, sleeper.pid: "sleep"}
+    listening = sorted([named_pid, sleeper.pid])
+    names = {named_pid: SHOWN, sleeper.pid: "sleep"}
     status, out, err = tools.run([os.path.join(bindir, "gfp-ctl"), "--list"], env=env)
     check("gfp-ctl --list", (status, err) == (0, "")
           and out == "".join(f"{p}\t{names[p]}\n" for p in listening),
