@@ -244,6 +244,11 @@ void print_evidence(FILE *f, const struct evidence *ev, const char *indent);
 void command_line(FILE *f);
 void full_policy(const struct run *r, char *out, size_t n);
 void reproducer(FILE *f, const struct run *r);
+/* The reproducer as confirm() runs it through bash: the same words, the
+ * command exec'd (its signal is then the run's); run_dir() is the
+ * directory of the runs, "" when unknown. */
+void reproducer_exec(FILE *f, const struct run *r);
+const char *run_dir(void);
 size_t group_runs(struct group *groups, size_t *counts);
 void print_results(const struct group *groups, size_t ngroups, const size_t *counts);
 
