@@ -8,7 +8,8 @@
 # and parameters on the console with its template arguments cut to "<...>",
 # and is whole in the JSON. A real Debian C++ program (apt-config, its
 # frames in libapt-pkg named by exported symbols) prints no mangled name
-# either.
+# either, in gfp-report of its records nor in a sweep's console, JUnit
+# test names and HTML page.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 REPORT=$BUILD/tools/gfp-report
@@ -88,4 +89,14 @@ no_mangled "gfp-report of apt-config's records" "$TMP/apt.out"
 expect_contains "apt-config: a libapt-pkg frame named Class::method(args)" "$TMP/apt.out" \
 	'^    [A-Za-z_:]+::[A-Za-z_~]+\(.*\)\+0x[0-9a-f]+ \(libapt-pkg\.so[.0-9]*\+0x[0-9a-f]+\)$'
 note "apt-config: $(grep -m1 -E '::.*libapt-pkg' "$TMP/apt.out")"
+# Swept: the console, the JUnit test names and the HTML page (the JSON's
+# "symbol" is the record's, as recorded).
+"$SWEEP" -j 2 --timeout 20 --max-runs 60 --junit "$TMP/apt.xml" --html "$TMP/apt.html" -- \
+	"$APT" dump >"$TMP/apt.console" 2>"$TMP/err"
+st=$?
+[ "$st" = 0 ] || [ "$st" = 1 ] || fail "gfp-sweep of apt-config exited $st: $(tail -3 "$TMP/err")"
+for f in apt.console apt.xml apt.html; do
+	no_mangled "apt-config's sweep: $f" "$TMP/$f"
+done
+grep -q '::' "$TMP/apt.xml" || fail "apt-config's JUnit report names no C++ function"
 exit 0

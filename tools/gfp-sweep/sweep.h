@@ -119,7 +119,8 @@ struct group {
 };
 
 /* One frame of a run's backtrace (a line of frames_of's output), taken
- * apart: sym is the recorded symbol ("" without one); src its source line
+ * apart: sym is the recorded symbol, demangled and cut as the console
+ * shows names ("" without one); src its source line
  * from its module's debug information, "func file:line" with the chain of
  * inlined callers ("inner a.c:3 < outer a.c:9"), or "". The rest is where
  * the module was and what it names, from frame.c, valid until gfp-sweep
