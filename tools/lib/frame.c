@@ -1,7 +1,8 @@
 /*
  * frame.c - recorded frames made whole (frame.h): finding each module's
- * file once, and a frame's text and JSON. It warns and notes on stderr,
- * once per module; it never prints a frame anywhere it was not asked to.
+ * file once, a frame's text, title and JSON, and the hint of how to get
+ * names for modules without. It warns and notes on stderr, once per
+ * module; it never prints a frame anywhere it was not asked to.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -310,7 +311,10 @@ static char *dpkg_search(char **argv)
 		long left =
 		    10000 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
 		struct pollfd pfd = {fds[0], POLLIN, 0};
-		if (left <= 0 || (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)) {
+		int ready = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0) { /* its time is up: names are not worth a hang */
 			kill(pid, SIGKILL);
 			break;
 		}
@@ -566,6 +570,7 @@ bool frame_read_json(const struct jval *o, bool return_address, struct frame_inf
 {
 	memset(fi, 0, sizeof(*fi));
 	fi->return_address = return_address;
+	fi->function = "";
 	if (!rec_frame_of(o, NULL, &fi->rec))
 		return false;
 	fi->path = fi->rec.path;

@@ -1,8 +1,9 @@
 /*
  * symbolize.h - source lines for frames, from a module's debug information
- * (elfutils' libdw): what gfp-report and gfp-sweep print beside
- * module+offset, spelled one way in both. Which file a recorded module is
- * (its path, its build-id, a search by name) is frame.c's question.
+ * (elfutils' libdw), and function names as people read them (C++'s
+ * demangled): what gfp-report and gfp-sweep print beside module+offset,
+ * spelled one way in both. Which file a recorded module is (its path, its
+ * build-id, a search by name) is frame.c's question.
  */
 #ifndef GFP_TOOLS_SYMBOLIZE_H
 #define GFP_TOOLS_SYMBOLIZE_H
