@@ -119,7 +119,8 @@ struct group {
 };
 
 /* One frame of a run's backtrace (a line of frames_of's output), taken
- * apart: sym is the recorded symbol ("" without one); src its source line
+ * apart: sym is the recorded symbol, demangled and cut as the console
+ * shows names ("" without one); src its source line
  * from its module's debug information, "func file:line" with the chain of
  * inlined callers ("inner a.c:3 < outer a.c:9"), or "". The rest is where
  * the module was and what it names, from frame.c, valid until gfp-sweep
@@ -244,6 +245,11 @@ void print_evidence(FILE *f, const struct evidence *ev, const char *indent);
 void command_line(FILE *f);
 void full_policy(const struct run *r, char *out, size_t n);
 void reproducer(FILE *f, const struct run *r);
+/* The reproducer as confirm() runs it through bash: the same words, the
+ * command exec'd (its signal is then the run's); run_dir() is the
+ * directory of the runs, "" when unknown. */
+void reproducer_exec(FILE *f, const struct run *r);
+const char *run_dir(void);
 size_t group_runs(struct group *groups, size_t *counts);
 void print_results(const struct group *groups, size_t ngroups, const size_t *counts);
 
