@@ -1,10 +1,10 @@
 /*
  * mapcalls.c - the calls by which a program maps memory itself, beside
- * malloc: munmap, mremap, mprotect, brk and sbrk (mmap is oscalls.c's, as
- * jemalloc's own calls need it too). Each passes straight on, after one
- * look at gfp_mapped_on, until the shim tracks mappings; then the program's
- * own calls go to src/mapped.c, which charges them to the budget. Calls
- * from jemalloc and from the shim itself always pass.
+ * malloc: munmap, mremap, mprotect, brk, sbrk and __sbrk (mmap is
+ * oscalls.c's, as jemalloc's own calls need it too). Each passes straight
+ * on, after one look at gfp_mapped_on, until the shim tracks mappings; then
+ * the program's own calls go to src/mapped.c, which charges them to the
+ * budget. Calls from jemalloc and from the shim itself always pass.
  *
  * glibc and ld.so reach these system calls inside libc, never through
  * these names: thread stacks, dlopen's libraries and glibc's own buffers
@@ -64,13 +64,17 @@ EXPORT int brk(void *addr)
 	return mapped_sys_brk(addr);
 }
 
-EXPORT void *sbrk(intptr_t incr)
+static void *wrap_sbrk(intptr_t incr)
 {
 	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
 	if (program_call(pc))
 		return mapped_sbrk(incr, pc);
 	return mapped_sys_sbrk(incr);
 }
+
+/* glibc exports sbrk under a second name, which old allocators call. */
+EXPORT void *export_sbrk(intptr_t) __asm__("sbrk") __attribute__((alias("wrap_sbrk")));
+EXPORT void *export___sbrk(intptr_t) __asm__("__sbrk") __attribute__((alias("wrap_sbrk")));
 
 static void *next(const char *name)
 {

@@ -39,6 +39,8 @@
 
 #include "../test_out.h"
 
+extern void *__sbrk(intptr_t incr); /* glibc's, exported, undeclared */
+
 #define RW   (PROT_READ | PROT_WRITE)
 #define ANON (MAP_PRIVATE | MAP_ANONYMOUS)
 
@@ -409,9 +411,11 @@ static int hostile(void)
 	expect(f != MAP_FAILED, "file mmap");
 	close(fd);
 	expect(munmap(f, pg) == 0, "file munmap");
-	/* A break that goes nowhere. */
-	void *b0 = sbrk(0);
+	/* A break that goes nowhere, then a page by glibc's other name. */
+	char *b0 = sbrk(0);
 	expect(brk(b0) == 0 && sbrk(0) == b0, "brk where it is");
+	expect(__sbrk((intptr_t)pg) == b0 && sbrk(0) == b0 + pg, "__sbrk");
+	held += pg;
 	test_out(1, "{\"event\":\"held\",\"held\":%zu}\n", held);
 	return 0;
 }
