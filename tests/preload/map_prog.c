@@ -17,6 +17,10 @@
  *   map_prog sbrk CHUNK MAX      grows the break by CHUNK until sbrk fails
  *                                or MAX; then gives half back and grows again
  *   map_prog brk CHUNK MAX       the same with brk
+ *   map_prog wait CHUNK MAX      fills as fill does; at the failure a thread
+ *                                maps one more CHUNK ("waiter": 0 or its
+ *                                errno, -1 when it did not run), and once it
+ *                                sleeps the main thread unmaps one chunk
  *   map_prog hold BYTES          maps and writes BYTES, prints "holding",
  *                                waits for a line or EOF on stdin
  *   map_prog hostile             garbage and overlapping calls, each checked
@@ -309,6 +313,84 @@ static int breaks(bool by_brk, size_t chunk, size_t max)
 	return 0;
 }
 
+struct waiter {
+	size_t len;
+	int tid, got;
+};
+
+/* The waiting mapping: its own call site, for the report. */
+static __attribute__((noinline)) void *small_map(void *arg)
+{
+	struct waiter *w = arg;
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
+	char *p = map(NULL, w->len, RW, ANON);
+	w->got = p == MAP_FAILED ? errno : 0;
+	if (p != MAP_FAILED)
+		touch(p, w->len);
+	return NULL;
+}
+
+/* Until thread tid sleeps (or is gone), 10 s at most. */
+static void until_asleep(int tid)
+{
+	char path[64], st[256];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (int i = 0; i < 10000; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return;
+		ssize_t n = read(fd, st, sizeof(st) - 1);
+		close(fd);
+		st[n > 0 ? n : 0] = '\0';
+		const char *s = strrchr(st, ')');
+		if (s && s[1] == ' ' && s[2] == 'S')
+			return;
+		usleep(1000);
+	}
+}
+
+/* The pool of `wait` (a rule may make its calls NORETRY, by this name). */
+static __attribute__((noinline)) size_t fill_until_refused(size_t chunk, size_t max, char **last,
+                                                           int *err)
+{
+	size_t total = 0;
+	*err = 0;
+	while (total < max) {
+		char *p = map(NULL, chunk, RW, ANON);
+		if (p == MAP_FAILED) {
+			*err = errno;
+			break;
+		}
+		touch(p, chunk);
+		*last = p;
+		total += chunk;
+	}
+	return total;
+}
+
+/* Fills with chunks until mmap fails, then a thread maps one more chunk
+ * and, once that thread sleeps (waiting for memory), one is unmapped. */
+static int wait_for_unmap(size_t chunk, size_t max)
+{
+	char *last = NULL;
+	int err;
+	struct waiter w = {chunk, 0, -1};
+	size_t total = fill_until_refused(chunk, max, &last, &err);
+	if (err && last) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, small_map, &w) != 0)
+			die("pthread_create");
+		while (!__atomic_load_n(&w.tid, __ATOMIC_ACQUIRE))
+			usleep(1000);
+		until_asleep(w.tid);
+		if (munmap(last, chunk) != 0)
+			die("munmap");
+		pthread_join(t, NULL);
+	}
+	test_out(1, "{\"total\":%zu,\"errno\":%d,\"waiter\":%d}\n", total, err, w.got);
+	return 0;
+}
+
 static int hold(size_t bytes)
 {
 	size_t total = 0;
@@ -438,6 +520,8 @@ int main(int argc, char **argv)
 		return breaks(false, a, b);
 	if (!strcmp(m, "brk") && argc == 4)
 		return breaks(true, a, b);
+	if (!strcmp(m, "wait") && argc == 4)
+		return wait_for_unmap(a, b);
 	if (!strcmp(m, "hold") && argc == 3)
 		return hold(a);
 	if (!strcmp(m, "hostile"))

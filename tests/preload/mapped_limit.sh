@@ -7,8 +7,8 @@
 # costly: one round, then the failure) and a failure record naming the call.
 # A break given back is credited: it can grow again by as much. Small
 # mappings are too small to fail: they loop to the OOM step (killed by
-# default, ENOMEM with oom=fail), and a NORETRY context (GFP_RULES) fails
-# them at once.
+# default, ENOMEM with oom=fail), or wait, with oom=wait, until another
+# thread unmaps; a NORETRY context (GFP_RULES) fails them at once.
 source "$TESTS/lib.sh"
 PROG=$BUILD/tests/preload/map_prog
 unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY
@@ -74,6 +74,23 @@ run small_fail 'limit=16M;oom=fail' fill 16384 $MAX
 expect_eq "oom=fail: status" 0 "$rc"
 expect_contains "oom=fail: ENOMEM" "$TMP/small_fail.out" '"errno":12'
 expect_contains "oom=fail: the failure report" "$TMP/small_fail.log" 'allocation failure: size:16384 .*OOM step gave up'
+# A small mapping waits for memory (oom=wait: as long as it takes) and gets
+# what another thread unmaps. The pool before it is NORETRY (a rule on its
+# function): it stops where 16 KiB no longer fit.
+rc=0
+timeout -s KILL 60 env GFP_RULES='sym:fill_until_refused* => NORETRY' \
+	GFP_POLICY='limit=16M;oom=wait;stats=sites' GFP_REPORT="$TMP/waiter.json" GFP_LOG="$TMP/waiter.log" \
+	LD_PRELOAD="$SHIM" "$PROG" wait 16384 $MAX >"$TMP/waiter.out" 2>&1 || rc=$?
+expect_eq "waiter: status" 0 "$rc"
+expect_contains "waiter: the pool was refused, the waiting mapping served" "$TMP/waiter.out" \
+	'"errno":12,"waiter":0}'
+/usr/bin/python3 - "$TMP/waiter.json" <<'PY' || fail "waiter: it did not wait (above)"
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["allocinfo"] if r.get("symbol", "").startswith("small_map+")]
+assert len(rows) == 1 and rows[0]["mapped"] and rows[0]["calls"] == 1, rows
+assert rows[0]["retries"] >= 1 and rows[0]["failures"] == 0, rows
+print(f"# waiter: {rows[0]['retries'] + 1} rounds, {rows[0]['max_stall_us']} us")
+PY
 # The context is the thread's, as a malloc's: a rule makes them NORETRY.
 rc=0
 timeout -s KILL 60 env GFP_RULES='size<64K => NORETRY' GFP_POLICY='limit=16M' GFP_LOG="$TMP/rule.log" \
