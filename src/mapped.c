@@ -3,36 +3,38 @@
  * malloc blocks are: pymalloc's arenas, custom pools, sbrk heaps.
  *
  * What is charged follows the kernel's commit accounting (mm/mmap.c:
- * accountable_mapping, mprotect_fixup): a private anonymous mapping that is
- * writable and not MAP_NORESERVE (which the kernel honours unless
- * vm.overcommit_memory is 2), from its mmap or mremap, or from the mprotect
- * that first makes it writable, until munmap, a MAP_FIXED mapping over it
- * or mremap takes it away; and the growth of the break. A private
- * anonymous mapping that is not writable yet (a PROT_NONE reservation) is
- * tracked uncharged, and charged where an mprotect commits it. Taking write
- * access away charges nothing back, nor does madvise(MADV_DONTNEED): the
- * kernel's commit stays too. Shared, file-backed and hugetlb mappings are
- * not charged. Only calls that reach libc's exported functions are seen:
- * glibc's own (thread stacks, ld.so's libraries) and raw system calls are
- * not.
+ * accountable_mapping; mm/mprotect.c: mprotect_fixup; mm/mremap.c:
+ * vma_to_resize): a private anonymous mapping that is writable and not
+ * MAP_NORESERVE (which the kernel honours unless vm.overcommit_memory is 2),
+ * from its mmap or mremap, or from the mprotect that first makes it
+ * writable, until munmap, a MAP_FIXED mapping over it or mremap takes it
+ * away; and the growth of the break. A private anonymous mapping that is not
+ * writable yet (a PROT_NONE reservation) is tracked uncharged, and charged
+ * where an mprotect commits it. Taking write access away charges nothing
+ * back, nor does madvise(MADV_DONTNEED): the kernel's commit stays too.
+ * Shared, file-backed and hugetlb mappings are not charged. Only calls that
+ * reach libc's exported functions are seen: glibc's own (thread stacks,
+ * ld.so's libraries) and raw system calls are not.
  *
  * A call of the program's is decided as a request of its size with the
  * thread's context (a large mapping is a costly request), through the slow
  * path (req->mapping: budget_direct_charge is its attempt), before the
  * system call; refused, it fails with ENOMEM and the table is unchanged.
  * What the call then changed is what the range table says, under its lock,
- * across the system call (so that an address the kernel frees is never
- * given to another thread's mapping before the table forgets it): the
- * charge made in advance is corrected by the difference, so that the
- * budget's count equals the table's whenever no call is under way, however
- * ranges were split, replaced, moved or unmapped twice.
+ * across the system call (so that an address the kernel frees is never given
+ * to another thread's mapping before the table forgets it): the charge made
+ * in advance is corrected by the difference, so that the budget's count
+ * equals the table's whenever no call is under way, however ranges were
+ * split, replaced, moved or unmapped twice.
  *
- * The table is a sorted array of disjoint ranges in memory of its own
- * (never malloc), with the caller of the call that made each: stats=sites
- * counts a caller's mapped bytes as live bytes in its allocinfo row. Its
- * lock is taken with the guard up and never across the slow path; a call
- * that finds the guard up (a signal handler on a thread inside the shim)
- * passes untracked.
+ * The table is a treap of disjoint ranges (a search, an insertion or a
+ * removal costs a few dozen steps, for the hundreds of ranges a pool or
+ * pymalloc keeps as for the tens of thousands vm.max_map_count allows) in
+ * memory of its own, never malloc's, with the caller of the call that made
+ * each: stats=sites counts a caller's mapped bytes as live bytes in its
+ * allocinfo row. Its lock is taken with the guard up and never across the
+ * slow path; a call that finds the guard up (a signal handler on a thread
+ * inside the shim) passes untracked.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,16 +62,22 @@ static bool tracking;         /* atomic */
 static bool overcommit_never; /* vm.overcommit_memory 2: MAP_NORESERVE is ignored */
 static uintptr_t page = 4096;
 
+/* A range of the table: a node of a treap ordered by start (the ranges
+ * are disjoint, so by end too), its links indexes into the node array,
+ * which can then move when it grows. Index 0 is no node. */
 struct range {
 	uintptr_t start, end;
 	uint32_t idx;     /* the caller's index (stats=sites), 0: none */
 	uint32_t charged; /* else held: tracked, not charged yet */
+	uint32_t left, right, prio;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* Under lock. */
-static struct range *tab;
-static size_t nr, cap;
+static struct range *node;
+static uint32_t root, free_list, high; /* free nodes are linked by left */
+static size_t nr, cap;                 /* ranges, nodes (node[0] included) */
+static uint32_t seed = 2463534242u;
 static int64_t charged_bytes, held_bytes, charged_pieces, peak_bytes;
 /* Atomic: for the report. */
 static uint64_t calls, failures;
@@ -91,40 +99,134 @@ static inline uintptr_t page_up(uintptr_t n)
 /* Room for `want` more ranges; false when no memory for it can be had. */
 static bool room_for(size_t want)
 {
-	if (cap - nr >= want)
+	if (cap && cap - 1 - nr >= want)
 		return true;
 	size_t ncap = cap ? cap * 2 : page / sizeof(struct range);
-	while (ncap - nr < want)
+	while (ncap - 1 - nr < want)
 		ncap *= 2;
-	void *m = tab ? mapped_sys_mremap(tab, cap * sizeof(*tab), ncap * sizeof(*tab),
-	                                  MREMAP_MAYMOVE, NULL)
-	              : mapped_sys_mmap(NULL, ncap * sizeof(*tab), PROT_READ | PROT_WRITE,
-	                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ncap > UINT32_MAX)
+		return false;
+	void *m = node ? mapped_sys_mremap(node, cap * sizeof(*node), ncap * sizeof(*node),
+	                                   MREMAP_MAYMOVE, NULL)
+	               : mapped_sys_mmap(NULL, ncap * sizeof(*node), PROT_READ | PROT_WRITE,
+	                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return false;
-	tab = m;
+	node = m;
 	cap = ncap;
 	return true;
 }
 
-/* The first range that ends after a. */
-static size_t first_after(uintptr_t a)
+/* Once room_for said so. */
+static uint32_t node_new(uintptr_t start, uintptr_t end, uint32_t idx, uint32_t charged)
 {
-	size_t lo = 0, hi = nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (tab[mid].end > a)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
+	uint32_t n = free_list;
+	if (n)
+		free_list = node[n].left;
+	else
+		n = ++high;
+	seed ^= seed << 13;
+	seed ^= seed >> 17;
+	seed ^= seed << 5;
+	node[n] = (struct range){start, end, idx, charged, 0, 0, seed};
+	nr++;
+	return n;
 }
 
-/* Range r gains `bytes` (or loses them) and `pieces` ranges like it: the
- * totals and, when charged, its caller's row follow. */
-static void count_piece(const struct range *r, int64_t bytes, int64_t pieces)
+/* l gets the nodes of t that start below key, r the others. */
+static void split(uint32_t t, uintptr_t key, uint32_t *l, uint32_t *r)
 {
+	if (!t) {
+		*l = *r = 0;
+	} else if (node[t].start < key) {
+		split(node[t].right, key, &node[t].right, r);
+		*l = t;
+	} else {
+		split(node[t].left, key, l, &node[t].left);
+		*r = t;
+	}
+}
+
+/* Every node of l starts below every node of r. */
+static uint32_t merge(uint32_t l, uint32_t r)
+{
+	if (!l || !r)
+		return l ? l : r;
+	if (node[l].prio > node[r].prio) {
+		node[l].right = merge(node[l].right, r);
+		return l;
+	}
+	node[r].left = merge(l, node[r].left);
+	return r;
+}
+
+static void tree_add(uint32_t n)
+{
+	uint32_t l, r;
+	split(root, node[n].start, &l, &r);
+	root = merge(merge(l, n), r);
+}
+
+static void tree_remove(uint32_t n)
+{
+	uint32_t l, m, r;
+	split(root, node[n].start, &l, &m);
+	split(m, node[n].start + 1, &m, &r);
+	root = merge(l, r);
+	node[n].left = free_list;
+	free_list = n;
+	nr--;
+}
+
+/* The range that starts after a, first. */
+static uint32_t above(uintptr_t a)
+{
+	uint32_t best = 0;
+	for (uint32_t t = root; t;)
+		if (node[t].start > a)
+			best = t, t = node[t].left;
+		else
+			t = node[t].right;
+	return best;
+}
+
+/* The first range that ends after a. */
+static uint32_t first_after(uintptr_t a)
+{
+	uint32_t best = 0;
+	for (uint32_t t = root; t;)
+		if (node[t].start <= a)
+			best = t, t = node[t].right;
+		else
+			t = node[t].left;
+	return best && node[best].end > a ? best : above(a);
+}
+
+/* The range of `a`: 0 when a is in none. */
+static uint32_t range_at(uintptr_t a)
+{
+	uint32_t n = first_after(a);
+	return n && node[n].start <= a ? n : 0;
+}
+
+/* The first range that ends after a, if it starts below b. */
+static uint32_t first_within(uintptr_t a, uintptr_t b)
+{
+	uint32_t n = first_after(a);
+	return n && node[n].start < b ? n : 0;
+}
+
+static uint32_t next_within(uint32_t n, uintptr_t b)
+{
+	n = above(node[n].start);
+	return n && node[n].start < b ? n : 0;
+}
+
+/* Range n gains `bytes` (or loses them) and `pieces` ranges like it: the
+ * totals and, when charged, its caller's row follow. */
+static void count_piece(uint32_t n, int64_t bytes, int64_t pieces)
+{
+	const struct range *r = &node[n];
 	if (!r->charged) {
 		held_bytes += bytes;
 		return;
@@ -141,10 +243,10 @@ static void count_piece(const struct range *r, int64_t bytes, int64_t pieces)
 static int64_t bytes_within(uintptr_t a, uintptr_t b, bool charged)
 {
 	int64_t sum = 0;
-	for (size_t i = first_after(a); i < nr && tab[i].start < b; i++) {
-		uintptr_t s = tab[i].start > a ? tab[i].start : a;
-		uintptr_t e = tab[i].end < b ? tab[i].end : b;
-		if (!tab[i].charged == !charged)
+	for (uint32_t n = first_within(a, b); n; n = next_within(n, b)) {
+		uintptr_t s = node[n].start > a ? node[n].start : a;
+		uintptr_t e = node[n].end < b ? node[n].end : b;
+		if (!node[n].charged == !charged)
 			sum += (int64_t)(e - s);
 	}
 	return sum;
@@ -153,7 +255,7 @@ static int64_t bytes_within(uintptr_t a, uintptr_t b, bool charged)
 struct carved {
 	int64_t charged; /* charged bytes that went */
 	bool found;
-	struct range first; /* the first range [a, b) overlapped, as it was */
+	uint32_t idx, was_charged; /* of the first range [a, b) overlapped */
 };
 
 /* Forgets [a, b): the kernel has unmapped it, or mapped something else
@@ -163,40 +265,38 @@ struct carved {
 static struct carved carve(uintptr_t a, uintptr_t b)
 {
 	struct carved c = {0};
-	size_t i = first_after(a);
-	if (i == nr || tab[i].start >= b)
+	uint32_t n = first_within(a, b);
+	if (!n)
 		return c;
 	c.found = true;
-	c.first = tab[i];
-	struct range *r = &tab[i];
-	if (r->start < a && r->end > b && nr < cap) {
-		memmove(&tab[i + 2], &tab[i + 1], (nr - i - 1) * sizeof(*tab));
-		tab[i + 1] = *r;
-		tab[i + 1].start = b;
-		nr++;
-		count_piece(r, -(int64_t)(b - a), 1);
-		c.charged = r->charged ? (int64_t)(b - a) : 0;
-		r->end = a;
+	c.idx = node[n].idx;
+	c.was_charged = node[n].charged;
+	if (node[n].start < a && node[n].end > b && room_for(1)) {
+		uint32_t m = node_new(b, node[n].end, node[n].idx, node[n].charged);
+		node[n].end = a;
+		tree_add(m);
+		count_piece(n, -(int64_t)(b - a), 1);
+		c.charged = node[n].charged ? (int64_t)(b - a) : 0;
 		return c;
 	}
-	if (r->start < a) { /* its head stays */
-		count_piece(r, -(int64_t)(r->end - a), 0);
-		c.charged += r->charged ? (int64_t)(r->end - a) : 0;
-		r->end = a;
-		i++;
+	while (n) {
+		uint32_t next = next_within(n, b);
+		struct range *r = &node[n];
+		uintptr_t s = r->start > a ? r->start : a, e = r->end < b ? r->end : b;
+		c.charged += r->charged ? (int64_t)(e - s) : 0;
+		if (r->start < a) { /* its head stays (its tail too went: no room) */
+			count_piece(n, -(int64_t)(r->end - a), 0);
+			c.charged += r->charged ? (int64_t)(r->end - e) : 0;
+			r->end = a;
+		} else if (r->end > b) { /* its tail stays: still first of its own */
+			count_piece(n, -(int64_t)(b - r->start), 0);
+			r->start = b;
+		} else {
+			count_piece(n, -(int64_t)(r->end - r->start), -1);
+			tree_remove(n);
+		}
+		n = next;
 	}
-	size_t j = i;
-	for (; j < nr && tab[j].end <= b; j++) {
-		count_piece(&tab[j], -(int64_t)(tab[j].end - tab[j].start), -1);
-		c.charged += tab[j].charged ? (int64_t)(tab[j].end - tab[j].start) : 0;
-	}
-	if (j < nr && tab[j].start < b) { /* its tail stays */
-		count_piece(&tab[j], -(int64_t)(b - tab[j].start), 0);
-		c.charged += tab[j].charged ? (int64_t)(b - tab[j].start) : 0;
-		tab[j].start = b;
-	}
-	memmove(&tab[i], &tab[j], (nr - j) * sizeof(*tab));
-	nr -= j - i;
 	return c;
 }
 
@@ -205,11 +305,9 @@ static bool insert(uintptr_t a, uintptr_t b, uint32_t idx, bool charged)
 {
 	if (a >= b || !room_for(1))
 		return false;
-	size_t i = first_after(a);
-	memmove(&tab[i + 1], &tab[i], (nr - i) * sizeof(*tab));
-	tab[i] = (struct range){a, b, idx, charged};
-	nr++;
-	count_piece(&tab[i], (int64_t)(b - a), 1);
+	uint32_t n = node_new(a, b, idx, charged);
+	tree_add(n);
+	count_piece(n, (int64_t)(b - a), 1);
 	return true;
 }
 
@@ -218,23 +316,23 @@ static bool insert(uintptr_t a, uintptr_t b, uint32_t idx, bool charged)
 static int64_t commit(uintptr_t a, uintptr_t b)
 {
 	int64_t got = 0;
-	for (size_t i = first_after(a); i < nr && tab[i].start < b; i++) {
-		struct range *r = &tab[i];
-		if (r->charged)
+	for (uint32_t n = first_within(a, b); n; n = next_within(n, b)) {
+		if (node[n].charged)
 			continue;
-		uintptr_t cut = r->start < a ? a : r->end > b ? b : 0;
-		if (cut) { /* the part outside stays held: a range of its own */
-			memmove(&tab[i + 1], &tab[i], (nr - i) * sizeof(*tab));
-			nr++;
-			r->end = cut;
-			tab[i + 1].start = cut;
-			if (cut == a)
-				continue; /* the next turn looks at the part inside */
+		/* The parts outside stay held: ranges of their own. */
+		if (node[n].end > b) {
+			tree_add(node_new(b, node[n].end, node[n].idx, 0));
+			node[n].end = b;
 		}
-		int64_t len = (int64_t)(r->end - r->start);
-		count_piece(r, -len, 0);
-		r->charged = 1;
-		count_piece(r, len, 1);
+		if (node[n].start < a) {
+			tree_add(node_new(a, node[n].end, node[n].idx, 0));
+			node[n].end = a;
+			continue; /* the next turn takes the part inside */
+		}
+		int64_t len = (int64_t)(node[n].end - node[n].start);
+		count_piece(n, -len, 0);
+		node[n].charged = 1;
+		count_piece(n, len, 1);
 		got += len;
 	}
 	return got;
@@ -373,8 +471,7 @@ int mapped_munmap(void *addr, size_t len)
 		return mapped_sys_munmap(addr, len);
 	uintptr_t b = a + page_up(len);
 	gfp_lock(&lock);
-	size_t i = first_after(a);
-	if (i == nr || tab[i].start >= b) { /* nothing of ours */
+	if (!first_within(a, b)) { /* nothing of ours */
 		gfp_unlock(&lock);
 		return mapped_sys_munmap(addr, len);
 	}
@@ -399,9 +496,9 @@ void *mapped_mremap(void *old, size_t old_len, size_t new_len, int flags, void *
 	int saved = errno;
 	/* The mapping it moves, as the kernel finds it (vma_lookup(addr)). */
 	gfp_lock(&lock);
-	size_t i = first_after(a);
-	bool ours = i < nr && tab[i].start <= a;
-	struct range was = ours ? tab[i] : (struct range){0};
+	uint32_t n = range_at(a);
+	bool ours = n != 0;
+	struct range was = ours ? node[n] : (struct range){0};
 	int64_t pre = 0;
 	if (ours && was.charged) /* vma_to_resize: VM_ACCOUNT grows by the difference */
 		pre = keep ? (int64_t)nlen : (int64_t)nlen - (int64_t)olen;
@@ -430,17 +527,16 @@ void *mapped_mremap(void *old, size_t old_len, size_t new_len, int flags, void *
 		 * have changed it meanwhile. */
 		struct carved moved = {0};
 		if (keep) {
-			size_t k = first_after(a);
-			moved.found = k < nr && tab[k].start <= a;
-			if (moved.found)
-				moved.first = tab[k];
+			uint32_t k = range_at(a);
+			moved = (struct carved){0, k != 0, k ? node[k].idx : 0,
+			                        k ? node[k].charged : 0};
 		} else {
 			moved = carve(a, a + olen);
 			delta -= moved.charged;
 		}
 		delta -= carve(s, s + nlen).charged;
-		if (moved.found && insert(s, s + nlen, moved.first.idx, moved.first.charged) &&
-		    moved.first.charged)
+		if (moved.found && insert(s, s + nlen, moved.idx, moved.was_charged) &&
+		    moved.was_charged)
 			delta += (int64_t)nlen;
 	}
 	gfp_unlock(&lock);
@@ -460,8 +556,7 @@ int mapped_mprotect(void *addr, size_t len, int prot, uintptr_t caller)
 	uintptr_t b = a + page_up(len);
 	gfp_lock(&lock);
 	int64_t held = bytes_within(a, b, false);
-	size_t i = first_after(a);
-	uint32_t idx = i < nr && tab[i].start < b ? tab[i].idx : 0;
+	uint32_t n = first_within(a, b), idx = n ? node[n].idx : 0;
 	gfp_unlock(&lock);
 	if (!held)
 		return mapped_sys_mprotect(addr, len, prot);
