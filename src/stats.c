@@ -18,6 +18,7 @@
 #include "inject.h"
 #include "stats.h"
 #include "kswapd.h"
+#include "mapped.h"
 
 const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
 #define ENTRY(id, name, kind) name,
@@ -77,6 +78,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		sep = ",";
 	}
 	gfp_buf_printf(b, "},\"unwinds\":%llu", (unsigned long long)site_unwinds());
+	mapped_report(b);
 	if (gfp_policy.stats == GFP_STATS_PATHS)
 		inject_report_paths(b);
 	if (gfp_policy.stats >= GFP_STATS_SITES)
