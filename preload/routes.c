@@ -249,7 +249,7 @@ static inline bool sure(size_t n)
 
 static void *sized_malloc(size_t n)
 {
-	if (likely(sure(n)))
+	if (likely(n <= GFP_ROUTE_SURE)) /* malloc(0) cannot fail either */
 		return gfp_je_malloc(n);
 	return watched_malloc(n);
 }
