@@ -332,11 +332,11 @@ static void sweep(void)
 		execute(plan_missed_sites());
 }
 
-/* 1 when a group's outcome is one of --fail-on's classes. */
-int exit_status(const struct group *groups, size_t ngroups)
+/* 1 when a finding's outcome is one of --fail-on's classes. */
+int exit_status(const struct finding *fs, size_t nfs)
 {
-	for (size_t g = 0; g < ngroups; g++)
-		if (opt.fail_on & 1u << runs[groups[g].first].outcome)
+	for (size_t f = 0; f < nfs; f++)
+		if (opt.fail_on & 1u << runs[fs[f].first].outcome)
 			return EXIT_FINDINGS;
 	return 0;
 }
@@ -361,24 +361,24 @@ int main(int argc, char **argv)
 	keep_finished_runs();
 
 	size_t counts[O_COUNT] = {0};
-	struct group *groups = calloc(nruns + 1, sizeof(*groups));
-	if (!groups)
+	struct finding *fs = calloc(nruns + 1, sizeof(*fs));
+	if (!fs)
 		die(EXIT_USAGE, "out of memory");
-	size_t ngroups = group_runs(groups, counts);
+	size_t nfs = group_runs(fs, counts);
 	opt.interrupted = stop_requested() != 0;
 	if (opt.interrupted)
 		tool_error("stopped by SIG%s: the runs in flight were killed; the reports hold the "
 		           "%zu runs of %zu that finished",
 		           sigabbrev_np(stop_requested()), opt.runs_done, opt.runs_planned);
-	print_results(groups, ngroups, counts);
+	print_results(fs, nfs, counts);
 	if (opt.json)
-		write_json(opt.json, groups, ngroups, counts);
+		write_json(opt.json, fs, nfs, counts);
 	if (opt.junit)
-		write_junit(opt.junit, groups, counts);
+		write_junit(opt.junit, fs, nfs, counts);
 	if (opt.html)
-		write_html(opt.html, groups, ngroups, counts);
+		write_html(opt.html, fs, nfs, counts);
 	fflush(stdout);
-	status = opt.interrupted ? 128 + stop_requested() : exit_status(groups, ngroups);
-	free(groups);
+	status = opt.interrupted ? 128 + stop_requested() : exit_status(fs, nfs);
+	free(fs);
 	return status;
 }
