@@ -57,7 +57,7 @@ def cases(path):
 p = subprocess.run(campaign("a", "a", ("--html", f"{tmp}/a.html")), capture_output=True, text=True)
 a = results(f"{tmp}/a.json")
 # --html: an index page with a row per target, each linking its own page,
-# which holds that target's finding groups.
+# which holds that target's findings.
 index = open(f"{tmp}/a.html", encoding="utf-8").read()
 rows = re.findall(r'<tr class="(\w+)"><td><a href="([^"]+)">([^<]+)</a></td><td>(\w+)</td>', index)
 if [r[2] for r in rows] != [x["id"] for x in a["targets"]]:
@@ -65,27 +65,28 @@ if [r[2] for r in rows] != [x["id"] for x in a["targets"]]:
 for cls, href, tid, state in rows:
     tj = next(x for x in a["targets"] if x["id"] == tid)
     page = open(f"{tmp}/{href}", encoding="utf-8").read()
-    arts = re.findall(r'<article class="group (\w+)" id="g\d+">', page)
-    if arts != [g["outcome"] for g in tj["groups"]] or (cls == "bad") != bool(tj["groups"]):
-        bad.append(f"html page of {tid}: groups {arts}, JSON {[g['outcome'] for g in tj['groups']]}")
+    arts = re.findall(r'<article class="finding (\w+)" id="f\d+">', page)
+    if arts != [g["outcome"] for g in tj["findings"]] or (cls == "bad") != bool(tj["findings"]):
+        bad.append(f"html page of {tid}: findings {arts}, JSON "
+                   f"{[g['outcome'] for g in tj['findings']]}")
 states = {t["id"]: t["state"] for t in a["targets"]}
 if p.returncode != 1 or states != dict.fromkeys(["inventory", "inventory-stdin", "status1",
                                                     "slow"], "done"):
     sys.exit(f"FAIL: the campaign exits {p.returncode}, states {states}: {p.stderr[-500:]}")
 t = {x["id"]: x for x in a["targets"]}
 inv = t["inventory"]
-if not ({g["outcome"] for g in inv["groups"]} >= {"crash", "hang", "silent"}
+if not ({g["outcome"] for g in inv["findings"]} >= {"crash", "hang", "silent"}
         and inv["program"][1:] == [os.environ["SRC"] + "/tests/example/inventory.txt"]):
-    bad.append(f"inventory's findings: {[g['outcome'] for g in inv['groups']]}")
+    bad.append(f"inventory's findings: {[g['outcome'] for g in inv['findings']]}")
 # By stdin the example has the same bugs at the same sites.
-key = lambda x: sorted((g["outcome"], g["site"], g["count"]) for g in x["groups"])
+key = lambda x: sorted((g["outcome"], g["key"], g["count"], g["paths"]) for g in x["findings"])
 if key(t["inventory-stdin"]) != key(inv) or not t["inventory-stdin"]["stdin"].endswith(
         "inventory.txt"):
     bad.append(f"inventory by stdin: {key(t['inventory-stdin'])} != {key(inv)}")
 st = t["status1"]
-if st["expected_status"] != 1 or st["env"] != {"GFP_TEST_MARK": "a b"} or not st["groups"] \
-        or "GFP_TEST_MARK='a b' " not in st["groups"][0]["reproducer"]:
-    bad.append(f"status1: {st['expected_status']} {st['env']} {st['groups'][:1]}")
+if st["expected_status"] != 1 or st["env"] != {"GFP_TEST_MARK": "a b"} or not st["findings"] \
+        or "GFP_TEST_MARK='a b' " not in st["findings"][0]["reproducer"]:
+    bad.append(f"status1: {st['expected_status']} {st['env']} {st['findings'][:1]}")
 if sum(x["runs"] for x in a["targets"]) != a["runs"] or a["interrupted"] or \
         any(sum(x["outcomes"][o] for x in a["targets"]) != a["outcomes"][o] for o in a["outcomes"]):
     bad.append(f"campaign totals: runs {a['runs']} outcomes {a['outcomes']}")

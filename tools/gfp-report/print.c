@@ -450,7 +450,17 @@ static void print_finding(size_t k, const struct jval *fd, const struct jval *re
 		const char *ps = json_str(cp, "site"), *pr = json_str(cp, "reproducer");
 		printf("    [%zu.%zu] ", k + 1, p + 1);
 		caller_words(stdout, c);
-		printf(", site %s: ", ps && *ps ? ps : "-");
+		printf(", site %s", ps && *ps ? ps : "-");
+		double at = -1;
+		const struct jval *r = json_num(cp, "first_run", &at) && results &&
+		                               results->type == J_ARR && at >= 0 &&
+		                               at < (double)results->n
+		                           ? &results->v[(size_t)at]
+		                           : NULL;
+		const char *rs = r ? json_str(r, "site") : NULL, *hit = r ? json_text(json_get(r, "hit")) : NULL;
+		if (hit)
+			printf(", %s %s", rs && *rs ? "hit" : "call", hit);
+		printf(": ");
 		plural(num_of(cp, "count"), "run");
 		printf("\n          reproduce: %s\n", pr ? pr : "?");
 	}

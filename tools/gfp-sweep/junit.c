@@ -33,6 +33,8 @@ static void failure_message(FILE *f, const struct finding *fd)
 		fprintf(f, "%s (signal %d)", outcome_name[r->outcome], r->signal);
 	else
 		fprintf(f, "%s (exit status %d)", outcome_name[r->outcome], r->status);
+	if (r->startup)
+		fprintf(f, " at start-up, before main");
 	fprintf(f, " in ");
 	finding_counts(f, fd);
 }
