@@ -5,7 +5,9 @@
 # campaign, stopped by SIGINT in its second target, exits 130 with the
 # finished target done, the second interrupted and the rest not run; run
 # again, it takes the finished runs from its state file (no failure point is
-# run twice) and its results, parsed, equal the unbroken campaign's. A state
+# run twice) and its results, parsed, equal the unbroken campaign's, as they
+# do from a state whose finished targets have groups (a gfp-sweep before
+# findings wrote it). A state
 # written with other options is refused; a target that cannot be swept is an
 # error of its own, the others still swept; one whose plain run crashes ends
 # the campaign, which run again reports it as an error and goes on.
@@ -141,6 +143,26 @@ t0 = time.monotonic()
 p = subprocess.run(campaign("b", "b"), capture_output=True, text=True)
 if p.returncode != 1 or results(f"{tmp}/b.json") != a or time.monotonic() - t0 > 5:
     bad.append(f"a finished campaign again: exit {p.returncode}, {time.monotonic() - t0:.1f} s")
+
+# A state a gfp-sweep before findings wrote: its targets' "done" lines have
+# groups ([first, count, rerun, confirmed]) and run_group. Its runs are
+# grouped again into the same findings, each confirmed as the group that
+# began with its first run was; nothing runs.
+with open(f"{tmp}/old.state", "w") as f:
+    for line in open(state):
+        v = json.loads(line)
+        if "done" in v:
+            d = v["done"]
+            v["done"] = {"planned": d["planned"], "groups": d["findings"],
+                         "run_group": d["run_finding"]}
+        f.write(json.dumps(v) + "\n")
+lines = len(open(f"{tmp}/old.state").readlines())
+p = subprocess.run(campaign("old", "old"), capture_output=True, text=True)
+if p.returncode != 1 or results(f"{tmp}/old.json") != a or \
+        len(open(f"{tmp}/old.state").readlines()) != lines:
+    bad.append(f"a state with groups: exit {p.returncode}, the findings "
+               f"{'equal' if results(f'{tmp}/old.json') == a else 'differ'}, "
+               f"{len(open(f'{tmp}/old.state').readlines()) - lines} lines added")
 
 # Other options than the state's: refused, the state kept.
 size = os.path.getsize(state)

@@ -156,7 +156,8 @@ static bool check_sweep(struct part *p)
 	char extra;
 	p->results = json_get(p->v, "results");
 	/* format 2 has findings, format 1 groups */
-	p->groups = json_get(p->v, "findings") ? json_get(p->v, "findings") : json_get(p->v, "groups");
+	p->groups =
+	    json_get(p->v, "findings") ? json_get(p->v, "findings") : json_get(p->v, "groups");
 	const char *missing = !json_str(p->v, "mode")                    ? "mode"
 	                      : !json_get(p->v, "program")               ? "program"
 	                      : !p->results || p->results->type != J_ARR ? "results"
@@ -310,7 +311,8 @@ static void write_list(FILE *f, const struct part *parts, size_t *const *pos,
 	for (size_t g = 0; g < ngroups; g++) {
 		const struct jval *gr = groups[g].g;
 		struct mgroup *paths = NULL;
-		size_t np = json_get(gr, "call_paths") ? merged_paths(parts, pos, &groups[g], &paths) : 0;
+		size_t np =
+		    json_get(gr, "call_paths") ? merged_paths(parts, pos, &groups[g], &paths) : 0;
 		fputs(g ? ",{" : "{", f);
 		for (size_t m = 0; m < gr->n; m++) {
 			if (m)
@@ -335,8 +337,7 @@ static void write_list(FILE *f, const struct part *parts, size_t *const *pos,
 }
 
 static void write_merged(FILE *f, struct part *parts, size_t np, const struct jval **results,
-                         size_t total, size_t *const *pos, const struct mlist *lists,
-                         size_t nlists)
+                         size_t total, size_t *const *pos, const struct mlist *lists, size_t nlists)
 {
 	/* Outcome names in the parts' order, then any only the results use. */
 	const struct jval *oc0 = json_get(parts[0].v, "outcomes");

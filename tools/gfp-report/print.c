@@ -422,8 +422,9 @@ static void print_finding(size_t k, const struct jval *fd, const struct jval *re
 	else
 		printf("    (no injection record)\n");
 	if (has_frames(crash)) {
-		printf("  %s:\n", oc && strcmp(oc, "hang") == 0 ? "where it waited when the timeout came"
-		                                                : "the crash");
+		printf("  %s:\n", oc && strcmp(oc, "hang") == 0
+		                      ? "where it waited when the timeout came"
+		                      : "the crash");
 		print_sweep_frames(crash, true);
 	}
 	print_sweep_evidence(json_get(fd, "evidence"));
@@ -457,7 +458,8 @@ static void print_finding(size_t k, const struct jval *fd, const struct jval *re
 		                               at < (double)results->n
 		                           ? &results->v[(size_t)at]
 		                           : NULL;
-		const char *rs = r ? json_str(r, "site") : NULL, *hit = r ? json_text(json_get(r, "hit")) : NULL;
+		const char *rs = r ? json_str(r, "site") : NULL,
+		           *hit = r ? json_text(json_get(r, "hit")) : NULL;
 		if (hit)
 			printf(", %s %s", rs && *rs ? "hit" : "call", hit);
 		printf(": ");

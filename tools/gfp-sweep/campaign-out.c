@@ -78,8 +78,8 @@ static size_t done_findings(const struct jval *done, struct finding *fs, size_t 
 	 * findings as journalled. */
 	size_t n = find_findings(fs, counts), kept = 0;
 	for (size_t i = 0; i < nruns; i++)
-		runs[i].finding = i < rf->n && rf->v[i].type == J_NUM ? strtol(rf->v[i].s, NULL, 10)
-		                                                       : -1;
+		runs[i].finding =
+		    i < rf->n && rf->v[i].type == J_NUM ? strtol(rf->v[i].s, NULL, 10) : -1;
 	for (size_t i = 0; i < l->n && i < nruns; i++) {
 		const struct jval *e = &l->v[i];
 		if (e->type != J_ARR || e->n != 4)

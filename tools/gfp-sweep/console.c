@@ -249,7 +249,7 @@ static void print_summary(const struct finding *fs, size_t nfs)
  * to, which carried on, each with its runs. */
 static void print_receivers(size_t f, const struct path *p, size_t np)
 {
-	char (*who)[300] = xrealloc(NULL, (np + 1) * sizeof(*who));
+	char(*who)[300] = xrealloc(NULL, (np + 1) * sizeof(*who));
 	size_t *count = xrealloc(NULL, (np + 1) * sizeof(*count)), n = 0;
 	for (size_t k = 0; k < np; k++) {
 		struct membuf m;
@@ -314,8 +314,8 @@ static void print_finding(const struct finding *fs, size_t f)
 	print_frames(r->inj_frames, false);
 	if (r->crash_frames[0]) {
 		printf("  %s:\n", r->outcome == O_HANG ? "where it waited when the timeout came"
-		                  : r->fault         ? "the crash (the fault the handler caught)"
-		                                     : "the crash");
+		                  : r->fault           ? "the crash (the fault the handler caught)"
+		                                       : "the crash");
 		print_frames(r->crash_frames, true);
 	}
 	if (r->ev.offset >= 0)

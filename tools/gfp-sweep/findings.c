@@ -93,12 +93,26 @@ static const char *physical_name(const struct frame *fr)
 static bool delivery_frame(const struct frame *fr)
 {
 	static const char *const names[] = {
-	    "abort",           "raise",           "__GI_raise",          "__GI_abort",
-	    "pthread_kill",    "__pthread_kill",  "__pthread_kill_implementation",
-	    "__pthread_kill_internal",            "tgkill",              "__libc_message",
-	    "__libc_message_impl",                "__libc_fatal",        "malloc_printerr",
-	    "__malloc_assert", "__fortify_fail",  "__chk_fail",          "__stack_chk_fail",
-	    "__assert_fail",   "__assert_fail_base",                     "__assert_perror_fail",
+	    "abort",
+	    "raise",
+	    "__GI_raise",
+	    "__GI_abort",
+	    "pthread_kill",
+	    "__pthread_kill",
+	    "__pthread_kill_implementation",
+	    "__pthread_kill_internal",
+	    "tgkill",
+	    "__libc_message",
+	    "__libc_message_impl",
+	    "__libc_fatal",
+	    "malloc_printerr",
+	    "__malloc_assert",
+	    "__fortify_fail",
+	    "__chk_fail",
+	    "__stack_chk_fail",
+	    "__assert_fail",
+	    "__assert_fail_base",
+	    "__assert_perror_fail",
 	    "__restore_rt",
 	};
 	const char *name = physical_name(fr);
@@ -235,8 +249,8 @@ bool run_state(const struct run *r, struct state *st)
 	long la = -1;
 	if (anchor(&crash, &inj, &ca, &ia) && ca < crash.n) {
 		const char *in[16];
-		size_t ni = frame_names(&inj.f[ia], in, 16), nc = (ca + 1 < crash.n ? at[ca + 1] : nl) - at[ca],
-		       k = 0;
+		size_t ni = frame_names(&inj.f[ia], in, 16),
+		       nc = (ca + 1 < crash.n ? at[ca + 1] : nl) - at[ca], k = 0;
 		while (k + 1 < nc && k + 1 < ni &&
 		       same_name(l[at[ca] + nc - 2 - k].name, in[ni - 2 - k]))
 			k++;
@@ -294,17 +308,17 @@ void alike_text(char *out, size_t n, const char *s)
 	out[len] = '\0';
 }
 
-/* A line's skeleton: each word - a run of letters, digits, '_' and UTF-8
- * characters, joined by "-", ".", "'" or "/" - as "w", each run of blanks as one space, the punctuation
- * kept. Lines of one kind - a table's rows, one message about other
- * files - have one skeleton: which of them a failure lost depends on when
- * it came, not on what went wrong. */
 static bool word_byte(unsigned char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       c == '_' || c >= 0x80;
 }
 
+/* A line's skeleton: each word - a run of letters, digits, '_' and UTF-8
+ * characters, joined by "-", ".", "'" or "/" - as "w", each run of blanks
+ * as one space, the punctuation kept. Lines of one kind - a table's rows,
+ * one message about other files - have one skeleton: which of them a
+ * failure lost depends on when it came, not on what went wrong. */
 static void skeleton(char *out, size_t n, const char *s)
 {
 	size_t len = 0;
@@ -361,8 +375,8 @@ static void loss_key(FILE *f, const struct run *r, bool display)
 	fprintf(f, ": %s", l->shape[0] ? l->shape : "output differs");
 	/* What ends early or is missing whole depends on when the failure
 	 * came: the shape alone is the loss. */
-	bool lines = strcmp(l->shape, "lines lost") == 0 || strcmp(l->shape, "lines changed") == 0 ||
-	             strcmp(l->shape, "lines added") == 0;
+	bool lines = strcmp(l->shape, "lines lost") == 0 ||
+	             strcmp(l->shape, "lines changed") == 0 || strcmp(l->shape, "lines added") == 0;
 	if (lines && l->missing[0]) {
 		skeleton(a, sizeof(a), l->missing);
 		fprintf(f, ", \"%s\"", display ? l->missing : a);
@@ -448,7 +462,8 @@ size_t find_findings(struct finding *fs, size_t *counts)
 			continue;
 		finding_key(r, key, sizeof(key));
 		size_t f = 0;
-		while (f < n && (runs[fs[f].first].outcome != r->outcome || strcmp(fs[f].key, key) != 0))
+		while (f < n &&
+		       (runs[fs[f].first].outcome != r->outcome || strcmp(fs[f].key, key) != 0))
 			f++;
 		if (f == n) {
 			fs[n] = (struct finding){.first = i};

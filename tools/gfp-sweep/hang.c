@@ -54,7 +54,8 @@ static int take_frame(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr at = activation ? pc : pc - 1, start = 0;
 	Dwfl_Module *m = dwfl_addrmodule(h->dwfl, at);
 	const char *file = NULL;
-	const char *name = m ? dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &file, NULL) : NULL;
+	const char *name =
+	    m ? dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &file, NULL) : NULL;
 	if (!name || name[0] != '/')
 		return ++h->frames < HANG_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
 	char mod[128], sym[160] = "", bid[130] = "";

@@ -116,8 +116,9 @@ static void finding_row(FILE *f, const struct hsites *hs, const struct finding *
 	free(m.buf);
 	struct path *p;
 	size_t np = finding_paths(fi, &p);
-	fprintf(f, "<td><code>%s</code></td><td class=\"hits\"><details><summary>%zu call path%s"
-	           "</summary><ul>",
+	fprintf(f,
+	        "<td><code>%s</code></td><td class=\"hits\"><details><summary>%zu call path%s"
+	        "</summary><ul>",
 	        r->inj_site[0] ? r->inj_site : "(none)", np, np == 1 ? "" : "s");
 	for (size_t k = 0; k < np; k++) {
 		const struct run *q = &runs[p[k].first];
@@ -129,8 +130,9 @@ static void finding_row(FILE *f, const struct hsites *hs, const struct finding *
 		fprintf(f, "</li>");
 	}
 	free(p);
-	fprintf(f, "</ul></details></td><td class=\"num\">%zu</td><td><a href=\"#f%zu\">[%zu]</a>"
-	           "</td></tr>\n",
+	fprintf(f,
+	        "</ul></details></td><td class=\"num\">%zu</td><td><a href=\"#f%zu\">[%zu]</a>"
+	        "</td></tr>\n",
 	        fs[fi].count, fi + 1, fi + 1);
 }
 

@@ -121,8 +121,9 @@ static void html_finding(FILE *f, const struct finding *fs, size_t nfs, size_t f
 	fprintf(f, " in ");
 	finding_counts(mem_open(&m), &fs[fi]);
 	mem_flush(&m, f, false);
-	fprintf(f, " &middot; the first: allocation failure at site <code>%s</code>, %s %llu "
-	           "&middot; its reproducer ",
+	fprintf(f,
+	        " &middot; the first: allocation failure at site <code>%s</code>, %s %llu "
+	        "&middot; its reproducer ",
 	        r->inj_site[0] ? r->inj_site : "-", point_kind(r), (unsigned long long)r->hit);
 	fputs(!fs[fi].rerun      ? "<span class=\"no\">not re-run: interrupted</span>"
 	      : fs[fi].confirmed ? "<span class=\"yes\">confirmed</span>"
@@ -142,9 +143,9 @@ static void html_finding(FILE *f, const struct finding *fs, size_t nfs, size_t f
 	each_frame(r->inj_frames, false, html_frame, f);
 	fprintf(f, "</pre>\n");
 	if (r->crash_frames[0]) {
-		fprintf(f, "<h4>%s</h4>\n<pre>", r->outcome == O_HANG
-		                                     ? "Where it waited when the timeout came"
-		                                     : "The crash");
+		fprintf(f, "<h4>%s</h4>\n<pre>",
+		        r->outcome == O_HANG ? "Where it waited when the timeout came"
+		                             : "The crash");
 		each_frame(r->crash_frames, true, html_frame, f);
 		fprintf(f, "</pre>\n");
 	}
@@ -281,10 +282,11 @@ void write_html(const char *path, const struct finding *fs, size_t nfs, const si
 
 	html_abort_sites(f);
 
-	fprintf(f, "<section id=\"table\">\n<h2>Findings and failure points</h2>\n<p class=\"note\">"
-	           "One row per finding, which opens onto its call paths, and one per call site "
-	           "and other outcome. Click a column to sort; the filters and the order are kept "
-	           "in the address, so a link shows the same rows.</p>\n");
+	fprintf(f,
+	        "<section id=\"table\">\n<h2>Findings and failure points</h2>\n<p class=\"note\">"
+	        "One row per finding, which opens onto its call paths, and one per call site "
+	        "and other outcome. Click a column to sort; the filters and the order are kept "
+	        "in the address, so a link shows the same rows.</p>\n");
 	html_table(f, &hs, fs, nfs);
 	fprintf(f, "</section>\n");
 

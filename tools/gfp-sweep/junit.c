@@ -118,7 +118,8 @@ static bool finding_place(const struct run *r, struct frame *out)
 	if (run_state(r, &st)) {
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = 0; i < st.n; i++)
-				if (st.frame[i].file && st.frame[i].line > 0 && (pass || st.prog[i])) {
+				if (st.frame[i].file && st.frame[i].line > 0 &&
+				    (pass || st.prog[i])) {
 					*out = st.frame[i];
 					return true;
 				}
@@ -144,17 +145,19 @@ static void failure_text(FILE *t, const struct finding *fs, size_t f)
 	        r->inj_site[0] ? r->inj_site : "-", point_kind(r), (unsigned long long)r->hit);
 	each_frame(r->inj_frames, false, print_frame, t);
 	if (r->crash_frames[0]) {
-		fprintf(t, "%s:\n", r->outcome == O_HANG ? "where it waited when the timeout came"
-		                                         : "the crash");
+		fprintf(t, "%s:\n",
+		        r->outcome == O_HANG ? "where it waited when the timeout came"
+		                             : "the crash");
 		each_frame(r->crash_frames, true, print_frame, t);
 	}
 	if (r->ev.offset >= 0)
 		print_evidence(t, &r->ev, "");
 	if (r->loss.message[0])
 		fprintf(t, "its message on stderr: %s\n", r->loss.message);
-	fprintf(t, "reproduce (%s): ", !fs[f].rerun      ? "not re-run: interrupted"
-	                               : fs[f].confirmed ? "confirmed"
-	                                                 : "NOT reproduced");
+	fprintf(t, "reproduce (%s): ",
+	        !fs[f].rerun      ? "not re-run: interrupted"
+	        : fs[f].confirmed ? "confirmed"
+	                          : "NOT reproduced");
 	reproducer(t, r);
 	struct path *p;
 	size_t np = finding_paths(f, &p);
@@ -162,13 +165,15 @@ static void failure_text(FILE *t, const struct finding *fs, size_t f)
 	for (size_t k = 0; k < np && k < JUNIT_PATHS; k++) {
 		const struct run *q = &runs[p[k].first];
 		path_words(t, q);
-		fprintf(t, ", site %s: %zu run%s\n  reproduce: ", q->inj_site[0] ? q->inj_site : "-",
+		fprintf(t,
+		        ", site %s: %zu run%s\n  reproduce: ", q->inj_site[0] ? q->inj_site : "-",
 		        p[k].count, p[k].count == 1 ? "" : "s");
 		reproducer(t, q);
 		fputc('\n', t);
 	}
 	if (np > JUNIT_PATHS)
-		fprintf(t, "... and %zu more (the --json report lists them all)\n", np - JUNIT_PATHS);
+		fprintf(t, "... and %zu more (the --json report lists them all)\n",
+		        np - JUNIT_PATHS);
 	free(p);
 }
 
@@ -212,8 +217,9 @@ static void rest_case(FILE *f, const size_t *counts, const char *id)
 			seconds += runs[i].seconds;
 	fprintf(f, "    <testcase classname=\"");
 	esc(f, id ? id : program_name(), true);
-	fprintf(f, "\" name=\"failure points without a finding\" time=\"%.3f\">\n"
-	           "      <system-out>",
+	fprintf(f,
+	        "\" name=\"failure points without a finding\" time=\"%.3f\">\n"
+	        "      <system-out>",
 	        seconds);
 	struct membuf m;
 	FILE *t = mem_open(&m);

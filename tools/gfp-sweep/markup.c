@@ -76,7 +76,7 @@ void esc(FILE *f, const char *s, bool attr)
  * a program wrote must not reorder or drive what shows it. */
 unsigned hidden_control(const unsigned char *p, size_t k)
 {
-	unsigned cp = k == 2 ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
+	unsigned cp = k == 2   ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
 	              : k == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
 	                       : 0;
 	bool hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||

@@ -137,9 +137,9 @@ struct output {
 /* One bug: the runs of one outcome with one key (findings.c) - a crash's
  * or a hang's state, a silent run's loss - whatever allocation failed. */
 struct finding {
-	size_t first; /* index of the first run */
-	size_t count; /* its runs */
-	size_t paths; /* the distinct failed allocations (injection sites) */
+	size_t first;   /* index of the first run */
+	size_t count;   /* its runs */
+	size_t paths;   /* the distinct failed allocations (injection sites) */
 	bool rerun;     /* its first run was re-run (not when the sweep was stopped) */
 	bool confirmed; /* ... and gave the same outcome again */
 	char key[512];
