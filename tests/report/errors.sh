@@ -81,6 +81,10 @@ assert len(g) == 1 and g[0]["count"] == 2, g
 # The group's first run in the merged order speaks for it: aa hit 2.
 assert g[0]["policy"] == "fail.site=aa;fail.site.hit=2", g
 PY
+# A result of a gfp-sweep before findings (format 1) still prints: its groups.
+"$REPORT" "$TMP/m.json" >"$TMP/out" 2>"$TMP/err" || fail "format 1 does not print: $(cat "$TMP/err")"
+expect_contains "format 1: its group" "$TMP/out" '^\[1\] crash in 2 runs: allocation failure at site bb'
+
 # Format 2: findings merge by outcome and key, their call paths by site,
 # each renumbered to the merged results and led by the one that comes first.
 part2() { # K RESULTS FINDINGS

@@ -253,6 +253,17 @@ static void print_sweep_evidence(const struct jval *ev)
 	printf("    - %s\n    + %s\n", exp ? exp : "?", act ? act : "?");
 }
 
+/* The result an entry (a group, a finding, a call path) names by its
+ * "first_run"; NULL when it names none of results. */
+static const struct jval *first_result(const struct jval *o, const struct jval *results)
+{
+	double first = -1;
+	return json_num(o, "first_run", &first) && results && results->type == J_ARR &&
+	               first >= 0 && first < (double)results->n
+	           ? &results->v[(size_t)first]
+	           : NULL;
+}
+
 /* Group g of a sweep result as gfp-sweep printed it; results and prog are
  * the result's "results" and "program". */
 static void print_sweep_group(size_t g, const struct jval *gr, const struct jval *results,
@@ -267,12 +278,7 @@ static void print_sweep_group(size_t g, const struct jval *gr, const struct jval
 	printf(" in %s run%s: allocation failure at site %s", count ? count : "?",
 	       count && strcmp(count, "1") == 0 ? "" : "s", site && *site ? site : "-");
 	/* Its first run's failure point, as gfp-sweep printed it. */
-	double first = -1;
-	const struct jval *r0 = json_num(gr, "first_run", &first) && results &&
-	                                results->type == J_ARR && first >= 0 &&
-	                                first < (double)results->n
-	                            ? &results->v[(size_t)first]
-	                            : NULL;
+	const struct jval *r0 = first_result(gr, results);
 	const char *hit = r0 ? json_text(json_get(r0, "hit")) : NULL,
 	           *rsite = r0 ? json_str(r0, "site") : NULL;
 	if (hit)
@@ -398,12 +404,8 @@ static void print_receivers(const struct jval *paths)
 static void print_finding(size_t k, const struct jval *fd, const struct jval *results)
 {
 	const char *title = json_str(fd, "title"), *oc = json_str(fd, "outcome");
-	double first = -1, sig = num_of(fd, "signal");
-	const struct jval *r0 = json_num(fd, "first_run", &first) && results &&
-	                                results->type == J_ARR && first >= 0 &&
-	                                first < (double)results->n
-	                            ? &results->v[(size_t)first]
-	                            : NULL;
+	double sig = num_of(fd, "signal");
+	const struct jval *r0 = first_result(fd, results);
 	printf("\n[%zu] %s\n  %s", k + 1, title ? title : "?", oc ? oc : "?");
 	if (sig > 0 && sig < 65)
 		printf(" (signal %d %s)", (int)sig, strsignal((int)sig));
@@ -452,12 +454,7 @@ static void print_finding(size_t k, const struct jval *fd, const struct jval *re
 		printf("    [%zu.%zu] ", k + 1, p + 1);
 		caller_words(stdout, c);
 		printf(", site %s", ps && *ps ? ps : "-");
-		double at = -1;
-		const struct jval *r = json_num(cp, "first_run", &at) && results &&
-		                               results->type == J_ARR && at >= 0 &&
-		                               at < (double)results->n
-		                           ? &results->v[(size_t)at]
-		                           : NULL;
+		const struct jval *r = first_result(cp, results);
 		const char *rs = r ? json_str(r, "site") : NULL,
 		           *hit = r ? json_text(json_get(r, "hit")) : NULL;
 		if (hit)
