@@ -65,12 +65,21 @@ static bool tool_module(const char *mod)
 	       prefixed(mod, "libunwind");
 }
 
-/* A function's name without a symbol's "+0x..." or gcc's ".constprop.0". */
+/* A function's name without a symbol's "+0x..." or the suffix gcc gives a
+ * clone (".constprop.0", ".isra.0", ".part.0", ".cold", " [clone ...]" as
+ * a demangler writes it): one function, however it was compiled. */
 static size_t base_len(const char *name)
 {
-	size_t n = strcspn(name, "+");
-	const char *dot = memchr(name, '.', n);
-	return dot && dot > name ? (size_t)(dot - name) : n;
+	static const char *const clones[] = {".constprop.", ".isra.",     ".part.",
+	                                     ".cold",       ".lto_priv.", " [clone "};
+	const char *plus = strstr(name, "+0x");
+	size_t n = plus ? (size_t)(plus - name) : strlen(name);
+	for (size_t i = 0; i < sizeof(clones) / sizeof(clones[0]); i++) {
+		const char *c = strstr(name, clones[i]);
+		if (c && c > name && (size_t)(c - name) < n)
+			n = (size_t)(c - name);
+	}
+	return n;
 }
 
 /* The name fr's code has, innermost (an inlined function by its own name),
