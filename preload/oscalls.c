@@ -11,11 +11,16 @@
  * as it found it. jemalloc reads only their return values. Calls from anyone
  * else pass through as if the shim were not there.
  *
- * munmap is left alone: jemalloc prints errno when it fails, and on Linux it
- * is not called from free unless retain:false. Another library preloaded
+ * munmap passes jemalloc's calls on untouched (mapcalls.c): jemalloc prints
+ * errno when it fails, and on Linux it is not called from free unless
+ * retain:false. Another library preloaded
  * before the shim that wraps mmap or madvise itself comes between jemalloc
  * and these, and unless it tail-calls them the caller seen here is not
  * jemalloc: errno is then left as the failing call set it.
+ *
+ * The program's own mmap calls (not jemalloc's, not the shim's) go to
+ * src/mapped.c once it tracks mappings (gfp_mapped_on), which charges them
+ * to the budget; until then the look at it is the one thing added.
  *
  * A failing mmap inside jemalloc also tells the budget routes that jemalloc
  * can fail small requests here (preload/malloc.c: budget_inner), and so does
@@ -37,6 +42,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "mapped.h"
 #include "route.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -54,7 +60,7 @@ static pipe2_fn next_pipe2;
 
 static bool from_jemalloc(const void *pc)
 {
-	return (uintptr_t)pc - gfp_je_text.start < gfp_je_text.end - gfp_je_text.start;
+	return gfp_from_jemalloc((uintptr_t)pc);
 }
 
 EXPORT int madvise(void *addr, size_t len, int advice)
@@ -69,6 +75,9 @@ EXPORT int madvise(void *addr, size_t len, int advice)
 
 static void *wrap_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
+	uintptr_t pc = (uintptr_t)__builtin_return_address(0);
+	if (unlikely(__atomic_load_n(&gfp_mapped_on, __ATOMIC_RELAXED)) && mapped_program_call(pc))
+		return mapped_mmap(addr, len, prot, flags, fd, off, pc);
 	int saved = errno;
 	mmap_fn next = __atomic_load_n(&next_mmap, __ATOMIC_RELAXED);
 	void *r = next ? next(addr, len, prot, flags, fd, off)

@@ -24,6 +24,11 @@
  * queue are the tree's (tree.c): a fold is also published to the process's
  * slot, a decision near the watermark also takes the tree's lock and counts
  * the other members' last folds, and a wait is on the tree's futex.
+ *
+ * What the program maps itself (mapped.c) is in no jemalloc counter: it is
+ * a count of its own here, direct_live, added to the estimate as it changes
+ * and to every exact sum. Mappings are few and large, so each is decided
+ * under the lock, as a large request is.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +39,7 @@
 #include "internal.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "mapped.h"
 #include "route.h"
 
 bool gfp_budget_on;
@@ -42,6 +48,7 @@ int gfp_waiters; /* atomic: requests inside the slow path */
 struct gfp_budget_fast gfp_budget;
 static int64_t limit_b, min_free_b, batch;
 static int64_t exited_total; /* atomic: live bytes left by exited threads */
+static int64_t direct_live;  /* atomic: bytes the program mapped itself (mapped.c) */
 static int64_t reserved;     /* atomic; written under exact_lock: reserved, not drawn */
 static pthread_mutex_t exact_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -158,6 +165,7 @@ void budget_init(void)
 	if (limit_b)
 		derive_watermarks();
 	gfp_unlock(&exact_lock);
+	mapped_follow_policy();
 }
 
 int64_t budget_min_free(void)
@@ -305,7 +313,7 @@ int64_t budget_process_live(void)
 {
 	/* exited_total is read under the registry lock too: a thread that exits
 	 * meanwhile is counted once, in the list or in the total. */
-	return thread_sum_live(&exited_total);
+	return thread_sum_live(&exited_total) + __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------
@@ -398,6 +406,82 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	if (p && draw)
 		reserve_drawn(req, draw);
 	return p;
+}
+
+/* ------------------------------------------------------------------------
+ * Mappings
+ * ---------------------------------------------------------------------- */
+
+static void direct_add(int64_t delta)
+{
+	__atomic_add_fetch(&direct_live, delta, __ATOMIC_RELAXED);
+	int64_t folded = __atomic_add_fetch(&gfp_budget.folded, delta, __ATOMIC_RELAXED);
+	if (unlikely(gfp_tree_on))
+		tree_fold(folded);
+}
+
+/* budget_attempt's decision for bytes no allocation counts: nothing to
+ * allocate under the lock, the charge is the allocation. */
+bool budget_direct_charge(struct gfp_req *req, gfp_t f)
+{
+	struct gfp_thread *t = gfp_tls.thread;
+	int64_t bytes = (int64_t)req->size;
+	bool exact_only = t && t->exact_only;
+	bool near = exact_only || !budget_clearly_fits(bytes);
+	/* Near the watermark the flags pick it: resolved before any lock
+	 * (rules may unwind). */
+	if (near && !req->ctx_resolved)
+		f = context_resolve(req);
+	budget_look_around(near);
+	if (gfp_tree_on)
+		tree_sync();
+	exact_enter();
+	if (!exact_only && budget_clearly_fits(bytes)) {
+		direct_add(bytes);
+		exact_leave();
+		return true;
+	}
+	if (!req->ctx_resolved) { /* it came close meanwhile */
+		exact_leave();
+		return budget_direct_charge(req, context_resolve(req));
+	}
+	budget_revoke();
+	int64_t room = budget_watermark(f) - decision_live();
+	int64_t draw = t ? reserve_plan_draw(t, req, bytes, room) : 0;
+	bool ok = bytes <= room + draw;
+	if (ok) {
+		direct_add(bytes);
+		if (draw)
+			reserved_add(-reserve_commit_draw(t, draw));
+	} else {
+		req->why = GFP_WHY_BUDGET;
+		draw = 0;
+	}
+	exact_leave();
+	if (draw)
+		reserve_drawn(req, draw);
+	return ok;
+}
+
+void budget_direct_adjust(int64_t delta)
+{
+	if (!delta)
+		return;
+	direct_add(delta);
+	if (delta < 0 && __atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
+		budget_wake_waiters();
+}
+
+int64_t budget_direct_live(void)
+{
+	return __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
+}
+
+/* Not published: the slot is still the parent's until tree_atfork_child. */
+void budget_direct_atfork_child(int64_t live)
+{
+	int64_t delta = live - __atomic_exchange_n(&direct_live, live, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&gfp_budget.folded, delta, __ATOMIC_RELAXED);
 }
 
 /* Takes `bytes` out of every other thread's reach if the watermark of `f`

@@ -45,6 +45,20 @@ int64_t budget_reserve_upto(int64_t *left, int64_t want);
 void budget_unreserve(int64_t *left);
 int64_t budget_reserved(void);
 
+/* Memory the program maps itself (mapped.c): charged and credited apart
+ * from jemalloc's counters, in the same estimate and the same exact sums.
+ * budget_direct_charge is the attempt of a mapping's request: true when
+ * the watermark of `f` lets req->size more bytes in (they are charged),
+ * false with why = BUDGET. budget_direct_adjust charges or credits
+ * without a decision: what a mapping call turned out to change, less what
+ * its attempt charged. */
+bool budget_direct_charge(struct gfp_req *req, gfp_t f);
+void budget_direct_adjust(int64_t delta);
+int64_t budget_direct_live(void);
+/* A forked child: its mappings charge `live` (no other thread's charge
+ * is in flight there). Before the tree gives it a slot of its own. */
+void budget_direct_atfork_child(int64_t live);
+
 /* What the fast path reads of the budget (budget.c explains the scheme). */
 struct gfp_budget_fast {
 	int64_t low_wm;     /* the lowest watermark: limit - min_free */

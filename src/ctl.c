@@ -32,8 +32,14 @@
  *   get KEY        that key
  *   set K=V;K=V    "ok", or "error: ..." (nothing applied)
  *   report         the GFP_REPORT JSON as of now
+ *   status         the budget as it stands, one JSON line of raw numbers:
+ *                  pid, threads, limit (0: none), and under a limit
+ *                  limit_from, scope, live, process_live (a tree), free,
+ *                  min_free, reserved, waiting; jemalloc's allocated and
+ *                  resident. gfp-ctl prints it for people.
  */
 #include <dlfcn.h>
+#include <jemalloc/jemalloc.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -54,6 +60,7 @@
 #include "ctl.h"
 #include "rules.h"
 #include "budget.h"
+#include "cgroup.h"
 #include "tree.h"
 #include "inject.h"
 #include "stats.h"
@@ -255,6 +262,44 @@ static void report(int fd)
 	munmap(text, cap);
 }
 
+/* jemalloc's count of name (stats.allocated, stats.resident), fresh. */
+static long long jemalloc_stat(const char *name)
+{
+	uint64_t epoch = 1;
+	size_t sz = sizeof(epoch), v = 0;
+	mallctl("epoch", &epoch, &sz, &epoch, sz);
+	sz = sizeof(v);
+	return mallctl(name, &v, &sz, NULL, 0) == 0 ? (long long)v : -1;
+}
+
+/* The numbers of the oom report's Mem-Info, raw (gfp-ctl shows them). */
+static void status(int fd)
+{
+	char text[1024];
+	struct gfp_buf b = {text, sizeof(text), 0};
+	if (gfp_tree_on)
+		tree_sync(); /* the tree's limit, whichever member set it */
+	int64_t limit = gfp_budget_on ? budget_limit() : 0;
+	gfp_buf_printf(&b, "{\"pid\":%d,\"threads\":%u,\"limit\":%lld", (int)getpid(),
+	               thread_count(), (long long)limit);
+	if (gfp_budget_on) {
+		int64_t live = budget_live();
+		gfp_buf_printf(&b, ",\"limit_from\":\"%s\",\"scope\":\"%s\",\"live\":%lld",
+		               gfp_cgroup_on ? "cgroup" : "policy",
+		               gfp_tree_on ? "tree" : "process", (long long)live);
+		if (gfp_tree_on)
+			gfp_buf_printf(&b, ",\"process_live\":%lld",
+			               (long long)budget_process_live());
+		gfp_buf_printf(
+		    &b, ",\"free\":%lld,\"min_free\":%lld,\"reserved\":%lld,\"waiting\":%d",
+		    (long long)(limit > live ? limit - live : 0), (long long)budget_min_free(),
+		    (long long)budget_reserved(), __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED));
+	}
+	gfp_buf_printf(&b, ",\"allocated\":%lld,\"resident\":%lld}\n",
+	               jemalloc_stat("stats.allocated"), jemalloc_stat("stats.resident"));
+	reply(fd, text, b.len);
+}
+
 /* ------------------------------------------------------------------------
  * Clients: each read without blocking, against its own deadline, so that
  * one that sends slowly (or not at all) holds up no other; a request is
@@ -318,10 +363,12 @@ static void serve(struct client *c)
 		set(fd, arg);
 	else if (strcmp(req, "report") == 0)
 		report(fd);
+	else if (strcmp(req, "status") == 0)
+		status(fd);
 	else
 		replyf(fd,
 		       GFP_CTL_ERROR
-		       "unknown request '%.64s' (get [KEY], set KEY=VALUE;..., report)\n",
+		       "unknown request '%.64s' (get [KEY], set KEY=VALUE;..., report, status)\n",
 		       req);
 }
 
@@ -348,7 +395,7 @@ static void client_drop(struct client *c, const char *why)
 	else
 		replyf(c->fd,
 		       GFP_CTL_ERROR "%s (nothing done; send one line: get [KEY], set "
-		                     "KEY=VALUE;..., report)\n",
+		                     "KEY=VALUE;..., report, status)\n",
 		       why);
 	client_close(c);
 }

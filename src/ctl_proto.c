@@ -68,14 +68,13 @@ static bool private_dir(const char *dir, bool create, char *why, size_t n)
 	return false;
 }
 
-/* which 0: where this process listens ($XDG_RUNTIME_DIR/gfpshim, else
- * /tmp/gfpshim-UID); which 1: the /tmp one, for a gfp-ctl whose
+/* which 0: the directory processes listen in ($XDG_RUNTIME_DIR/gfpshim,
+ * else /tmp/gfpshim-UID); which 1: the /tmp one, for a gfp-ctl whose
  * environment differs from the process's. 0, or -1 with the reason in
  * why[] and errno: ENOENT no such directory (and create false), EPERM
  * not the process's own, ENAMETOOLONG the path would not fit. */
-int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why, size_t wn)
+int ctl_socket_dir(int which, char *dir, size_t n, bool create, char *why, size_t wn)
 {
-	char dir[CTL_PATH_MAX];
 	const char *xdg = secure_getenv("XDG_RUNTIME_DIR");
 	if (which == 0 && xdg && *xdg) {
 		/* Never a truncated path: the directory would not be the one named. */
@@ -90,11 +89,18 @@ int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		gfp_snprintf(dir, sizeof(dir), "%s/gfpshim", xdg);
+		gfp_snprintf(dir, n, "%s/gfpshim", xdg);
 	} else {
-		gfp_snprintf(dir, sizeof(dir), "/tmp/gfpshim-%u", (unsigned)geteuid());
+		gfp_snprintf(dir, n, "/tmp/gfpshim-%u", (unsigned)geteuid());
 	}
-	if (!private_dir(dir, create, why, wn))
+	return private_dir(dir, create, why, wn) ? 0 : -1;
+}
+
+/* Where process pid listens, in ctl_socket_dir(which). */
+int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why, size_t wn)
+{
+	char dir[CTL_PATH_MAX];
+	if (ctl_socket_dir(which, dir, sizeof(dir), create, why, wn) != 0)
 		return -1;
 	int len = gfp_snprintf(out, n, "%s/%d.sock", dir, (int)pid);
 	if (len > 0 && (size_t)len < n)

@@ -30,10 +30,25 @@
  * at its first write, rather than exiting 125 before main. A value nobody
  * opened yet is checked as strictly as ever.
  *
+ * Many processes of one run (a shell script and what it starts, forked
+ * children) may inherit one GFP_REPORT path without %p. The run's first
+ * process, the one that did not inherit it (or the program it exec'd: the
+ * same pid and start time), writes the path; every other one writes
+ * PATH.PID beside it, as the kernel appends .PID to a core_pattern without
+ * %p (core_uses_pid, format_corename). GFP_INHERITED names the first
+ * process, and every report carries it ("run"). At its exit the first
+ * process says in one line which reports of its run lie beside its own;
+ * so does one that ends after it (the first's report is there) if no
+ * process of the run started it: one line for what outlived the first
+ * process, not one per process. A relative path is made absolute by the
+ * first process and handed on so: a child that changed directory writes
+ * beside the others.
+ *
  * Must never: follow a symlink at the path, create a file others can read,
  * allocate (it runs inside malloc and in signal handlers; GFP_INHERITED is
  * exported from a constructor), change errno.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -43,6 +58,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +91,9 @@
 
 /* The variable the first process names its destinations in. */
 #define INHERIT_VAR "GFP_INHERITED"
+
+/* The other reports of a run the first process's line names by pid. */
+#define RUN_NAMED 8
 
 /* ------------------------------------------------------------------------
  * Names
@@ -162,6 +181,172 @@ static int create_temp(const char *path, char *tmp, size_t cap)
 			return fd;
 	}
 	return -1;
+}
+
+/* ------------------------------------------------------------------------
+ * Runs: one report path, many processes
+ * ---------------------------------------------------------------------- */
+
+/* This process's start time, in clock ticks after boot (/proc/self/stat's
+ * 22nd field): exec keeps it with the pid, a pid given out again has
+ * another. 0 when /proc cannot say (then the pid alone tells). */
+static unsigned long long self_start(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	/* The name in parentheses may hold spaces and ')': the fields count
+	 * from the last ')'. */
+	const char *p = n > 0 ? memrchr(buf, ')', (size_t)n) : NULL;
+	if (p)
+		buf[n] = '\0';
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return 0;
+	unsigned long long v = 0;
+	for (p++; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	return v;
+}
+
+/* Whether this process writes the run's own path. */
+static bool run_first(const struct gfp_dest *d)
+{
+	return d->run_first && getpid() == d->run_pid;
+}
+
+/* The file this process's report goes to: %p expanded, or for a process
+ * that is not the run's first, PATH.PID. False when it does not fit. */
+static bool report_name(const struct gfp_dest *d, const char *tmpl, char *out, size_t cap)
+{
+	if (!expand_pid(tmpl, out, cap))
+		return false;
+	if (strstr(tmpl, "%p") || run_first(d))
+		return true;
+	size_t len = strlen(out);
+	int n = gfp_snprintf(out + len, cap - len, ".%d", (int)getpid());
+	return n > 0 && (size_t)n < cap - len;
+}
+
+void gfp_dest_run_json(const struct gfp_dest *d, struct gfp_buf *b)
+{
+	if (d->run_pid)
+		gfp_buf_printf(b, ",\"run\":{\"pid\":%d,\"start\":%llu}", (int)d->run_pid,
+		               d->run_start);
+}
+
+/* Whether the file name (in dir, or a path with AT_FDCWD) is a report of
+ * d's run, and this user's. */
+static bool of_run(const struct gfp_dest *d, int dir, const char *name)
+{
+	char tag[96], head[256];
+	struct gfp_buf t = {tag, sizeof(tag), 0};
+	gfp_dest_run_json(d, &t);
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	ssize_t n = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+		n = read(fd, head, sizeof(head));
+	close(fd);
+	/* {"gfpshim":"V","pid":N,"run":{...}: within the first bytes */
+	return n > 0 && t.len > 1 && memmem(head, (size_t)n, tag + 1, t.len - 1);
+}
+
+/* PID when name is base.PID, else 0. */
+static int sibling_pid(const char *name, const char *base, size_t blen)
+{
+	if (strncmp(name, base, blen) != 0 || name[blen] != '.')
+		return 0;
+	long pid = 0;
+	const char *c = name + blen + 1;
+	for (; *c >= '0' && *c <= '9' && pid < 1L << 31; c++)
+		pid = pid * 10 + (*c - '0');
+	return *c || c == name + blen + 1 || pid >= 1L << 31 ? 0 : (int)pid;
+}
+
+/* The first process's line: the reports of its run found beside its own.
+ * A process that ends after it says the same, with its own name, if its
+ * parent is none of the run's: there is one such line for what outlived
+ * the first process (a daemon, a job left running), not one per process. */
+static void name_the_others(const struct gfp_dest *d, const char *first, bool late)
+{
+	/* Static: it runs once, at exit, perhaps on a signal's small stack. */
+	static char dir[sizeof(d->path) + REPORT_SLACK], buf[32768];
+	dir_of(first, dir, sizeof(dir));
+	const char *base = strrchr(first, '/') ? strrchr(first, '/') + 1 : first;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	int pids[RUN_NAMED];
+	unsigned found = 0;
+	long got;
+	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < got;) {
+			const struct dirent64 *e = (const void *)(buf + off);
+			off += e->d_reclen;
+			int pid = sibling_pid(e->d_name, base, strlen(base));
+			if (pid <= 0 || !of_run(d, dfd, e->d_name))
+				continue;
+			/* the lowest pids: the first ones started, mostly */
+			unsigned i = found < RUN_NAMED ? found : RUN_NAMED;
+			for (; i && pids[i - 1] > pid; i--)
+				if (i < RUN_NAMED)
+					pids[i] = pids[i - 1];
+			if (i < RUN_NAMED)
+				pids[i] = pid;
+			found++;
+		}
+	}
+	close(dfd);
+	if (!found)
+		return;
+	unsigned shown = found < RUN_NAMED ? found : RUN_NAMED;
+	char list[RUN_NAMED * 12 + 32], q[QUOTED_PATH], who[96] = "";
+	struct gfp_buf b = {list, sizeof(list), 0};
+	for (unsigned i = 0; i < shown; i++)
+		gfp_buf_printf(&b, "%s%d", i ? ", " : "", pids[i]);
+	if (found > shown)
+		gfp_buf_printf(&b, " and %u more", found - shown);
+	if (late)
+		gfp_snprintf(who, sizeof(who),
+		             "pid %d (%s) ended after its run's first process: ", (int)getpid(),
+		             gfp_comm());
+	gfp_quote(q, sizeof(q), first, strlen(first));
+	gfp_log(GFP_LOG_INFO,
+	        "GFP_REPORT: %s%u %sprocess%s of this run wrote %s beside '%s', as '%s.PID': %s",
+	        who, found, late ? "" : "other ", found == 1 ? "" : "es",
+	        found == 1 ? "its report" : "their reports", q, q, list);
+}
+
+/* Whether the parent of this process is of its run: the GFP_INHERITED it
+ * started with names the run (a process of the run started it). */
+static bool parent_of_run(const struct gfp_dest *d)
+{
+	static char buf[4096]; /* once, at exit */
+	char name[32], tag[128];
+	gfp_snprintf(name, sizeof(name), "/proc/%d/environ", (int)getppid());
+	int tl = gfp_snprintf(tag, sizeof(tag), "%s:%016llx@%d:%llu", d->var,
+	                      (unsigned long long)d->hash, (int)d->run_pid, d->run_start);
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	/* A read may end inside the tag: its start is kept for the next. */
+	size_t keep = 0;
+	bool found = false;
+	ssize_t n;
+	while (!found && (n = read(fd, buf + keep, sizeof(buf) - keep)) > 0) {
+		size_t len = keep + (size_t)n;
+		found = memmem(buf, len, tag, (size_t)tl) != NULL;
+		keep = len < (size_t)tl ? len : (size_t)tl - 1;
+		memmove(buf, buf + len - keep, keep);
+	}
+	close(fd);
+	return found;
 }
 
 static int fd_floor(void)
@@ -356,11 +541,10 @@ void gfp_dest_publish(struct gfp_dest *d, const char *p, size_t n)
 		return;
 	int saved = errno;
 	char path[sizeof(d->path) + REPORT_SLACK], tmp[sizeof(path) + REPORT_SLACK];
-	expand_pid(d->path, path, sizeof(path));
-	int fd = create_temp(path, tmp, sizeof(tmp));
-	int err = 0;
+	int err = report_name(d, d->path, path, sizeof(path)) ? 0 : ENAMETOOLONG;
+	int fd = err ? -1 : create_temp(path, tmp, sizeof(tmp));
 	if (fd < 0) {
-		err = errno;
+		err = err ? err : errno;
 	} else {
 		if (!write_nosigpipe(fd, p, n))
 			err = errno;
@@ -371,10 +555,18 @@ void gfp_dest_publish(struct gfp_dest *d, const char *p, size_t n)
 		if (err)
 			unlink(tmp);
 	}
-	if (err) {
-		char q[QUOTED_PATH];
+	char q[QUOTED_PATH];
+	if (err)
 		gfp_log(GFP_LOG_WARNING, "GFP_REPORT: cannot write to '%s': %s",
 		        gfp_quote(q, sizeof(q), path, strlen(path)), gfp_strerror(err));
+	char first[sizeof(path)];
+	if (strstr(d->path, "%p") || !expand_pid(d->path, first, sizeof(first))) {
+		/* one report per process, as asked */
+	} else if (run_first(d)) {
+		name_the_others(d, first, false);
+	} else if (!err && of_run(d, AT_FDCWD, first) && !parent_of_run(d)) {
+		/* the first process's report is there: its line is said */
+		name_the_others(d, first, true);
 	}
 	errno = saved;
 }
@@ -512,6 +704,8 @@ struct inherited {
 	bool id; /* fd:N: the file it held */
 	dev_t dev;
 	ino_t ino;
+	pid_t run_pid; /* a report's path: the run's first process */
+	unsigned long long run_start;
 };
 
 /* FNV-1a of VAR=value: a child tells a value its parent opened from one
@@ -536,14 +730,15 @@ static unsigned long long parse_ull(const char **p)
 }
 
 /* Whether GFP_INHERITED names var with this value's hash: entries
- * VAR:HASH[:DEV:INO], comma-separated. */
+ * VAR:HASH[:DEV:INO][@PID:START], comma-separated. */
 static bool inherited_find(const char *var, uint64_t hash, struct inherited *in)
 {
 	const char *s = secure_getenv(INHERIT_VAR);
 	char want[64];
 	int n = gfp_snprintf(want, sizeof(want), "%s:%016llx", var, (unsigned long long)hash);
 	for (; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
-		if (strncmp(s, want, (size_t)n) != 0 || (s[n] && s[n] != ',' && s[n] != ':'))
+		if (strncmp(s, want, (size_t)n) != 0 ||
+		    (s[n] && s[n] != ',' && s[n] != ':' && s[n] != '@'))
 			continue;
 		const char *p = s + n;
 		in->id = *p == ':';
@@ -552,6 +747,12 @@ static bool inherited_find(const char *var, uint64_t hash, struct inherited *in)
 			in->dev = (dev_t)parse_ull(&p);
 			p += *p == ':';
 			in->ino = (ino_t)parse_ull(&p);
+		}
+		if (*p == '@') {
+			p++;
+			in->run_pid = (pid_t)parse_ull(&p);
+			p += *p == ':';
+			in->run_start = parse_ull(&p);
 		}
 		return true;
 	}
@@ -601,13 +802,40 @@ __attribute__((constructor(102))) static void export_inherited(void)
 		if (named[i]->pinned)
 			gfp_buf_printf(&b, ":%llu:%llu", (unsigned long long)named[i]->dev,
 			               (unsigned long long)named[i]->ino);
+		if (named[i]->run_pid)
+			gfp_buf_printf(&b, "@%d:%llu", (int)named[i]->run_pid, named[i]->run_start);
 	}
+	gfp_tls.guard++; /* the shim's own allocations: never failed, never counted */
+	for (unsigned i = 0; i < nnamed; i++)
+		if (named[i]->export_path)
+			setenv(named[i]->var, named[i]->path, 1);
 	const char *now = getenv(INHERIT_VAR);
-	if (now && strcmp(now, v) == 0)
-		return;
-	gfp_tls.guard++; /* the shim's own allocation: never failed, never counted */
-	setenv(INHERIT_VAR, v, 1);
+	if (!now || strcmp(now, v) != 0)
+		setenv(INHERIT_VAR, v, 1);
 	gfp_tls.guard--;
+}
+
+/* A report's path joins the run a parent named, or starts one. */
+static void join_run(struct gfp_dest *d, const struct inherited *in)
+{
+	unsigned long long start = self_start();
+	d->run_pid = in && in->run_pid ? in->run_pid : getpid();
+	d->run_start = in && in->run_pid ? in->run_start : start;
+	d->run_first = d->run_pid == getpid() && d->run_start == start;
+}
+
+/* value after the working directory, into out; false when there is none
+ * (removed, or out of this root) or it does not fit. */
+static bool absolute(const char *value, char *out, size_t cap)
+{
+	/* the system call: glibc's getcwd may fall back to opendir */
+	long len = syscall(SYS_getcwd, out, cap);
+	if (len <= 1 || out[0] != '/')
+		return false;
+	size_t used = strlen(out);
+	int n =
+	    gfp_snprintf(out + used, cap - used, "%s%s", out[used - 1] == '/' ? "" : "/", value);
+	return n > 0 && (size_t)n < cap - used;
 }
 
 int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, const char *value,
@@ -658,6 +886,12 @@ int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, c
 	}
 	if (secure) /* a setuid program must not write to a path the caller chose */
 		return 0;
+	char abs[sizeof(d->path) - REPORT_SLACK];
+	if (kind == GFP_DEST_REPORT && value[0] != '/' && absolute(value, abs, sizeof(abs))) {
+		value = abs;
+		d->hash = value_hash(var, value);
+		d->export_path = true;
+	}
 	if (strlen(value) >= sizeof(d->path) - REPORT_SLACK) {
 		gfp_snprintf(err, errlen, "%s: path is longer than %zu bytes", var,
 		             sizeof(d->path) - REPORT_SLACK - 1);
@@ -665,6 +899,9 @@ int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, c
 	}
 	int r = kind == GFP_DEST_REPORT ? check_report(d, value, q, err, errlen)
 	                                : open_append(d, value, q, err, errlen);
+	if (kind == GFP_DEST_REPORT && (r == 0 || inherited) &&
+	    __atomic_load_n(&d->fd, __ATOMIC_RELAXED) < 0)
+		join_run(d, inherited ? &in : NULL);
 	if (r != 0 && inherited) {
 		if (kind != GFP_DEST_APPEND) {
 			/* tried at exit, where a failure is said */

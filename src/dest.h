@@ -13,6 +13,8 @@
 
 #pragma GCC visibility push(hidden)
 
+struct gfp_buf;
+
 enum gfp_dest_kind {
 	GFP_DEST_APPEND, /* messages and records: one write(2) each, appended */
 	GFP_DEST_REPORT, /* a whole file at exit: a new file renamed into place */
@@ -29,6 +31,12 @@ struct gfp_dest {
 	ino_t ino;
 	uint64_t hash;   /* of the variable's value, for the children */
 	char path[1024]; /* a report's path (%p: the pid), or what fd opened */
+	/* A report's path: the run's first process (see dest.c), its start
+	 * time, and whether this process is that one. */
+	pid_t run_pid;
+	unsigned long long run_start;
+	bool run_first;
+	bool export_path; /* path is the value made absolute: the children get it */
 };
 /* Parses stderr, fd:N (also /dev/stdout, /dev/stderr, /dev/fd/N) or a path
  * into d and checks it can be written; 0, or -1 with one line in err. A
@@ -39,8 +47,13 @@ int gfp_dest_set(struct gfp_dest *d, const char *var, enum gfp_dest_kind kind, c
  * reported, later writes are not tried). Keeps errno; never raises SIGPIPE. */
 bool gfp_dest_write(struct gfp_dest *d, const char *p, size_t n);
 /* A report: the whole text, into a file that replaces the path (or down
- * the descriptor); failures are reported. */
+ * the descriptor); failures are reported. Without %p, the run's first
+ * process writes the path and every other PATH.PID, and one line in the
+ * log names them (dest.c). */
 void gfp_dest_publish(struct gfp_dest *d, const char *p, size_t n);
+/* ,"run":{"pid":P,"start":S} for a report's path (nothing for a
+ * descriptor): every report of one run carries the same. */
+void gfp_dest_run_json(const struct gfp_dest *d, struct gfp_buf *b);
 bool gfp_dest_on(const struct gfp_dest *d);
 /* Whether d writes somewhere of its own: a path, or fd:N above 2 (not the
  * program's stdout or stderr). */

@@ -23,6 +23,7 @@
 #include "internal.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "mapped.h"
 #include "route.h"
 
 struct gfp_policy gfp_policy;
@@ -303,10 +304,12 @@ static void atfork_prepare(void)
 	kswapd_atfork_prepare(); /* first: its round takes the locks below */
 	pthread_mutex_lock(&init_lock);
 	thread_atfork_prepare();
+	mapped_atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
+	mapped_atfork_parent();
 	thread_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
 	kswapd_atfork_parent();
@@ -319,6 +322,7 @@ static void atfork_child(void)
 	kswapd_atfork_child();
 	cgroup_atfork_child();
 	vmstat_atfork_child();
+	mapped_atfork_child(); /* before the budget's sums and the tree's slot */
 	thread_atfork_child();
 	tree_atfork_child(); /* before the budget publishes to a slot */
 	budget_atfork_child();

@@ -217,6 +217,9 @@ int rules_parse(struct gfp_rule_set *set, const char *text, char *err, size_t er
 /* ------------------------------------------------------------------------
  * ctl_proto.c - the control socket's path and replies (ctl.c, gfp-ctl).
  * ---------------------------------------------------------------------- */
+/* The directory the sockets are in (which 0: as the process puts it, 1:
+ * the /tmp one), checked to be this user's alone; and a process's socket. */
+int ctl_socket_dir(int which, char *dir, size_t n, bool create, char *why, size_t wn);
 int ctl_socket_path(int which, pid_t pid, char *out, size_t n, bool create, char *why, size_t wn);
 /* How the listener's error replies begin; ctl_reply_status tells gfp-ctl
  * what a reply's first line means for its exit status. */

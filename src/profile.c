@@ -519,6 +519,53 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
 	return true;
 }
 
+/* ------------------------------------------------------------------------
+ * Mappings (mapped.c)
+ * ---------------------------------------------------------------------- */
+
+/* Callers whose rows count mapped bytes (atomic): the report says so. */
+static bool caller_maps[MAX_CALLERS];
+
+unsigned profile_caller(uintptr_t caller)
+{
+	struct gfp_req req = {.caller = caller};
+	if (!counts())
+		return 0;
+	gfp_tls.guard++;
+	unsigned idx = caller_index(&req);
+	gfp_tls.guard--;
+	if (idx)
+		__atomic_store_n(&caller_maps[idx], true, __ATOMIC_RELAXED);
+	return idx;
+}
+
+void profile_mapped_call(unsigned idx, uint64_t bytes, bool failed)
+{
+	struct gfp_caller_counts *c = counts();
+	if (!c || !idx)
+		return;
+	gfp_count(&c[idx].calls, 1);
+	if (failed)
+		gfp_count(&c[idx].failures, 1);
+	else
+		gfp_count(&c[idx].bytes, bytes);
+}
+
+/* A large block's way: counted apart, in the array of the thread that maps
+ * or unmaps, which may not be the one that mapped. */
+void profile_mapped(unsigned idx, int64_t bytes, int64_t pieces)
+{
+	apart_track(idx, bytes);
+	struct gfp_caller_counts *c = counts();
+	if (likely(c)) {
+		gfp_add(&c[idx].live_bytes, bytes);
+		gfp_add(&c[idx].live_calls, pieces);
+	} else {
+		__atomic_add_fetch(&orphan[idx].bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&orphan[idx].calls, pieces, __ATOMIC_RELAXED);
+	}
+}
+
 /* The profiled routes' rare ends (profile.h). */
 bool profile_route_rechunk(void *p)
 {
@@ -747,6 +794,8 @@ void profile_report(struct gfp_buf *b)
 			gfp_buf_printf(b, ",\"symbol\":");
 			gfp_buf_json_str(b, s);
 		}
+		if (__atomic_load_n(&caller_maps[rows[r].idx], __ATOMIC_RELAXED))
+			gfp_buf_printf(b, ",\"mapped\":true");
 		gfp_buf_printf(
 		    b,
 		    ",\"live_bytes\":%lld,\"peak_bytes\":%lld,\"live_calls\":%lld,\"calls\":%llu,"

@@ -42,6 +42,12 @@ void profile_report(struct gfp_buf *b);
  * another report is being written. */
 void profile_top(struct gfp_buf *b, const char *prefix, unsigned max);
 void profile_atfork_child(void);
+/* Mappings the program made itself (mapped.c): the index of the caller of
+ * the call (0: not counted), one call of it that mapped `bytes` or failed,
+ * and its live bytes and live mappings changing, from any thread. */
+unsigned profile_caller(uintptr_t caller);
+void profile_mapped_call(unsigned idx, uint64_t bytes, bool failed);
+void profile_mapped(unsigned idx, int64_t bytes, int64_t pieces);
 
 #pragma GCC visibility pop
 

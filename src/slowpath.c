@@ -15,6 +15,7 @@
 #include "fastpath.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "mapped.h"
 
 static void *attempt_jemalloc(struct gfp_req *req)
 {
@@ -42,6 +43,8 @@ void *gfp_attempt(struct gfp_req *req, gfp_t f)
 {
 	if (unlikely(req->reserve))
 		return reserve_attempt(req, f);
+	if (unlikely(req->mapping))
+		return mapped_attempt(req, f); /* no injection point */
 	if (unlikely(gfp_inject_on) && inject_should_fail(req, true)) {
 		req->why = GFP_WHY_INJECT;
 		return NULL;

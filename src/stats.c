@@ -18,6 +18,7 @@
 #include "inject.h"
 #include "stats.h"
 #include "kswapd.h"
+#include "mapped.h"
 
 const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
 #define ENTRY(id, name, kind) name,
@@ -47,8 +48,10 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		bytes += s[i].bytes;
 		failures += s[i].failures;
 	}
-	gfp_buf_printf(b, "{\"gfpshim\":\"%s\",\"pid\":%d,\"policy\":{", GFP_VERSION,
-	               (int)getpid());
+	gfp_buf_printf(b, "{\"gfpshim\":\"%s\",\"pid\":%d", GFP_VERSION, (int)getpid());
+	/* Early in the text: the run's first process reads it back (dest.c). */
+	gfp_dest_run_json(&report, b);
+	gfp_buf_printf(b, ",\"policy\":{");
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		char v[256];
 		struct gfp_buf vb = {v, sizeof(v), 0};
@@ -75,6 +78,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		sep = ",";
 	}
 	gfp_buf_printf(b, "},\"unwinds\":%llu", (unsigned long long)site_unwinds());
+	mapped_report(b);
 	if (gfp_policy.stats == GFP_STATS_PATHS)
 		inject_report_paths(b);
 	if (gfp_policy.stats >= GFP_STATS_SITES)
@@ -114,7 +118,7 @@ void stats_report_at_exit(void)
 	static char text[GFP_REPORT_MAX];
 	struct gfp_buf b = {text, sizeof(text), 0};
 	stats_format(&b, s);
-	/* One report per process: %p in the path becomes the pid, so that the
-	 * children of a program (or a fork) do not overwrite each other. */
+	/* One report per process: %p in the path becomes the pid; without it
+	 * the run's first process writes the path and the others PATH.PID. */
 	gfp_dest_publish(&report, text, b.len);
 }

@@ -45,6 +45,7 @@ struct gfp_req {
 	size_t old_usable;   /* realloc under stats=sites: the old block's usable size */
 	unsigned old_caller_idx; /* realloc under stats=sites: the old block's caller index */
 	bool reserve;            /* gfp_reserve: an attempt takes a reservation, not a block */
+	bool mapping;            /* a mapping's charge (mapped.c): an attempt charges, no block */
 	bool may_draw_thread;    /* would otherwise loop: reserve.thread may serve it */
 };
 

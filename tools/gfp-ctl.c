@@ -4,6 +4,13 @@
  *   gfp-ctl PID get [KEY]            the policy, or one key, as key=value
  *   gfp-ctl PID set KEY=VALUE...     change keys at once (GFP_POLICY syntax)
  *   gfp-ctl PID report               the statistics now (GFP_REPORT JSON)
+ *   gfp-ctl PID status [--json]      the budget now, for people (binary
+ *                                    units), or its raw bytes as JSON
+ *   gfp-ctl --list                   this user's processes that listen
+ *
+ * What the process answers goes to stdout; an error it answers is said by
+ * gfp-ctl, naming the process and that the shim in it said the rest:
+ * "gfp-ctl: error: pid 42 (server) refused: gfpshim: ...".
  *
  * Exit status: 0 done; 1 the process answered with an error (refused, or a
  * key that cannot change at run time, or closed the connection without a
@@ -11,6 +18,7 @@
  * listening for this user.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -18,21 +26,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "common.h"
+#include "json.h"
 #include "policy.h"
+#include "text.h"
 
 static void usage(void)
 {
 	printf("usage: gfp-ctl PID get [KEY]\n"
 	       "       gfp-ctl PID set KEY=VALUE...\n"
 	       "       gfp-ctl PID report\n"
-	       "       gfp-ctl --help | --version\n"
+	       "       gfp-ctl PID status [--json]\n"
+	       "       gfp-ctl --list | --help | --version\n"
 	       "Talks to a process started with GFP_POLICY ctl=1 (same user only): get prints\n"
 	       "its policy or one key as key=value, set changes keys at once (GFP_POLICY\n"
-	       "syntax), report prints its statistics now (GFP_REPORT JSON).\n"
+	       "syntax), report prints its statistics now (GFP_REPORT JSON), status its\n"
+	       "budget now (live, limit, free, ... in KiB, MiB, GiB; --json: bytes).\n"
+	       "--list prints the pid and name of each process of this user that listens.\n"
 	       "Exit status:\n"
 	       "  0    done\n"
 	       "  1    the process answered with an error (refused, an unknown key, a key\n"
@@ -47,7 +61,7 @@ static const char *bad_usage(int argc, char **argv, long *pid)
 {
 	static char why[256];
 	if (argc < 3)
-		return "expected PID and a command: get, set or report";
+		return "expected PID and a command: get, set, report or status";
 	char *end;
 	errno = 0;
 	*pid = strtol(argv[1], &end, 10);
@@ -67,9 +81,196 @@ static const char *bad_usage(int argc, char **argv, long *pid)
 		return argc > 4 ? "get takes at most one KEY" : NULL;
 	if (!strcmp(cmd, "report"))
 		return argc > 3 ? "report takes no argument" : NULL;
-	snprintf(why, sizeof(why), "unknown command '%s' (get, set or report)", cmd);
+	if (!strcmp(cmd, "status"))
+		return argc > 4 || (argc == 4 && strcmp(argv[3], "--json") != 0)
+		           ? "status takes --json only"
+		           : NULL;
+	snprintf(why, sizeof(why), "unknown command '%s' (get, set, report or status)", cmd);
 	return why;
 }
+
+/* The name of process pid, its control bytes as \xNN as the shim's
+ * messages show them; NULL when /proc does not say. */
+static const char *comm_of(long pid)
+{
+	static char q[80];
+	char path[64], comm[64];
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	size_t n = fread(comm, 1, sizeof(comm) - 1, f);
+	fclose(f);
+	if (n && comm[n - 1] == '\n') /* the kernel's, not the name's */
+		n--;
+	return gfp_quote(q, sizeof(q), comm, n);
+}
+
+/* " (NAME)" after a pid, or "". */
+static const char *process_name(long pid)
+{
+	static char out[96];
+	const char *comm = comm_of(pid);
+	snprintf(out, sizeof(out), comm ? " (%s)" : "", comm);
+	return out;
+}
+
+/* ------------------------------------------------------------------------
+ * --list
+ * ---------------------------------------------------------------------- */
+
+/* Whether /proc/net/unix (table) has a socket listening at path: one a
+ * process left behind (killed before it could remove it) has none. */
+static bool listening(const char *table, const char *path)
+{
+	for (const char *line = table; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		char copy[512];
+		unsigned long flags = 0;
+		int at = 0;
+		if (len < sizeof(copy)) {
+			memcpy(copy, line, len);
+			copy[len] = '\0';
+			/* Num RefCount Protocol Flags Type St Inode Path */
+			if (sscanf(copy, "%*s %*s %*s %lx %*s %*s %*s %n", &flags, &at) == 1 &&
+			    at && (flags & 0x10000) /* __SO_ACCEPTCON */ &&
+			    strcmp(copy + at, path) == 0)
+				return true;
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return false;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/* Every process of this user with a socket in the directories gfp-ctl
+ * looks in, listening now: "PID\tNAME" lines, by pid. */
+static int list(void)
+{
+	char *table = text_slurp("/proc/net/unix", NULL);
+	long *pids = NULL;
+	size_t n = 0;
+	char first[PATH_MAX] = "";
+	for (int which = 0; which < 2; which++) {
+		char dir[PATH_MAX], why[512];
+		if (ctl_socket_dir(which, dir, sizeof(dir), false, why, sizeof(why)) != 0) {
+			if (errno != ENOENT)
+				tool_warning("%s", why);
+			continue;
+		}
+		if (!strcmp(dir, first)) /* no XDG_RUNTIME_DIR: the same one */
+			continue;
+		snprintf(first, sizeof(first), "%s", dir);
+		DIR *d = opendir(dir);
+		for (struct dirent *e; d && (e = readdir(d));) {
+			char *end;
+			long pid = strtol(e->d_name, &end, 10);
+			if (!isdigit((unsigned char)e->d_name[0]) || strcmp(end, ".sock") != 0 ||
+			    pid <= 0 || pid > INT_MAX)
+				continue;
+			char path[PATH_MAX + 256], proc[64];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			snprintf(proc, sizeof(proc), "/proc/%ld", pid);
+			/* Without /proc/net/unix, a live pid is all there is to go by. */
+			if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode) ||
+			    access(proc, F_OK) != 0 || (table && !listening(table, path)))
+				continue;
+			pids = xrealloc(pids, (n + 1) * sizeof(*pids));
+			pids[n++] = pid;
+		}
+		if (d)
+			closedir(d);
+	}
+	qsort(pids, n, sizeof(*pids), by_pid);
+	for (size_t i = 0; i < n; i++) {
+		if (i && pids[i] == pids[i - 1])
+			continue;
+		const char *comm = comm_of(pids[i]);
+		printf("%ld\t%s\n", pids[i], comm ? comm : "");
+	}
+	free(pids);
+	free(table);
+	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------------
+ * status
+ * ---------------------------------------------------------------------- */
+
+/* A number of the reply exactly as written (bytes beyond 2^53 too). */
+static bool number(const struct jval *o, const char *key, long long *out)
+{
+	const struct jval *v = json_get(o, key);
+	if (!v || v->type != J_NUM)
+		return false;
+	char *end;
+	errno = 0;
+	*out = strtoll(v->s, &end, 10);
+	return !*end && !errno;
+}
+
+/* "name  64.0 MiB" and a remark: the sizes as the shim's own messages
+ * show them (gfp_human_size: binary units, one decimal, rounded). */
+static void size_row(const char *name, long long bytes, const char *remark)
+{
+	char h[GFP_HUMAN_LEN];
+	printf("%-10s %10s%s%s\n", name, gfp_human_size(h, bytes), *remark ? "  " : "", remark);
+}
+
+static int print_status(long pid, const char *text, size_t len)
+{
+	struct jval st;
+	char err[256] = "no limit";
+	long long limit, live, own, v;
+	if (!json_parse(text, len, 1, &st, err, sizeof(err)) || !number(&st, "limit", &limit)) {
+		tool_error("pid %ld%s answered a status gfp-ctl cannot read (%s): %.200s", pid,
+		           process_name(pid), err, text);
+		return 1;
+	}
+	printf("%-10s %ld%s\n", "pid", pid, process_name(pid));
+	if (number(&st, "threads", &v))
+		printf("%-10s %10lld\n", "threads", v);
+	bool tree = json_str(&st, "scope") && !strcmp(json_str(&st, "scope"), "tree");
+	if (!limit || !number(&st, "live", &live)) {
+		printf("%-10s %10s  (live bytes are counted under a limit=)\n", "limit", "none");
+	} else {
+		const char *from = json_str(&st, "limit_from");
+		size_row("limit", limit,
+		         tree                              ? "(the tree's: limit.scope=tree)"
+		         : from && !strcmp(from, "cgroup") ? "(the cgroup's: limit=cgroup)"
+		                                           : "");
+		char mine[GFP_HUMAN_LEN + 32] = "";
+		if (tree && number(&st, "process_live", &own)) {
+			char h[GFP_HUMAN_LEN];
+			snprintf(mine, sizeof(mine), "(the tree's; this process %s)",
+			         gfp_human_size(h, own));
+		}
+		size_row("live", live, mine);
+		static const char *const rows[] = {"free", "min_free", "reserved"};
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			if (number(&st, rows[i], &v))
+				size_row(rows[i], v, "");
+		if (number(&st, "waiting", &v))
+			printf("%-10s %10lld\n", "waiting", v);
+	}
+	if (number(&st, "allocated", &v) && v >= 0)
+		size_row("allocated", v, "(jemalloc's count, the shim's own blocks too)");
+	if (number(&st, "resident", &v) && v >= 0)
+		size_row("resident", v, "(jemalloc's)");
+	json_free(&st);
+	return fflush(stdout) == 0 ? 0 : EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------------------
+ * Requests
+ * ---------------------------------------------------------------------- */
 
 /* why[]: what was wrong with a directory that was looked in, if anything. */
 static int connect_to(pid_t pid, char *path, size_t n, char *why, size_t wn)
@@ -98,6 +299,28 @@ static int connect_to(pid_t pid, char *path, size_t n, char *why, size_t wn)
 	return -1;
 }
 
+/* The error lines of a reply, each said by gfp-ctl: who answered, and
+ * that the shim in it wrote the rest. */
+static void relay_errors(long pid, const char *reply)
+{
+	const char *name = process_name(pid);
+	for (const char *line = reply; *line;) {
+		const char *eol = strchr(line, '\n');
+		int len = eol ? (int)(eol - line) : (int)strlen(line);
+		const char *prefix[] = {GFP_CTL_REFUSED, GFP_CTL_ERROR};
+		for (size_t i = 0; i < 2; i++)
+			if (!strncmp(line, prefix[i], strlen(prefix[i]))) {
+				len -= (int)strlen(prefix[i]);
+				line += strlen(prefix[i]);
+				break;
+			}
+		tool_error("pid %ld%s refused: gfpshim: %.*s", pid, name, len, line);
+		if (!eol)
+			break;
+		line = eol + 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -106,6 +329,12 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "--version"))
 		return tool_version();
+	if (argc >= 2 && !strcmp(argv[1], "--list"))
+		return argc == 2 ? list() : tool_usage_error("--list takes no argument");
+	/* --json before the pid too, as options go */
+	bool json = argc >= 2 && !strcmp(argv[1], "--json");
+	if (json)
+		argv++, argc--;
 	if (argc >= 2 && argv[1][0] == '-' && argv[1][1] && !isdigit((unsigned char)argv[1][1]))
 		return tool_usage_error("unknown option '%s'", argv[1]);
 	long pid = 0;
@@ -114,10 +343,15 @@ int main(int argc, char **argv)
 		return tool_usage_error("%s", why_bad);
 	const char *cmd = argv[2];
 	bool is_set = !strcmp(cmd, "set");
-	/* One request line: the command and its arguments, set's joined by ';'. */
+	if (json && strcmp(cmd, "status") != 0)
+		return tool_usage_error("--json goes with status (get, set and report print as "
+		                        "they are)");
+	bool human = !strcmp(cmd, "status") && argc == 3 && !json;
+	/* One request line: the command and its arguments, set's joined by ';'
+	 * (status --json is gfp-ctl's: the process always answers bytes). */
 	static char req[64 * 1024];
 	size_t len = (size_t)snprintf(req, sizeof(req), "%s", cmd);
-	for (int i = 3; i < argc && len < sizeof(req); i++)
+	for (int i = 3; i < argc && len < sizeof(req) && strcmp(cmd, "status"); i++)
 		len += (size_t)snprintf(req + len, sizeof(req) - len, "%s%s", i == 3 ? " " : ";",
 		                        argv[i]);
 	if (len >= sizeof(req) - 1 || strchr(req, '\n')) {
@@ -142,35 +376,39 @@ int main(int argc, char **argv)
 	bool sent = gfp_write_all(fd, req, len);
 	int send_errno = errno;
 	shutdown(fd, SHUT_WR);
-	/* The reply: copied through, an "error:" one to stderr; its first line
-	 * (kept whole, however the reads split it) decides the exit status. */
-	static char buf[1 << 16];
-	char head[512];
-	size_t hl = 0;
-	bool first = true, error = false;
+	/* The whole reply: its first line decides where it goes and the exit
+	 * status. */
+	char *reply = NULL;
+	size_t got = 0, cap = 0;
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR)) {
-		if (n < 0)
-			continue;
-		size_t take = (size_t)n < sizeof(head) - 1 - hl ? (size_t)n : sizeof(head) - 1 - hl;
-		memcpy(head + hl, buf, take);
-		hl += take;
-		first = false;
-		error = ctl_reply_is_error(head, hl);
-		fwrite(buf, 1, (size_t)n, error ? stderr : stdout);
-	}
-	head[hl] = '\0';
-	char *eol = strchr(head, '\n');
-	if (eol)
-		*eol = '\0';
+	do {
+		if (cap - got < 4096)
+			reply = xrealloc(reply, cap = cap ? 2 * cap : 1 << 16);
+		n = read(fd, reply + got, cap - got - 1);
+		got += n > 0 ? (size_t)n : 0;
+	} while (n > 0 || (n < 0 && errno == EINTR));
 	close(fd);
-	if (first && !sent) {
+	reply[got] = '\0';
+	if (!got && !sent) {
 		tool_error("cannot send to %s: %s", path, strerror(send_errno));
+		free(reply);
 		return EXIT_USAGE;
 	}
-	if (first) {
-		tool_error("process %ld closed the connection without a reply", pid);
+	if (!got) {
+		tool_error("process %ld%s closed the connection without a reply", pid,
+		           process_name(pid));
+		free(reply);
 		return 1;
 	}
-	return ctl_reply_status(head, is_set);
+	char head[512];
+	snprintf(head, sizeof(head), "%.*s", (int)strcspn(reply, "\n"), reply);
+	int status = ctl_reply_status(head, is_set);
+	if (ctl_reply_is_error(reply, got))
+		relay_errors(pid, reply);
+	else if (human)
+		status = print_status(pid, reply, got);
+	else if (fwrite(reply, 1, got, stdout) != got || fflush(stdout) != 0)
+		status = EXIT_USAGE;
+	free(reply);
+	return status;
 }

@@ -29,11 +29,11 @@ ctl_read ready
 # Parse errors: 125, the parser's message.
 gctl_expect 125 "$CTL_PID" set fail.probabilty=1
 expect_contains "unknown key" "$TMP/gctl.err" \
-	"^error: gfp-ctl set: unknown key 'fail.probabilty' \(did you mean 'fail.probability'\?\)"
+	"refused: gfpshim: gfp-ctl set: unknown key 'fail.probabilty' \(did you mean 'fail.probability'\?\)"
 gctl_expect 125 "$CTL_PID" set fail.probability=2
-expect_contains "probability 2" "$TMP/gctl.err" "^error: .*fail\.probability"
+expect_contains "probability 2" "$TMP/gctl.err" "refused: gfpshim: .*fail\.probability"
 gctl_expect 125 "$CTL_PID" set fail.times=many
-expect_contains "fail.times=many" "$TMP/gctl.err" "^error: .*fail\.times"
+expect_contains "fail.times=many" "$TMP/gctl.err" "refused: gfpshim: .*fail\.times"
 unchanged "after parse errors"
 
 # Several keys, one of them bad: none applied.
@@ -41,15 +41,15 @@ gctl_expect 125 "$CTL_PID" set fail.probability=1 fail.times=3 wait=5ms stat=tot
 expect_contains "one unknown key among good ones" "$TMP/gctl.err" "did you mean 'stats'"
 unchanged "after fail.probability=1 fail.times=3 wait=5ms stat=totals"
 gctl_expect 125 "$CTL_PID" 'set' 'fail.probability=1;wait=5ms;oom=sometimes'
-expect_contains "one bad value among good ones" "$TMP/gctl.err" "^error: .*oom"
+expect_contains "one bad value among good ones" "$TMP/gctl.err" "refused: gfpshim: .*oom"
 unchanged "after fail.probability=1;wait=5ms;oom=sometimes"
 # Every bad key is named, not only the last.
 gctl_expect 125 "$CTL_PID" set 'fail.nth=2;bogus=1;oom=x'
-expect_contains "two errors: bogus" "$TMP/gctl.err" "^error: gfp-ctl set: unknown key 'bogus'"
-expect_contains "two errors: oom" "$TMP/gctl.err" "^error: .*oom"
+expect_contains "two errors: bogus" "$TMP/gctl.err" "refused: gfpshim: gfp-ctl set: unknown key 'bogus'"
+expect_contains "two errors: oom" "$TMP/gctl.err" "refused: gfpshim: .*oom"
 # Contradictions are bad values, as at start-up.
 gctl_expect 125 "$CTL_PID" set min_free=1M
-expect_contains "min_free without a limit" "$TMP/gctl.err" "^error: gfp-ctl set: min_free needs a limit"
+expect_contains "min_free without a limit" "$TMP/gctl.err" "refused: gfpshim: gfp-ctl set: min_free needs a limit"
 gctl_expect 125 "$CTL_PID" set fail.probability=1 fail.min=1K fail.max=10
 expect_contains "fail.min above fail.max" "$TMP/gctl.err" "fail\.min is above fail\.max"
 # A value in the parser's words is no refusal: 125 still.
@@ -68,13 +68,13 @@ gctl_expect 0 "$CTL_PID" get
 grep -v '^rules=' "$TMP/gctl.out" | cmp -s - "$TMP/policy.before" ||
 	fail "get, set and get again differ: $(grep -v '^rules=' "$TMP/gctl.out" | diff "$TMP/policy.before" -)"
 gctl_expect 1 "$CTL_PID" set 'rules=sym:* => NOFS'
-expect_contains "rules" "$TMP/gctl.err" "^error: not applied at run time: rules cannot change"
+expect_contains "rules" "$TMP/gctl.err" "refused: gfpshim: not applied at run time: rules cannot change"
 gctl_expect 0 "$CTL_PID" set fail.probability=0
 
 # Keys that cannot change at run time: 1, the reason.
 for kv in limit=64M stats=totals reserve.mode=tokens reserve.thread=64K ctl=0; do
 	gctl_expect 1 "$CTL_PID" set fail.probability=1 wait=5ms "$kv"
-	expect_contains "$kv" "$TMP/gctl.err" "^error: not applied at run time: ${kv%%[.=]*}"
+	expect_contains "$kv" "$TMP/gctl.err" "refused: gfpshim: not applied at run time: ${kv%%[.=]*}"
 	[ ! -s "$TMP/gctl.out" ] || fail "$kv: something on stdout: $(cat "$TMP/gctl.out")"
 done
 note "refused: $(cat "$TMP/gctl.err")"
@@ -105,9 +105,9 @@ ctl_end
 ctl_start lim 'ctl=1;limit=64M' server -w 1
 ctl_read ready
 gctl_expect 1 "$CTL_PID" set limit=0 fail.probability=1
-expect_contains "limit=0" "$TMP/gctl.err" "^error: not applied at run time: limit= .*turned on or off"
+expect_contains "limit=0" "$TMP/gctl.err" "refused: gfpshim: not applied at run time: limit= .*turned on or off"
 gctl_expect 125 "$CTL_PID" set limit=1K
-expect_contains "limit=1K" "$TMP/gctl.err" "^error: gfp-ctl set: limit below 64K"
+expect_contains "limit=1K" "$TMP/gctl.err" "refused: gfpshim: gfp-ctl set: limit below 64K"
 expect_get limit 67108864
 expect_get fail.probability 0
 gctl_expect 0 "$CTL_PID" set limit=32M

@@ -19,7 +19,7 @@ bad=
 for i in $(seq 10); do
 	gctl "$CTL_PID" set fail.probability=1
 	echo "try $i: exit $GCTL_RC: $(tr '\n' ' ' <"$TMP/gctl.err")" >>"$TMP/tries"
-	[ "$GCTL_RC" = 1 ] && grep -q '^error: refused: only uid 65534 may control this process' \
+	[ "$GCTL_RC" = 1 ] && grep -q 'refused: gfpshim: only uid 65534 may control this process' \
 		"$TMP/gctl.err" || bad=1
 done
 ctl_cmd 'run 200'

@@ -8,9 +8,7 @@ driven with COMP_WORDS/COMP_CWORD/COMP_LINE as bash sets them (split at '='
 outside quotes), and three lines are completed by a real interactive bash
 in a pty."""
 import os
-import pty
 import re
-import select
 import shlex
 import subprocess
 import sys
@@ -77,7 +75,7 @@ cases = [
     ("_gfp_sweep", "gfp-sweep --mode ", ["gfp-sweep", "--mode", ""], ["sites", "nth"]),
     ("_gfp_sweep", "gfp-sweep --mo", ["gfp-sweep", "--mo"], ["--mode"]),
     ("_gfp_report", "gfp-report me", ["gfp-report", "me"], ["merge"]),
-    ("_gfp_ctl", "gfp-ctl 12 ", ["gfp-ctl", "12", ""], ["get", "set", "report"]),
+    ("_gfp_ctl", "gfp-ctl 12 ", ["gfp-ctl", "12", ""], ["get", "set", "report", "status"]),
     ("_gfp_ctl", "gfp-ctl 12 get fail.si", ["gfp-ctl", "12", "get", "fail.si"],
      [k for k in keys if k.startswith("fail.si")]),
     ("_gfp_ctl", "gfp-ctl 12 set oom=", ["gfp-ctl", "12", "set", "oom", "="],
@@ -129,47 +127,20 @@ for tool in tools.TOOLS:
 ctl = option_replies["gfp-ctl "]
 check("gfp-ctl: the listening process and the options",
       str(server.pid) in ctl and {"--help", "--version"} <= set(ctl)
-      and all(r.isdigit() or r in ("--help", "--version") for r in ctl), f"{ctl}")
+      and all(r.isdigit() or r in ("--help", "--version", "--list", "--json") for r in ctl),
+      f"{ctl}")
 check("gfp-run -- pytho", "python3" in option_replies["gfp-run -- pytho"],
       f"{option_replies['gfp-run -- pytho']}")
 
 
 def readline_completes(lines):
     """What an interactive bash makes of each line and a TAB."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execvpe("bash", ["bash", "--norc", "--noprofile", "-i"],
-                   dict(os.environ, PS1="$ ", TERM="dumb", PATH=os.environ["PATH"]))
-    out = b""
-
-    def wait_for(pattern, timeout=10):
-        nonlocal out
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            m = re.search(pattern, out)
-            if m:
-                out = out[m.end():]
-                return m
-            if select.select([fd], [], [], 0.1)[0]:
-                try:
-                    out += os.read(fd, 65536)
-                except OSError:
-                    break
-        return None
-
-    os.write(fd, f"source {shlex.quote(main)}; echo sourced@@\n".encode())
-    wait_for(rb"\nsourced@@")
     got = []
-    for line in lines:
-        time.sleep(0.2)
-        os.write(fd, line.encode() + b"\t")
-        time.sleep(0.5)
-        # To the line's start, then print it as it stands.
-        os.write(fd, b"\x01echo \"<\x05>\"\n")
-        m = wait_for(rb"(?m)^<(.*)>\r?$")
-        got.append(m.group(1).decode() if m else None)
-    os.write(fd, b"exit\n")
-    os.waitpid(pid, 0)
+    with tools.Bash(main, os.environ) as sh:
+        for line in lines:
+            time.sleep(0.2)
+            sh.type(line + "\t", 0.5)
+            got.append(sh.line())
     return got
 
 

@@ -81,6 +81,7 @@ r = json.load(open(sys.argv[1]))
 assert r["findings"], "no finding"
 for g in r["findings"] + [p for f in r["findings"] for p in f["call_paths"]]:
     argv = shlex.split(g["reproducer"])
+    argv = argv[argv.index("&&") + 1:] if argv[:2] == ["cd", "--"] else argv
     assert argv[0] == sys.argv[2], f"reproducer runs {argv[0]!r}, not {sys.argv[2]!r}"' \
 		"$TMP/$where.json" "$run" || fail "$where gfp-sweep's reproducers"
 done

@@ -2,8 +2,13 @@
 running them with their output parsed."""
 import json
 import os
+import pty
 import re
+import select
+import shlex
+import signal
 import subprocess
+import time
 
 BUILD = os.environ["BUILD"]
 SRC = os.environ["SRC"]
@@ -144,3 +149,50 @@ def accepts(tool, option):
         if "unknown option" not in err:
             return True
     return False
+
+
+class Bash:
+    """An interactive bash in a pty, a completion file sourced: what readline
+    makes of the keys typed to it. Killed at the end of a with block."""
+
+    def __init__(self, completion, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execvpe("bash", ["bash", "--norc", "--noprofile", "-i"],
+                       dict(env, PS1="$ ", TERM="dumb"))
+        self.out = b""
+        self.type(f"source {shlex.quote(completion)}; echo sourced@@\n")
+        self.read_until(rb"\nsourced@@")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+
+    def type(self, keys, pause=0.0):
+        os.write(self.fd, keys.encode())
+        time.sleep(pause)
+
+    def read_until(self, pattern, timeout=10):
+        """The match of pattern in what bash printed, what came before it
+        consumed; None after timeout seconds."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            m = re.search(pattern, self.out)
+            if m:
+                self.out = self.out[m.end():]
+                return m
+            if select.select([self.fd], [], [], 0.1)[0]:
+                try:
+                    self.out += os.read(self.fd, 65536)
+                except OSError:
+                    break
+        return None
+
+    def line(self):
+        """The line being edited, as it stands (echoed; then it is run)."""
+        self.type("\x01echo \"<\x05>\"\n")  # to the line's start, then print it
+        m = self.read_until(rb"(?m)^<(.*)>\r?$")
+        return m.group(1).decode() if m else None

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <malloc.h>
 #include <new>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "gfpshim.h"
 
@@ -61,6 +63,15 @@ void walk_gfp_calloc() { void *p = gfp_calloc(2, 10, GFP_NOFS); touch(p); free(p
 void walk_gfp_realloc() { void *p = gfp_realloc(nullptr, 10, GFP_KERNEL); touch(p); free(gfp_realloc(p, 100, GFP_NOIO)); }
 void walk_gfp_aligned_alloc() { void *p = gfp_aligned_alloc(64, 10, GFP_KERNEL); touch(p); free(p); }
 void walk_gfp_reserve() { if (gfp_reserve(4096, GFP_KERNEL) == 0) gfp_unreserve(); }
+// The mapping calls count the program's anonymous private mappings.
+const int RW = PROT_READ | PROT_WRITE, ANON = MAP_PRIVATE | MAP_ANONYMOUS;
+void *map(size_t n, int prot) { void *p = mmap(nullptr, n, prot, ANON, -1, 0); if (p == MAP_FAILED) std::abort(); return p; }
+void walk_mmap() { munmap(map(4096, RW), 4096); }
+void walk_mremap() { void *p = mremap(map(4096, RW), 4096, 8192, MREMAP_MAYMOVE); if (p == MAP_FAILED) std::abort(); munmap(p, 8192); }
+void walk_mprotect() { void *p = map(4096, PROT_NONE); if (mprotect(p, 4096, RW)) std::abort(); munmap(p, 4096); }
+void walk_munmap() { if (munmap(map(4096, RW), 4096)) std::abort(); }
+void walk_brk() { void *b = sbrk(0); if (brk(static_cast<char *>(b) + 4096) || brk(b)) std::abort(); }
+void walk_sbrk() { if (sbrk(4096) == reinterpret_cast<void *>(-1) || sbrk(-4096) == reinterpret_cast<void *>(-1)) std::abort(); }
 } // namespace
 
 /* walk_entries [ROUNDS]: the walk ROUNDS times (default 1), so that every

@@ -63,7 +63,7 @@ o = json.load(open(sys.argv[1]))["outcomes"]
 print("outcomes:" + "".join(f" {k} {v}" for k, v in o.items() if v))' "$TMP/whole.json")
 expect_eq "outcome line" "$want" "$(grep '^outcomes:' "$TMP/out")"
 expect_contains "findings with reproducers" "$TMP/out" \
-	"reproduce \([a-zA-Z ]+\): [^ ]*gfp-run --no-follow --policy 'junk=64K;fail\.site="
+	"reproduce \([a-zA-Z ]+\): (cd -- [^ ]+ && )?[^ ]*gfp-run --no-follow --policy 'junk=64K;fail\.site="
 expect_contains "inline chain of the example" "$TMP/out" \
 	'^    make_title inventory\.c:[0-9]+ < main inventory\.c:[0-9]+ \(inventory\+0x[0-9a-f]+\)$'
 

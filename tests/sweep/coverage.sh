@@ -91,7 +91,7 @@ for name, budget in (("sites40", 40), ("sites20", 20)):
 # --policy, then the point.
 for g in load("sites40")["findings"]:
     if not g["policy"].startswith("junk=64K;glibc_warn=1;fail.site=") or \
-            not re.match(r"\S*gfp-run --no-follow --policy "
+            not re.match(r"(cd -- \S+ && )?\S*gfp-run --no-follow --policy "
                          + re.escape(f"'{g['policy']}' -- "), g["reproducer"]):
         bad.append(f"sites40: finding policy {g['policy']!r}, reproducer {g['reproducer']!r}")
 if bad:

@@ -73,7 +73,7 @@ for case, fd in zip(cases, fs):
     for part in ("the failed allocation:\n", weird):
         if part not in text:
             bad.append(f"{want}: no {part!r} in the failure text")
-    if not re.search(r"reproduce \(confirmed\): \S*gfp-run --no-follow --policy 'junk=64K;", text):
+    if not re.search(r"reproduce \(confirmed\): (cd -- \S+ && )?\S*gfp-run --no-follow --policy 'junk=64K;", text):
         bad.append(f"{want}: no reproducer in the failure text")
     if fd["outcome"] == "crash" and "the crash:\n" not in text:
         bad.append(f"{want}: a crash without its backtrace")

@@ -1,6 +1,6 @@
 /*
  * console.c - the result on the terminal, and what every report shares:
- * finding groups, the command line and the reproducer.
+ * the command line and the reproducer, the findings.
  */
 #include <limits.h>
 #include <signal.h>
@@ -161,17 +161,33 @@ static bool shell_names(char **env)
 	return true;
 }
 
-/* The run's command with what it depends on: the whole policy, and a
- * campaign target's environment. A name no shell assignment takes (any
- * byte but '=' is allowed) goes to env(1), each NAME=VALUE one quoted
- * word, so that its bytes reach the program and never the terminal. */
-void reproducer(FILE *f, const struct run *r)
+/* The directory the runs ran in: the sweep's, which it never leaves; ""
+ * when it has no name (removed, or too deep for getcwd). */
+const char *run_dir(void)
+{
+	static char *dir;
+	if (!dir) {
+		dir = getcwd(NULL, 0);
+		if (!dir)
+			dir = "";
+	}
+	return dir;
+}
+
+/* reproducer's words; with exec, the command exec'd by the shell (after
+ * the cd and any assignments), so that the run's end is the shell's. */
+static void print_reproducer(FILE *f, const struct run *r, bool exec)
 {
 	char pol[4096];
 	full_policy(r, pol, sizeof(pol));
+	if (run_dir()[0]) {
+		fputs("cd -- ", f);
+		text_shell_quote(f, run_dir());
+		fputs(" && ", f);
+	}
 	bool assign = shell_names(opt.env);
 	if (!assign)
-		fputs("env -- ", f);
+		fputs(exec ? "exec env -- " : "env -- ", f);
 	for (char **e = opt.env; e && *e; e++) {
 		size_t n = strcspn(*e, "=");
 		if (assign) {
@@ -181,12 +197,30 @@ void reproducer(FILE *f, const struct run *r)
 			text_shell_quote(f, *e);
 		fputc(' ', f);
 	}
+	if (assign && exec)
+		fputs("exec ", f);
 	text_shell_quote(f, gfp_run_path());
 	/* As the sweep did: failures in the program's own process only. */
 	fprintf(f, "%s --policy ", opt.follow ? "" : " --no-follow");
 	text_shell_quote(f, pol);
 	fprintf(f, " -- ");
 	command_line(f);
+}
+
+/* The run's command with what it depends on: the directory it ran in (a
+ * program reads its directory without naming it: ls, git, make; and
+ * "./prog", "-f script" name files relative to it), the whole policy, and
+ * a campaign target's environment. A name no shell assignment takes (any
+ * byte but '=' is allowed) goes to env(1), each NAME=VALUE one quoted
+ * word, so that its bytes reach the program and never the terminal. */
+void reproducer(FILE *f, const struct run *r)
+{
+	print_reproducer(f, r, false);
+}
+
+void reproducer_exec(FILE *f, const struct run *r)
+{
+	print_reproducer(f, r, true);
 }
 
 /* ------------------------------------------------------------------------
@@ -208,15 +242,20 @@ void finding_counts(FILE *f, const struct finding *fd)
 	plural(f, fd->count, "run");
 }
 
-/* The failed allocation's caller, "make_title inventory.c:98", else the
- * site. */
+/* The failed allocation's caller as a title names a frame (frame_title:
+ * "make_title inventory.c:98", the program's own line where a library's
+ * code is inlined into it). */
 void path_words(FILE *f, const struct run *r)
 {
 	struct caller c;
-	if (run_caller(r, &c))
-		frame_words(f, &c.fr);
-	else
+	char title[600];
+	if (!run_caller(r, &c))
 		fprintf(f, "(no injection record)");
+	else if (c.fr.info) {
+		frame_title(c.fr.info, title, sizeof(title));
+		fputs(title, f);
+	} else
+		frame_words(f, &c.fr);
 }
 
 /* One line per finding, and what each class of them means. */
@@ -356,4 +395,5 @@ void print_results(const struct finding *fs, size_t nfs, const size_t *counts)
 	for (size_t f = 0; f < nfs; f++)
 		print_finding(fs, f);
 	print_abort_sites();
+	frame_names_hint(stdout);
 }

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "symbolize.h"
 #include "sweep.h"
 
 /* ------------------------------------------------------------------------
@@ -363,10 +364,17 @@ void crash_signal(const struct run *r, char *out, size_t n)
 		snprintf(out, n, "exit %d", r->status);
 }
 
-void state_text(FILE *f, const struct state *st)
+void state_text(FILE *f, const struct state *st, bool shown)
 {
-	for (size_t i = 0; i < st->n; i++)
-		fprintf(f, "%s%s", i ? " < " : "", st->name[i]);
+	for (size_t i = 0; i < st->n; i++) {
+		char name[SYM_SHORT_LONGEST + 8];
+		size_t len = 0;
+		name[0] = '\0';
+		/* the key keeps whole names; people read them as the console cuts them */
+		if (shown)
+			sym_short_name(st->name[i], name, sizeof(name), &len);
+		fprintf(f, "%s%s", i ? " < " : "", shown ? name : st->name[i]);
+	}
 }
 
 /* The silent key: "silent: SHAPE" with the skeletons of the first line lost
@@ -427,7 +435,7 @@ static void key_of(FILE *f, const struct run *r, bool display)
 		}
 		if (run_state(r, &st)) {
 			fprintf(f, " in ");
-			state_text(f, &st);
+			state_text(f, &st, display);
 			return;
 		}
 		/* No backtrace to tell bugs apart by: one finding per failed

@@ -114,6 +114,7 @@ static bool parse_frame(const char *line, size_t len, bool return_address, struc
 	snprintf(fr->off, sizeof(fr->off), "%s", field[1]);
 	snprintf(fr->sym, sizeof(fr->sym), "%s", field[2]);
 	const struct frame_info *fi = name_frame((size_t)mod, fr->off, fr->sym, return_address);
+	sym_symbol_text(field[2], fr->sym, sizeof(fr->sym), &(size_t){0}); /* demangled */
 	if (fi->located)
 		snprintf(fr->src, sizeof(fr->src), "%.*s", (int)sizeof(fr->src) - 1, fi->desc);
 	fr->path = fi->path;

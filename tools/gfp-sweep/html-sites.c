@@ -15,7 +15,7 @@ const char *site_key(const struct run *r)
 }
 
 /* A frame's function for the table: its innermost (inlined) function,
- * else its symbol without the offset, else its offset. */
+ * else its symbol without the offset, else its module+offset. */
 static void function_of(const struct frame *fr, char *out, size_t n)
 {
 	if (fr->func)
@@ -23,7 +23,7 @@ static void function_of(const struct frame *fr, char *out, size_t n)
 	else if (fr->sym[0])
 		snprintf(out, n, "%.*s", (int)strcspn(fr->sym, "+"), fr->sym);
 	else
-		snprintf(out, n, "%s", fr->off);
+		snprintf(out, n, "%s+%s", fr->mod, fr->off);
 }
 
 /* Function, file:line (the file's base name; path the whole) and module. */

@@ -110,26 +110,25 @@ static const char *program_name(void)
 	return slash ? slash + 1 : opt.argv[0];
 }
 
-/* Where CI shows a finding: the first frame of its state with a source
- * line (the program's first), else its first call path's caller. */
-static bool finding_place(const struct run *r, struct frame *out)
+/* Where CI shows a finding: the place a title names (frame_title_place:
+ * the program's own source line) of its state's first frame that has one,
+ * the program's first; else of its first call path's caller. */
+static const struct sym_place *finding_place(const struct run *r)
 {
 	struct state st;
-	if (run_state(r, &st)) {
+	const struct sym_place *p;
+	if (run_state(r, &st))
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = 0; i < st.n; i++)
-				if (st.frame[i].file && st.frame[i].line > 0 &&
-				    (pass || st.prog[i])) {
-					*out = st.frame[i];
-					return true;
-				}
-	}
+				if ((pass || st.prog[i]) && st.frame[i].info &&
+				    (p = frame_title_place(st.frame[i].info)) && p->file &&
+				    p->line > 0)
+					return p;
 	struct caller c;
-	if (run_caller(r, &c) && c.fr.file && c.fr.line > 0) {
-		*out = c.fr;
-		return true;
-	}
-	return false;
+	if (run_caller(r, &c) && c.fr.info && (p = frame_title_place(c.fr.info)) && p->file &&
+	    p->line > 0)
+		return p;
+	return NULL;
 }
 
 /* What a failure's text says: the class and what it means, the first
@@ -181,7 +180,6 @@ static void finding_case(FILE *f, const struct finding *fs, size_t fi, const cha
 {
 	const struct run *r = &runs[fs[fi].first];
 	struct membuf m;
-	struct frame place;
 	double seconds = 0;
 	for (size_t i = 0; i < nruns; i++)
 		if (runs[i].finding == (long)fi)
@@ -192,10 +190,11 @@ static void finding_case(FILE *f, const struct finding *fs, size_t fi, const cha
 	finding_title(mem_open(&m), r);
 	mem_flush(&m, f, true);
 	fprintf(f, "\"");
-	if (finding_place(r, &place)) {
+	const struct sym_place *place = finding_place(r);
+	if (place) {
 		fprintf(f, " file=\"");
-		esc(f, place.file, true);
-		fprintf(f, "\" line=\"%d\"", place.line);
+		esc(f, place->file, true);
+		fprintf(f, "\" line=\"%d\"", place->line);
 	}
 	fprintf(f, " time=\"%.3f\">\n      <failure message=\"", seconds);
 	failure_message(mem_open(&m), &fs[fi]);

@@ -268,19 +268,9 @@ static void start_run(void *arg)
 	_exit(127);
 }
 
-/* Starts PROG with the extra policy under a keeper (keeper.c), whose pid
- * it returns: the keeper ends as the run ended, once nothing the run
- * started is alive. Its stdout, stderr, log and records go to files named
- * after idx. */
-pid_t spawn(int idx, const char *policy, bool recording)
+/* A keeper (keeper.c) of a run that start(arg) starts: its pid, tracked. */
+static pid_t start_keeper(void (*start)(void *), void *arg)
 {
-	struct run_start rs;
-	run_paths(idx, "out", rs.out, sizeof(rs.out));
-	run_paths(idx, "err", rs.err, sizeof(rs.err));
-	run_paths(idx, "rec", rs.rec, sizeof(rs.rec));
-	run_paths(idx, "report", rs.rep, sizeof(rs.rep));
-	rs.policy = policy;
-	rs.recording = recording;
 	sigset_t old;
 	stop_signals(SIG_BLOCK, &old);
 	pid_t sweep = getpid();
@@ -296,7 +286,23 @@ pid_t spawn(int idx, const char *policy, bool recording)
 		return pid;
 	}
 	setpgid(0, 0);
-	keeper_run(sweep, &old, start_run, &rs);
+	keeper_run(sweep, &old, start, arg);
+}
+
+/* Starts PROG with the extra policy under a keeper (keeper.c), whose pid
+ * it returns: the keeper ends as the run ended, once nothing the run
+ * started is alive. Its stdout, stderr, log and records go to files named
+ * after idx. */
+pid_t spawn(int idx, const char *policy, bool recording)
+{
+	struct run_start rs;
+	run_paths(idx, "out", rs.out, sizeof(rs.out));
+	run_paths(idx, "err", rs.err, sizeof(rs.err));
+	run_paths(idx, "rec", rs.rec, sizeof(rs.rec));
+	run_paths(idx, "report", rs.rep, sizeof(rs.rep));
+	rs.policy = policy;
+	rs.recording = recording;
+	return start_keeper(start_run, &rs);
 }
 
 struct output read_output(int idx)
@@ -473,20 +479,60 @@ void keep_finished_runs(void)
 	nruns = kept;
 }
 
-/* Re-runs a group's first failure point alone: the reproducer must give
- * the same outcome again. */
+/* What a confirmation starts: the printed reproducer, run by bash (whose
+ * $'...' quoting it may use; bash is essential on Debian) from `dir`, not
+ * the sweep's directory, with no input but what it redirects itself. */
+struct repro_start {
+	char out[PATH_MAX + 16], err[PATH_MAX + 16], rec[PATH_MAX + 16];
+	const char *dir;
+	char *command;
+};
+
+static void start_reproducer(void *arg)
+{
+	struct repro_start *rs = arg;
+	int in = open("/dev/null", O_RDONLY);
+	int o = open(rs->out, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	int e = open(rs->err, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	if (in < 0 || o < 0 || e < 0 || chdir(rs->dir) != 0)
+		_exit(126);
+	dup2(in, 0);
+	dup2(o, 1);
+	dup2(e, 2);
+	/* Where the run's records and log go, as for every run; the policy
+	 * and whose failures they are, the reproducer's gfp-run says. */
+	setenv("GFP_RECORD", rs->rec, 1);
+	setenv("GFP_LOG", rs->err, 1);
+	unsetenv("GFP_REPORT");
+	unsetenv("GFP_POLICY");
+	unsetenv("GFP_INJECT_PID");
+	execl("/bin/bash", "bash", "-c", rs->command, (char *)NULL);
+	_exit(127);
+}
+
+/* Runs a group's printed reproducer from another directory (/, else the
+ * sweep's own files' when the runs ran in /): it must run there as printed
+ * and give the same outcome again. */
 bool confirm(const struct run *r, int idx)
 {
-	char pol[512];
-	policy_of(r, pol, sizeof(pol));
+	struct repro_start rs;
+	run_paths(idx, "out", rs.out, sizeof(rs.out));
+	run_paths(idx, "err", rs.err, sizeof(rs.err));
+	run_paths(idx, "rec", rs.rec, sizeof(rs.rec));
+	rs.dir = strcmp(run_dir(), "/") != 0 ? "/" : opt.tmp;
+	struct membuf m;
+	reproducer_exec(mem_open(&m), r);
+	fclose(m.f);
+	rs.command = m.buf;
 	struct output rec_out = read_output(0);
 	struct run again = *r;
 	double t0 = now();
-	pid_t pid = spawn(idx, pol, false);
+	pid_t pid = start_keeper(start_reproducer, &rs);
 	bool to;
 	int st = wait_run(pid, t0, run_timeout(), &to);
 	if (!stop_signal)
 		classify(&again, idx, st, to, &rec_out);
 	free(rec_out.text);
+	free(m.buf);
 	return !stop_signal && again.outcome == r->outcome;
 }

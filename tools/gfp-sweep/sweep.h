@@ -146,7 +146,8 @@ struct finding {
 };
 
 /* One frame of a run's backtrace (a line of frames_of's output), taken
- * apart: sym is the recorded symbol ("" without one); src its source line
+ * apart: sym is the recorded symbol, demangled and cut as the console
+ * shows names ("" without one); src its source line
  * from its module's debug information, "func file:line" with the chain of
  * inlined callers ("inner a.c:3 < outer a.c:9"), or "". The rest is where
  * the module was and what it names, from frame.c, valid until gfp-sweep
@@ -275,6 +276,11 @@ void print_evidence(FILE *f, const struct evidence *ev, const char *indent);
 void command_line(FILE *f);
 void full_policy(const struct run *r, char *out, size_t n);
 void reproducer(FILE *f, const struct run *r);
+/* The reproducer as confirm() runs it through bash: the same words, the
+ * command exec'd (its signal is then the run's); run_dir() is the
+ * directory of the runs, "" when unknown. */
+void reproducer_exec(FILE *f, const struct run *r);
+const char *run_dir(void);
 void print_results(const struct finding *fs, size_t nfs, const size_t *counts);
 /* "2 call paths, 5 runs" */
 void finding_counts(FILE *f, const struct finding *fd);
@@ -298,7 +304,9 @@ struct state {
 };
 /* false (st->n 0) for a run with no backtrace, or no crash or hang */
 bool run_state(const struct run *r, struct state *st);
-void state_text(FILE *f, const struct state *st);
+/* The state's names, "f < g < h": whole (a key's), or as the console cuts
+ * them (shown). */
+void state_text(FILE *f, const struct state *st, bool shown);
 /* s with each run of digits as "#" and each run of blanks as one space,
  * trimmed: how keys compare lines. */
 void alike_text(char *out, size_t n, const char *s);

@@ -41,9 +41,14 @@ struct frame_info {
 	const char *path, *build_id; /* recorded, else the file's that named it; NULL */
 	bool located;                /* loc is valid */
 	struct sym_loc loc;
-	char function[256]; /* loc's innermost, else the symbol table's; "" */
-	/* How the frame reads: loc's chain "f a.c:1 < g b.c:2", else the
-	 * recorded symbol, else the symbol table's "f+0x1c"; "" for none. */
+	/* loc's innermost function, else the symbol table's: the whole name,
+	 * demangled (symbolize.h); "" for none, never NULL. It lives as long
+	 * as loc's strings (frame_read_json: as long as o). */
+	const char *function;
+	/* How the frame reads on the console: loc's chain "f a.c:1 < g b.c:2",
+	 * else the recorded symbol, else the symbol table's "f+0x1c", names
+	 * demangled and long ones cut (sym_short_name); "" for none: a frame
+	 * without a name reads module+offset. */
 	char desc[1024];
 };
 
@@ -55,6 +60,28 @@ bool frame_read_json(const struct jval *o, bool return_address, struct frame_inf
 void frame_info_free(struct frame_info *fi);
 /* "    DESC (module+offset)" or "    module+offset", and a newline. */
 void frame_print(FILE *f, const struct frame_info *fi);
+
+/* What a title (a finding's heading, a JUnit test's name) calls the frame:
+ * the innermost place of its inline chain that is the program's own
+ * source rather than a library header inlined into it (sym_library_file:
+ * a std::vector's allocate inlined into ns::Shelf::stock is the stock
+ * line), as "function file:line", the function as sym_short_name cuts it,
+ * the file by basename; true. False when it has no such place: a frame
+ * all in library headers (an out-of-line std:: template) reads as its
+ * outermost function there, one without a source line "DESC
+ * (module+offset)" or "module+offset" (a stripped module: never a bare
+ * offset). out is always written, cut to n. */
+bool frame_title(const struct frame_info *fi, char *out, size_t n);
+/* The place frame_title names, for its file and line (a JUnit testcase's
+ * file= and line=), the function whole; NULL when it returns false. */
+const struct sym_place *frame_title_place(const struct frame_info *fi);
+
+/* Once per module, on one line of f: which modules had frames that no
+ * debug information, symbol table or record named (frame_resolve), and
+ * how to get their names: the Debian package's -dbgsym (dpkg-query -S
+ * finds the package), -g for a file of no package, DEBUGINFOD_URLS.
+ * Nothing when every module it saw had names, or was named before. */
+void frame_names_hint(FILE *f);
 /* {"module","path","build_id","offset","function","file","line",
  * "inlined_into":[{"function","file","line"}...],"symbol"}, null where
  * unknown. */
