@@ -142,7 +142,7 @@ struct finding {
 	size_t paths;   /* the distinct failed allocations (injection sites) */
 	bool rerun;     /* its first run was re-run (not when the sweep was stopped) */
 	bool confirmed; /* ... and gave the same outcome again */
-	char key[512];
+	char key[1024]; /* a state of four whole C++ names fits */
 };
 
 /* One frame of a run's backtrace (a line of frames_of's output), taken
