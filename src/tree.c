@@ -293,11 +293,23 @@ void tree_reserved_add(int64_t delta)
 	tree_add64(&tree_seg->reserved, delta);
 }
 
+/* Robust: a member killed while it held the lock leaves nothing half done
+ * that matters (the sums are atomics), so the next owner goes on. */
+static bool taken(int r)
+{
+	if (r == EOWNERDEAD)
+		pthread_mutex_consistent(&tree_seg->lock);
+	return r == 0 || r == EOWNERDEAD;
+}
+
+bool tree_trylock(void)
+{
+	return taken(pthread_mutex_trylock(&tree_seg->lock));
+}
+
 bool tree_lock(void)
 {
-	/* Robust: a member killed while it held the lock leaves nothing half
-	 * done that matters (the sums are atomics), so the next owner goes on.
-	 * One stopped while it held it (SIGSTOP, a frozen cgroup) would stop
+	/* One stopped while it held it (SIGSTOP, a frozen cgroup) would stop
 	 * the whole tree: after TREE_LOCK_MS the decision is made without it,
 	 * which at worst lets two members take the same last bytes. */
 	int r = pthread_mutex_trylock(&tree_seg->lock);
@@ -307,9 +319,7 @@ bool tree_lock(void)
 		until.tv_sec += TREE_LOCK_MS / 1000;
 		r = pthread_mutex_timedlock(&tree_seg->lock, &until);
 	}
-	if (r == EOWNERDEAD)
-		pthread_mutex_consistent(&tree_seg->lock);
-	if (r == 0 || r == EOWNERDEAD)
+	if (taken(r))
 		return true;
 	static bool told;
 	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))

@@ -68,6 +68,9 @@ void tree_reserved_add(int64_t delta);
  * goes on without it, and does not unlock. */
 bool tree_lock(void);
 void tree_unlock(void);
+/* The same for a request that may not block (NOWAIT, ATOMIC): false at
+ * once while another member (or thread) holds it. */
+bool tree_trylock(void);
 /* Another member changed the limit (gfp-ctl set): the process takes it
  * (budget_init); never under the budget's lock. */
 void tree_sync(void);
