@@ -6,9 +6,11 @@
 #define GFP_KSWAPD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "policy.h"
+#include "gfpshim.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -26,6 +28,15 @@ void kswapd_watermarks(int64_t *wake, int64_t *high);
 void kswapd_atfork_prepare(void);
 void kswapd_atfork_parent(void);
 void kswapd_atfork_child(void);
+
+/* The slow path's entry and each of its rounds (wake_all_kswapds): wakes
+ * the thread unless the budget is balanced (live bytes under the high
+ * watermark) or the thread is hopeless. A request without
+ * __GFP_KSWAPD_RECLAIM wakes nothing. Holds no lock of the shim. */
+void kswapd_wake_all(gfp_t f);
+/* A round of direct reclaim freed `freed` bytes: a thread that gave up
+ * (hopeless) is woken again from now on (shrink_node). */
+void kswapd_direct_reclaimed(size_t freed);
 
 /* vmstat.c: after /proc/vmstat's allocstall, pgsteal_kswapd, pageoutrun. */
 struct gfp_vmstat {

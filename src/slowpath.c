@@ -86,6 +86,7 @@ static size_t slow_reclaim(struct gfp_slow *s)
 	 * limit=cgroup they are in the cgroup's usage. */
 	size_t freed = reclaim_run(s->req->gfp, want, s->req->why == GFP_WHY_REAL || gfp_cgroup_on);
 	cgroup_after_reclaim();
+	kswapd_direct_reclaimed(freed);
 	return freed;
 }
 
@@ -114,7 +115,9 @@ struct loop {
 
 static void op_round_begin(void *c)
 {
-	((struct loop *)c)->gen = budget_free_gen();
+	struct loop *l = c;
+	l->gen = budget_free_gen();
+	kswapd_wake_all(l->s->req->gfp); /* the slow path's retry: label */
 }
 
 static size_t op_reclaim(void *c)
@@ -205,6 +208,7 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 		canary_misuse(sp, in_reclaim, gfp_scope_nofail_waits(f, gfp_tls.scope));
 	struct gfp_retry_in in = retry_in(sp, f, in_reclaim);
 	const char *why;
+	kswapd_wake_all(f); /* wake_all_kswapds, before anything may fail */
 	if (gfp_slow_entry(&in, &why) == GFP_RETRY_FAIL)
 		return nopage(sp, why);
 
