@@ -447,9 +447,16 @@ bool budget_direct_charge(struct gfp_req *req, gfp_t f)
 	if (near && !req->ctx_resolved)
 		f = context_resolve(req);
 	budget_look_around(near);
-	if (gfp_tree_on)
+	if (gfp_tree_on) {
 		tree_sync();
-	exact_enter();
+		/* Whether it may wait for the tree's lock. */
+		if (!req->ctx_resolved)
+			f = context_resolve(req);
+	}
+	if (!exact_enter(f)) {
+		req->why = GFP_WHY_BUDGET;
+		return false;
+	}
 	if (!exact_only && budget_clearly_fits(bytes)) {
 		direct_add(bytes);
 		exact_leave();
