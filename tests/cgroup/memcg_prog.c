@@ -8,6 +8,8 @@
  *       with gfp_malloc(FLAGS) until their share of MAX is taken or a
  *       request gets NULL; one JSON line: {"total":..,"nulls":..} (nulls:
  *       the threads that got NULL)
+ *   memcg_prog fillwait FLAGS CHUNK MAX [THREADS]
+ *       the same, then waits for a line (or the end) on stdin and exits 0
  *   memcg_prog hold BYTES
  *       takes BYTES (1 MiB at a time, plain malloc), prints {"ready":BYTES},
  *       then waits for a line (or the end) on stdin and exits 0
@@ -17,6 +19,7 @@
  * bad arguments, 1 when hold cannot take its bytes.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +54,8 @@ int main(int argc, char **argv)
 	/* stdio's buffer now: a full budget leaves no room for it later. */
 	static char out[4096];
 	setvbuf(stdout, out, _IOLBF, sizeof(out));
-	if ((argc == 5 || argc == 6) && strcmp(argv[1], "fill") == 0) {
+	bool wait = argc > 1 && strcmp(argv[1], "fillwait") == 0;
+	if ((argc == 5 || argc == 6) && (wait || strcmp(argv[1], "fill") == 0)) {
 		unsigned threads = argc == 6 ? (unsigned)atoi(argv[5]) : 1;
 		chunk = strtoull(argv[3], NULL, 0);
 		flags = sp_parse_flags(argv[2]); /* exits 2 on an unknown name */
@@ -70,6 +74,9 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		printf("{\"total\":%llu,\"nulls\":%llu}\n", (unsigned long long)total,
 		       (unsigned long long)nulls);
+		char line[16];
+		if (wait)
+			(void)!read(0, line, sizeof(line));
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "hold") == 0) {

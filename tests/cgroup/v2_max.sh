@@ -10,7 +10,8 @@
 #    plain NOFAIL under oom=kill meets the OOM kill first;
 #  * ATOMIC is charged past it too (a memcg has no reserve: __GFP_HIGH is
 #    forced), NOWAIT fails at once without a round of reclaim.
-# memory_events in the report count what each met. (On the old code NOFS
+# memory_events in the report count what each met, and gfp-ctl's report
+# shows them while the process runs. (On the old code NOFS
 # looped for ever under a budget and NOFAIL|RETRY_MAYFAIL too; and the old
 # code read no GFP_TEST_CGROUP.)
 source "$TESTS/lib.sh"
@@ -50,3 +51,29 @@ v2_run nowait 'limit=cgroup' "$MEMCG_PROG" fill NOWAIT 4096 $((20 * MiB))
 [ "$STATUS" = 0 ] || { show nowait; fail "NOWAIT: status $STATUS"; }
 check nowait "o['nulls'] == 1 and o['total'] <= $((16 * MiB))" "NOWAIT gets NULL at memory.max"
 check nowait "r['memory_events']['max'] == 0 and r['vmstat']['allocstall'] == 0" "NOWAIT reclaims nothing"
+
+# gfp-ctl's report shows the same counters while the process runs.
+export XDG_RUNTIME_DIR=$TMP/xdg
+mkdir -m 0700 "$XDG_RUNTIME_DIR" || fail "mkdir $XDG_RUNTIME_DIR"
+mkfifo "$TMP/ctl.in"
+(exec env LD_PRELOAD="$SHIM" GFP_TEST_CGROUP="$CG" GFP_POLICY='limit=cgroup;ctl=1' GFP_LOG="$TMP/ctl.log" \
+	"$MEMCG_PROG" fillwait 'KERNEL|RETRY_MAYFAIL' 65536 $((32 * MiB))) <"$TMP/ctl.in" >"$TMP/ctl.out" 2>&1 &
+pid=$!
+exec {ctl_in}>"$TMP/ctl.in"
+for ((i = 0; i < 400; i++)); do
+	grep -q total "$TMP/ctl.out" && break
+	kill -0 $pid 2>/dev/null || { show ctl; fail "the gfp-ctl target ended"; }
+	sleep 0.05
+done
+rc=0
+timeout -s KILL 20 "$BUILD/tools/gfp-ctl" $pid report >"$TMP/ctl.json" 2>"$TMP/ctl.err" || rc=$?
+exec {ctl_in}>&-
+wait $pid || fail "the gfp-ctl target exited $?"
+[ "$rc" = 0 ] || { cat "$TMP/ctl.err" >&2; fail "gfp-ctl report: status $rc"; }
+python3 - "$TMP/ctl.json" <<'PY' || fail "gfp-ctl report (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["memory_events"]
+print(f"# gfp-ctl report: memory_events {e} memory_high {d['memory_high']}")
+assert e["max"] >= 1 and e["oom"] == 0 and e["high"] == 0, e
+PY
