@@ -182,3 +182,19 @@ bounded() {
 	shift
 	python3 -c "$_GFP_REAPER_PY" --deadline "$secs" -- "$@"
 }
+
+# lines_after FILE ERE: the lines of FILE after its first line matching ERE,
+# up to the shim's next message ("gfpshim: warning|error|info:"): the frames
+# of a report. Matched as grep -E does, in bash: awk -v would first read the
+# escapes in ERE, each awk its own way.
+lines_after() {
+	local line on=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		if [ "$on" = 1 ]; then
+			[[ $line =~ ^gfpshim:\ (warning|error|info): ]] && break
+			printf '%s\n' "$line"
+		elif [[ $line =~ $2 ]]; then
+			on=1
+		fi
+	done <"$1"
+}

@@ -31,8 +31,7 @@ done
 expect_eq "canaries in 600 ms with canary.burst=10 (default)" 10 "$n"
 expect_eq "FUNC of the canary line" "$CALLER " "$funcs"
 # The frames follow the first canary line and name the calling function.
-awk -v re="$re" 'f && /^gfpshim: (warning|error|info):/ {exit} f {print} $0 ~ re {f=1}' \
-	"$TMP/rounds.log" >"$TMP/frames"
+lines_after "$TMP/rounds.log" "$re" >"$TMP/frames"
 expect_contains "frame of the caller after the canary" "$TMP/frames" "$FRAME$CALLER\\+0x[0-9a-f]+ \\([^ ]*sp_case\\+0x[0-9a-f]+\\)"
 
 # canary.burst=2: two canaries only.
