@@ -10,7 +10,9 @@ set -u
 # every signal cannot escape either, until none is left. Its exit status is
 # the command's (128+N for a signal N), 124 when the deadline passed, 128+N
 # when stopped by signal N.
-#   reaper [--deadline SECS] [--say-leftovers] -- CMD...
+# It runs outside the shim: LD_PRELOAD, if set, is passed with --preload
+# and set again for CMD alone.
+#   reaper [--deadline SECS] [--say-leftovers] [--preload VALUE] -- CMD...
 read -r -d '' _GFP_REAPER_PY <<'PY' || true
 import ctypes, os, signal, sys, time
 
@@ -24,6 +26,9 @@ while args and args[0] != "--":
     elif args[0] == "--say-leftovers":
         say_left = True
         args = args[1:]
+    elif args[0] == "--preload":
+        os.environ["LD_PRELOAD"] = args[1]
+        args = args[2:]
     else:
         sys.exit("reaper: unknown option " + args[0])
 argv = args[1:]
@@ -131,7 +136,10 @@ PY
 if [ -z "${GFPTEST_REAPED:-}" ] && [ "${BASH_SOURCE[1]:-}" = "$0" ] && [ -f "$0" ] &&
 	command -v python3 >/dev/null 2>&1; then
 	export GFPTEST_REAPED=1
-	exec python3 -c "$_GFP_REAPER_PY" --say-leftovers -- bash "$0" "$@"
+	_gfp_pre=()
+	[ -z "${LD_PRELOAD+set}" ] || _gfp_pre=(--preload "$LD_PRELOAD")
+	unset LD_PRELOAD
+	exec python3 -c "$_GFP_REAPER_PY" --say-leftovers "${_gfp_pre[@]}" -- bash "$0" "$@"
 fi
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gfptest.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -176,11 +184,16 @@ expect_contains() {
 # bounded SECS CMD...: runs CMD for at most SECS seconds; then it and every
 # process it started (orphans, other sessions, processes that block every
 # signal) are killed with SIGKILL and the status is 124, as timeout(1)'s.
-# What CMD leaves running when it ends is killed too.
+# What CMD leaves running when it ends is killed too. LD_PRELOAD=$SHIM
+# bounded ... preloads the shim into CMD, not into the reaper.
 bounded() {
-	local secs=$1
+	local secs=$1 pre=()
 	shift
-	python3 -c "$_GFP_REAPER_PY" --deadline "$secs" -- "$@"
+	[ -z "${LD_PRELOAD+set}" ] || pre=(--preload "$LD_PRELOAD")
+	(
+		unset LD_PRELOAD # not even a program between: it would run under the shim
+		exec python3 -c "$_GFP_REAPER_PY" --deadline "$secs" "${pre[@]}" -- "$@"
+	)
 }
 
 # lines_after FILE ERE: the lines of FILE after its first line matching ERE,

@@ -60,6 +60,8 @@ expect_eq "status 77 (skip)" 77 "$rc"
 expect_eq "stdin" "from stdin" "$(echo "from stdin" | bounded 60 cat)"
 expect_eq "descriptor 3" "to fd 3" "$(bounded 60 bash -c 'echo "to fd 3" >&3' 3>&1 >/dev/null)"
 expect_eq "SIGPIPE as usual (Python ignores it)" "y" "$(bounded 60 bash -c 'yes | head -n 1')"
+expect_eq "LD_PRELOAD reaches the command (not the reaper)" "$SHIM" \
+	"$(LD_PRELOAD=$SHIM bounded 60 printenv LD_PRELOAD)"
 
 # 4. A whole test that leaves processes behind (its own process group
 #    left, every signal blocked): after it ends they are gone.
