@@ -28,9 +28,9 @@ one() {
 	for mode in plain shim; do
 		rc=0
 		if [ $mode = shim ]; then
-			LD_PRELOAD=$SHIM timeout -k 5 20 "$exe" shim >"$TMP/$label.$mode" 2>&1 || rc=$?
+			LD_PRELOAD=$SHIM bounded 20 "$exe" shim >"$TMP/$label.$mode" 2>&1 || rc=$?
 		else
-			timeout -k 5 20 "$exe" plain >"$TMP/$label.$mode" 2>&1 || rc=$?
+			bounded 20 "$exe" plain >"$TMP/$label.$mode" 2>&1 || rc=$?
 		fi
 		[ "$rc" = 0 ] && grep -q '^0 failure(s)$' "$TMP/$label.$mode" ||
 			BAD="$BAD
