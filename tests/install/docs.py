@@ -8,9 +8,9 @@
                   file that exists, and its #anchor to a heading there
   docs.py pages   each tool's page lists every option of its --help usage
                   and every exit status its --help gives; doc/environment.md
-                  every variable src/ reads and gfpshim(7) lists; no
-                  document, test or gfp-report source cites a document
-                  users do not have
+                  every variable src/ reads and gfpshim(7) lists; every
+                  table row has its header's cells; no document, test or
+                  gfp-report source cites a document users do not have
 """
 import glob
 import os
@@ -154,6 +154,20 @@ def pages():
           f"not in its table: {sorted(read - listed)}")
     check("doc/environment.md: the variables gfpshim(7) lists", in_man and in_man <= listed,
           f"not in its table: {sorted(in_man - listed)}")
+
+    # A table row with an unescaped '|' in a cell (a code span's too, on
+    # GitHub) has a cell more than its header: the table breaks.
+    for path in md_files():
+        cols = None
+        for i, line in enumerate(prose(open(path, encoding="utf-8").read()), 1):
+            if not line.startswith("|"):
+                cols = None
+                continue
+            cells = len(re.split(r"(?<!\\)\|", line)) - 2
+            if cols is None:
+                cols = cells
+            check(f"{rel(path)}:{i}: table row", cells == cols,
+                  f"{cells} cells, its header {cols} (a '|' to escape?)")
 
     # Documents users have: no internal design notes, no issue numbers (the
     # history is in git log). tests/torture and src/ are not held to it yet.
