@@ -1,5 +1,5 @@
 #!/bin/bash
-# Frame names (issue 17 point 4): a frame is named only by a function symbol
+# Frame names (doc/injection.md): a frame is named only by a function symbol
 # whose size covers its address, else it reads as module+offset and matches
 # no fail.sym / fail.reject.sym / GFP_RULES sym: glob. libinjnames.so has no
 # .symtab, so its static hidden_alloc, 8 KiB past the start of the exported

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The public header in every language standard (issue 17 point 5): a program
+# The public header in every language standard (doc/api.md): a program
 # using all of its calls compiles with -Wall -Wextra -Wpedantic -Werror as
 # C89, C99, C11, C17 and C2x (ISO and GNU dialects) and as C++98 to C++20,
 # with gcc/g++ and with clang/clang++ when installed, and each build runs

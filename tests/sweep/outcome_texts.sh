@@ -2,7 +2,7 @@
 # Each outcome's definition reads the same wherever it is given: the JSON's
 # "definitions" are gfp-sweep --help's, the console's line for each class of
 # finding, the HTML legend's, the JUnit failure text's and the passing
-# testcase's, and the README's and gfp-sweep(1)'s word for word.
+# testcase's, and doc/gfp-sweep.md's and gfp-sweep(1)'s word for word.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/sweep/findprog
@@ -13,12 +13,12 @@ st=$?
 [ "$st" = 1 ] || { cat "$TMP/m.err" >&2; fail "exit status $st, 1 expected"; }
 "$SWEEP" --help >"$TMP/help.txt" || fail "--help failed"
 
-PYTHONPATH=$TESTS/sweep /usr/bin/python3 - "$TMP" "$SRC/README.md" "$SRC/doc/gfp-sweep.1.in" <<'PY' ||
+PYTHONPATH=$TESTS/sweep /usr/bin/python3 - "$TMP" "$SRC/doc/gfp-sweep.md" "$SRC/doc/gfp-sweep.1.in" <<'PY' ||
 import html, json, re, sys
 import xml.etree.ElementTree as ET
 from html_driver import parse
 
-tmp, readme, man = sys.argv[1:4]
+tmp, page, man = sys.argv[1:4]
 flat = lambda s: " ".join(s.split())
 run = json.load(open(f"{tmp}/m.json", encoding="utf-8"))
 defs = run.get("definitions") or {}
@@ -32,13 +32,13 @@ got = dict(re.findall(r"^  (\w+) +((?:.*\n?)(?:^ {13}.*\n?)*)", helptext, re.M))
 if {k: flat(v) for k, v in got.items()} != defs:
     bad.append(f"--help says {got}")
 
-# README: "* `NAME`: TEXT"; the man page: ".B NAME" then TEXT.
-text = flat(open(readme, encoding="utf-8").read())
+# doc/gfp-sweep.md: "* `NAME`: TEXT"; the man page: ".B NAME" then TEXT.
+text = flat(open(page, encoding="utf-8").read())
 roff = open(man, encoding="utf-8").read()
 roff = flat(re.sub(r"\\f[BIRP]|\\&|\\\(dq", "", roff).replace("\\-", "-"))
 for o, d in defs.items():
     if f"* `{o}`: {d}" not in text:
-        bad.append(f"README.md does not define {o} as: {d}")
+        bad.append(f"doc/gfp-sweep.md does not define {o} as: {d}")
     if f".TP .B {o} {d}" not in roff:
         bad.append(f"gfp-sweep(1) does not define {o} as: {d}")
 
