@@ -1,8 +1,8 @@
 /*
- * docgen.c - fills the man pages and the bash completion with what the
- * code knows, so that they cannot drift from it: every policy key from
- * src/keys.def (an X-macro, as config.c includes it), every flag name from
- * flags.c, and the version.
+ * docgen.c - fills the man pages, doc/policy.md and the bash completion with
+ * what the code knows, so that they cannot drift from it: every policy key
+ * from src/keys.def (an X-macro, as config.c includes it), every flag name
+ * from flags.c, and the version.
  *
  *   docgen TEMPLATE OUTPUT
  *
@@ -10,10 +10,16 @@
  * that is only a marker replaced by what it names:
  *   @KEYS_ROFF@    every key as a roff .TP paragraph
  *   @FLAGS_ROFF@   the base contexts and modifiers, described
+ *   @KEYS_MD@      every key as a row of a markdown table
+ *   @FLAGS_MD@     the base contexts and modifiers, as markdown tables
+ *   @ROLES_MD@     the keys by what they make the shim see of a call
  *   @KEYS_BASH@    _gfp_keys (the names) and _gfp_key_values (name -> values)
  *   @FLAGS_BASH@   _gfp_flags (the names)
  * A flag flags.c names that FLAG_HELP below does not describe, or the other
- * way round, stops the build.
+ * way round, stops the build; so does a ROLE that ROLE_HELP does not.
+ *
+ * doc/policy.md is made from doc/policy.md.in and committed, so that it
+ * reads on the web; tests/install/policy_md.sh fails when it is stale.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +209,23 @@ static void print_bound(FILE *o, const struct key_row *k, long long v)
 		fprintf(o, "%lld", v);
 }
 
+/* A bounded key's range, after `from` ("A to B") or, with no upper bound,
+ * after `at_least` ("A"); nothing for the other keys. */
+static void print_range(FILE *o, const struct key_row *k, const char *from, const char *at_least)
+{
+	bool bounded =
+	    !strcmp(k->type, "COUNT") || !strcmp(k->type, "SIZE") || !strcmp(k->type, "MS");
+	if (bounded && k->max != INT64_MAX) {
+		fprintf(o, "%s", from);
+		print_bound(o, k, k->min);
+		fprintf(o, " to ");
+		print_bound(o, k, k->max);
+	} else if (bounded && k->min > 0) {
+		fprintf(o, "%s", at_least);
+		print_bound(o, k, k->min);
+	}
+}
+
 static void keys_roff(FILE *o)
 {
 	for (size_t i = 0; i < NKEYS; i++) {
@@ -213,17 +236,16 @@ static void keys_roff(FILE *o)
 		roff_text(o, k->help);
 		fprintf(o, ".\n.br\nDefault: ");
 		roff_text(o, *k->def ? k->def : "empty");
-		bool bounded =
-		    !strcmp(k->type, "COUNT") || !strcmp(k->type, "SIZE") || !strcmp(k->type, "MS");
-		if (bounded && k->max != INT64_MAX) {
-			fprintf(o, "; from ");
-			print_bound(o, k, k->min);
-			fprintf(o, " to ");
-			print_bound(o, k, k->max);
-		} else if (bounded && k->min > 0) {
-			fprintf(o, "; at least ");
-			print_bound(o, k, k->min);
-		}
+		print_range(o, k, "; from ", "; at least ");
+		fprintf(o, ".\n");
+	}
+}
+
+static void roff_flags(FILE *o, const struct flag_help *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o, ".TP\n.B %s\n", h[i].name);
+		roff_text(o, h[i].help);
 		fprintf(o, ".\n");
 	}
 }
@@ -232,16 +254,145 @@ static void keys_roff(FILE *o)
 static void flags_roff(FILE *o)
 {
 	fprintf(o, "Base contexts (at most one; none means KERNEL):\n");
-	for (size_t i = 0; i < NBASES; i++) {
-		fprintf(o, ".TP\n.B %s\n", base_help[i].name);
-		roff_text(o, base_help[i].help);
-		fprintf(o, ".\n");
-	}
+	roff_flags(o, base_help, NBASES);
 	fprintf(o, ".PP\nModifiers (any number):\n");
-	for (size_t i = 0; i < NMODIFIERS; i++) {
-		fprintf(o, ".TP\n.B %s\n", modifier_help[i].name);
-		roff_text(o, modifier_help[i].help);
-		fprintf(o, ".\n");
+	roff_flags(o, modifier_help, NMODIFIERS);
+}
+
+/* ------------------------------------------------------------------------
+ * markdown
+ * ---------------------------------------------------------------------- */
+
+/* Whether a word of help text is code: it holds a character markdown
+ * would read (emphasis, a table cell's end, a tag) or that marks a name
+ * (a key=, a path, MALLOC_CHECK_). Set in backticks, it needs no escape
+ * but the table's pipe. */
+static bool md_code_word(const char *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strchr("_*=/<>|[]\\`", w[i]))
+			return true;
+	return false;
+}
+
+/* A code span's text in a table cell: its pipes escaped (GitHub reads a
+ * cell's end before the code span). */
+static void md_code(FILE *o, const char *s, size_t n)
+{
+	fputc('`', o);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '|')
+			fputc('\\', o);
+		fputc(s[i], o);
+	}
+	fputc('`', o);
+}
+
+/* Help text for a table cell: each word that md_code_word calls code in
+ * backticks, without the punctuation around it. */
+static void md_text(FILE *o, const char *s)
+{
+	while (*s) {
+		size_t sp = strspn(s, " ");
+		fwrite(s, 1, sp, o);
+		s += sp;
+		size_t n = strcspn(s, " ");
+		if (!n)
+			continue;
+		size_t lead = strspn(s, "(\"'"), end = n;
+		while (end > lead && strchr(".,;:)\"'", s[end - 1]))
+			end--;
+		if (end > lead && md_code_word(s + lead, end - lead)) {
+			fwrite(s, 1, lead, o);
+			md_code(o, s + lead, end - lead);
+			fwrite(s + end, 1, n - end, o);
+		} else {
+			fwrite(s, 1, n, o);
+		}
+		s += n;
+	}
+}
+
+static void keys_md(FILE *o)
+{
+	fprintf(o, "| key | value | default | meaning |\n|---|---|---|---|\n");
+	for (size_t i = 0; i < NKEYS; i++) {
+		const struct key_row *k = &keys[i];
+		const char *v = value_word(k);
+		fprintf(o, "| `%s` | ", k->name);
+		md_code(o, v, strlen(v));
+		print_range(o, k, ", ", ", at least ");
+		fprintf(o, " | ");
+		if (*k->def)
+			md_code(o, k->def, strlen(k->def));
+		else
+			fprintf(o, "empty");
+		fprintf(o, " | ");
+		md_text(o, k->help);
+		fprintf(o, " |\n");
+	}
+}
+
+static void md_flags(FILE *o, const struct flag_help *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o, "| `%s` | ", h[i].name);
+		md_text(o, h[i].help);
+		fprintf(o, " |\n");
+	}
+}
+
+static void flags_md(FILE *o)
+{
+	fprintf(o, "Base contexts (at most one; none means `KERNEL`):\n\n"
+	           "| context | meaning |\n|---|---|\n");
+	md_flags(o, base_help, NBASES);
+	fprintf(o, "\nModifiers (any number):\n\n| modifier | meaning |\n|---|---|\n");
+	md_flags(o, modifier_help, NMODIFIERS);
+}
+
+/* The ROLE column of keys.def, in words (keys.def's own comment says the
+ * same). */
+static const struct flag_help role_help[] = {
+    {"SPEAK", "nothing of a call: messages and ids"},
+    {"CONTROL", "nothing yet, but a policy may come later (gfp-ctl set)"},
+    {"COUNT", "every call, to count it"},
+    {"SHAPE", "failing requests: what they do under pressure"},
+    {"BUDGET", "every call's size"},
+    {"RESERVE", "every call of a thread, whose frees top its reserve up"},
+    {"FILL", "every block an allocation hands out"},
+    {"INJECT", "every allocation, once one of them arms injection"},
+};
+#define NROLES (sizeof(role_help) / sizeof(role_help[0]))
+
+static bool roles_agree(void)
+{
+	bool ok = true;
+	for (size_t i = 0; i < NKEYS; i++)
+		if (!help_of(role_help, NROLES, keys[i].role)) {
+			fprintf(stderr,
+			        "docgen: error: keys.def gives %s the role %s: describe it in "
+			        "doc/docgen.c\n",
+			        keys[i].name, keys[i].role);
+			ok = false;
+		}
+	return ok;
+}
+
+static void roles_md(FILE *o)
+{
+	fprintf(o, "| role | the shim must see | keys |\n|---|---|---|\n");
+	for (size_t r = 0; r < NROLES; r++) {
+		fprintf(o, "| %s | ", role_help[r].name);
+		md_text(o, role_help[r].help);
+		fprintf(o, " |");
+		const char *sep = " ";
+		for (size_t i = 0; i < NKEYS; i++)
+			if (!strcmp(keys[i].role, role_help[r].name)) {
+				fprintf(o, "%s`%s`", sep, keys[i].name);
+				sep = ", ";
+			}
+		fprintf(o, " |\n");
 	}
 }
 
@@ -298,7 +449,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	find_flags();
-	if (!flags_agree())
+	if (!flags_agree() || !roles_agree())
 		return 1;
 	FILE *in = fopen(argv[1], "r");
 	FILE *o = in ? fopen(argv[2], "w") : NULL;
@@ -316,6 +467,12 @@ int main(int argc, char **argv)
 			keys_bash(o);
 		else if (!strcmp(line, "@FLAGS_BASH@\n"))
 			flags_bash(o);
+		else if (!strcmp(line, "@KEYS_MD@\n"))
+			keys_md(o);
+		else if (!strcmp(line, "@FLAGS_MD@\n"))
+			flags_md(o);
+		else if (!strcmp(line, "@ROLES_MD@\n"))
+			roles_md(o);
 		else
 			for (char *p = line, *v; *p; p = v + strlen("@VERSION@")) {
 				v = strstr(p, "@VERSION@");

@@ -321,13 +321,24 @@ int64_t budget_process_live(void)
  * ---------------------------------------------------------------------- */
 
 /* The lock of a decision near the watermark; in a tree the tree's too, so
- * that two members cannot both take the last bytes. */
+ * that two members cannot both take the last bytes. A request of context
+ * `f` that may not block (NOWAIT, ATOMIC) only tries the tree's, and is
+ * refused (false) while another member holds it; any other takes it before
+ * exact_lock, so that its wait (up to 2 s) holds up no thread of this
+ * process. */
 static bool tree_locked; /* under exact_lock */
 
-static void exact_enter(void)
+static bool exact_enter(gfp_t f)
 {
+	bool blocks = f & GFP_DIRECT_RECLAIM_BIT;
+	bool tree = gfp_tree_on && blocks && tree_lock();
 	gfp_lock(&exact_lock);
-	tree_locked = gfp_tree_on && tree_lock();
+	if (gfp_tree_on && !blocks && !(tree = tree_trylock())) {
+		gfp_unlock(&exact_lock);
+		return false;
+	}
+	tree_locked = tree;
+	return true;
 }
 
 static void exact_leave(void)
@@ -373,7 +384,10 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	budget_look_around(true);
 	if (gfp_tree_on)
 		tree_sync(); /* a limit another member set: before the lock */
-	exact_enter();
+	if (!exact_enter(f)) {
+		req->why = GFP_WHY_BUDGET;
+		return NULL;
+	}
 	if (t && t->allocp)
 		budget_fold(t, own_live(t));
 	/* Far from the watermark a large request needs no exact count: the
@@ -433,9 +447,16 @@ bool budget_direct_charge(struct gfp_req *req, gfp_t f)
 	if (near && !req->ctx_resolved)
 		f = context_resolve(req);
 	budget_look_around(near);
-	if (gfp_tree_on)
+	if (gfp_tree_on) {
 		tree_sync();
-	exact_enter();
+		/* Whether it may wait for the tree's lock. */
+		if (!req->ctx_resolved)
+			f = context_resolve(req);
+	}
+	if (!exact_enter(f)) {
+		req->why = GFP_WHY_BUDGET;
+		return false;
+	}
 	if (!exact_only && budget_clearly_fits(bytes)) {
 		direct_add(bytes);
 		exact_leave();
@@ -489,7 +510,10 @@ void budget_direct_atfork_child(int64_t live)
 int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
 {
 	int ok = -1;
-	exact_enter();
+	if (!exact_enter(f)) {
+		req->why = GFP_WHY_BUDGET;
+		return -1;
+	}
 	/* Far from the watermark the estimate's slack covers every allowance
 	 * still held; nearer, they are taken back (see budget_attempt). */
 	if (!budget_clearly_fits((int64_t)req->size))
@@ -509,7 +533,7 @@ int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
  * now, without waiting; returns what it took. */
 int64_t budget_reserve_upto(int64_t *left, int64_t want)
 {
-	exact_enter();
+	exact_enter(GFP_KERNEL);
 	int64_t room = budget_watermark(GFP_KERNEL) - decision_live();
 	int64_t take = want - *left;
 	if (take > room)
@@ -527,7 +551,7 @@ int64_t budget_reserve_upto(int64_t *left, int64_t want)
 /* Gives back what is left of a reservation: `*left` becomes 0. */
 void budget_unreserve(int64_t *left)
 {
-	exact_enter();
+	exact_enter(GFP_KERNEL);
 	reserved_add(-*left);
 	*left = 0;
 	exact_leave();

@@ -1,39 +1,55 @@
 /*
  * cgroup.c - limit=cgroup: the budget follows the memory cgroup the process
- * is in, so that its requests loop, fail or reach the OOM step before the
- * cgroup's own OOM killer picks a victim.
+ * is in, as the kernel's try_charge_memcg charges it: memory.max is the
+ * hard limit, where requests reclaim, retry and reach the OOM step (a memcg
+ * OOM, oom.c) before the cgroup's own OOM killer picks a victim; memory.high
+ * is a throttle, never a failure: a thread that charged past it reclaims,
+ * then sleeps a penalty that grows with the overage, before its request
+ * returns (mem_cgroup_handle_over_high).
  *
  * The cgroup is found once, at start-up, from /proc/self/cgroup and
  * /proc/self/mountinfo: cgroup v2 when the process's v2 cgroup has the
  * memory controller (memory.max, memory.high, memory.current,
- * memory.events), else the v1 memory hierarchy (memory.limit_in_bytes,
- * memory.usage_in_bytes, memory.failcnt, memory.oom_control). The figures
- * are read only where the budget looks anyway, each rate-limited: near the
- * watermark (once a millisecond at most), at a thread's allowance grant
- * (every 100 ms, or when live bytes moved by an eighth of the room left: a
- * neighbour that grew while this process was far from its watermark is
- * seen before it gets there), after reclaim, and in reports. Never per call. Reading allocates
- * nothing: open, read and close into stack buffers, errno kept.
+ * memory.events, memory.oom.group, memory.low), else the v1 memory
+ * hierarchy (memory.limit_in_bytes, memory.usage_in_bytes, memory.failcnt,
+ * memory.oom_control; v1 has no memory.high). For the tests only,
+ * GFP_TEST_CGROUP names a directory of v2-format files taken as the
+ * process's cgroup v2 instead (one level; never in secure execution). The
+ * figures are read only where the budget looks anyway, each rate-limited:
+ * near the watermark (once a millisecond at most), at a thread's allowance
+ * grant (every 100 ms, or when live bytes moved by an eighth of the room
+ * left: a neighbour that grew while this process was far from its
+ * watermark is seen before it gets there), after reclaim, and in reports.
+ * Never per call. Reading allocates nothing: open, read and close into
+ * stack buffers, errno kept.
  *
  * What the process may hold: at each level from its cgroup up to the
- * hierarchy's mount that has a limit (v2: the lower of memory.max and
- * memory.high, above which the kernel throttles), that limit less what the
- * level uses - other processes, page cache, kernel memory, jemalloc's
- * dirty pages - counting this process's own heap as room. The smallest such
- * room plus the process's own share is the budget's limit. The own share
- * is its live heap bytes, but at most its anonymous resident memory: a
- * block allocated and not touched yet is not in the cgroup's usage, and
- * will be.
+ * hierarchy's mount that has a memory.max, that limit less what the level
+ * uses - other processes, page cache, kernel memory, jemalloc's dirty
+ * pages - counting this process's own heap as room. The smallest such room
+ * plus the process's own share is the budget's limit. The own share is its
+ * live heap bytes, but at most its anonymous resident memory (a block
+ * allocated and not touched yet is not in the cgroup's usage, and will be)
+ * and at most the level's usage. Under limit.scope=tree the members' share
+ * is the tree's: the tree's limit is what the cgroup leaves all of them,
+ * and each member that looks publishes it. memory.high gives the same
+ * figure for its levels: past it (the shared estimate of live bytes
+ * against it), every grant and exact decision adds to the thread's debt.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "cgroup.h"
+#include "kswapd.h"
 
 bool gfp_cgroup_on;
+__thread uint64_t gfp_memcg_over_high __attribute__((tls_model("initial-exec")));
 
 #define CG_PATH   512
 #define CG_LEVELS 8 /* the nearest levels: deeper ancestors are not looked at */
@@ -45,6 +61,13 @@ bool gfp_cgroup_on;
 #define FAR_NS  (100 * 1000000ULL)
 #define NEAR_NS (1000000ULL)
 
+/* mem_cgroup_handle_over_high's constants (mm/memcontrol.c). */
+#define MAX_HIGH_DELAY_MS   2000        /* MEMCG_MAX_HIGH_DELAY_JIFFIES: 2 s */
+#define HIGH_DELAY_MIN_MS   10          /* HZ / 100: a penalty this small is not slept */
+#define CHARGE_BATCH        (64 * 4096) /* MEMCG_CHARGE_BATCH pages: the nominal debt */
+#define RECLAIM_CLUSTER     (32 * 4096) /* SWAP_CLUSTER_MAX pages: a retry's target */
+#define MAX_RECLAIM_RETRIES 16
+
 static struct {
 	int version;           /* 1 or 2 */
 	char dir[CG_PATH];     /* the process's cgroup directory */
@@ -53,6 +76,8 @@ static struct {
 } cg;
 
 static int64_t last_budget;          /* atomic: the last budget read */
+static int64_t high_live;            /* atomic: live bytes past which memory.high is passed */
+static int64_t high_value;           /* atomic: that level's memory.high (the penalty's scale) */
 static uint64_t next_far, next_near; /* atomic: when the next look is due */
 static int refreshing;               /* atomic: one thread reads at a time */
 static int64_t seen_folded;          /* atomic: the estimate of live bytes then */
@@ -71,7 +96,7 @@ static bool read_at(size_t len, const char *name, char *buf, size_t cap)
 		gfp_snprintf(path, sizeof(path), "%.*s/%s", (int)len, cg.dir, name);
 	else
 		gfp_snprintf(path, sizeof(path), "%s", name);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	ssize_t n = -1;
 	if (fd >= 0) {
 		do
@@ -119,15 +144,10 @@ static int64_t keyed(const char *text, const char *key)
 	return -1;
 }
 
-/* One level's limit: v2 the lower of memory.max and memory.high. */
-static int64_t level_limit(size_t len)
+/* One level's hard limit: v2 memory.max, v1 memory.limit_in_bytes. */
+static int64_t level_max(size_t len)
 {
-	if (cg.version == 1)
-		return read_figure(len, "memory.limit_in_bytes");
-	int64_t max = read_figure(len, "memory.max"), high = read_figure(len, "memory.high");
-	if (max < 0)
-		return high;
-	return high >= 0 && high < max ? high : max;
+	return read_figure(len, cg.version == 1 ? "memory.limit_in_bytes" : "memory.max");
 }
 
 static int64_t level_usage(size_t len)
@@ -136,28 +156,44 @@ static int64_t level_usage(size_t len)
 }
 
 struct figures {
-	int64_t limit, usage; /* at the level with the least room */
-	unsigned level;       /* index into cg.len */
-	bool limited;         /* some level has a limit */
+	int64_t limit, usage;     /* memory.max at the level with the least room */
+	unsigned level;           /* index into cg.len */
+	bool limited;             /* some level has a memory.max */
+	int64_t high, high_usage; /* memory.high at the level with the least room; high < 0: none */
 };
+
+/* The budget of a cgroup with a memory.high and no memory.max anywhere:
+ * no hard limit the shim could know of, a throttle all the same. */
+#define NO_MAX_BUDGET ((int64_t)1 << 50)
+
+/* One level's room under `limit` (a limit below 0 or unlimited: none). */
+static void consider(int64_t limit, int64_t usage, int64_t *best, int64_t *l, int64_t *u)
+{
+	if (limit < 0 || limit >= CG_UNLIMITED || usage < 0 || limit - usage >= *best)
+		return;
+	*best = limit - usage;
+	*l = limit;
+	*u = usage;
+}
 
 static bool read_figures(struct figures *f)
 {
-	*f = (struct figures){0};
-	int64_t best = INT64_MAX;
+	*f = (struct figures){.high = -1};
+	int64_t best = INT64_MAX, best_high = INT64_MAX;
 	for (unsigned i = 0; i < cg.levels; i++) {
-		int64_t limit = level_limit(cg.len[i]);
-		if (limit < 0 || limit >= CG_UNLIMITED)
+		int64_t max = level_max(cg.len[i]);
+		int64_t high = cg.version == 2 ? read_figure(cg.len[i], "memory.high") : -1;
+		if ((max < 0 || max >= CG_UNLIMITED) && (high < 0 || high >= CG_UNLIMITED))
 			continue;
-		int64_t usage = level_usage(cg.len[i]);
-		if (usage < 0)
-			continue;
-		if (limit - usage < best) {
-			best = limit - usage;
-			*f = (struct figures){limit, usage, i, true};
+		int64_t usage = level_usage(cg.len[i]), before = best;
+		consider(max, usage, &best, &f->limit, &f->usage);
+		if (best != before) {
+			f->level = i;
+			f->limited = true;
 		}
+		consider(high, usage, &best_high, &f->high, &f->high_usage);
 	}
-	return f->limited;
+	return f->limited || f->high >= 0;
 }
 
 /* Anonymous resident bytes of the process (statm: resident - shared). */
@@ -178,33 +214,56 @@ static int64_t anon_resident(void)
 	return (v[1] - v[2]) * (int64_t)sysconf(_SC_PAGESIZE);
 }
 
-/* The process's own share of the cgroup's usage: see the file head. */
+/* The process's own share of the cgroup's usage (its tree's, under
+ * limit.scope=tree): see the file head. */
 static int64_t own_share(void)
 {
-	int64_t live = budget_live(), anon = anon_resident();
+	int64_t live = budget_process_live(), anon = anon_resident();
 	if (live < 0)
 		live = 0;
-	return live < anon ? live : anon;
+	int64_t own = live < anon ? live : anon;
+	return gfp_tree_on ? own + tree_others_charged() : own;
 }
 
-/* What the cgroup leaves this process: its room plus its own share, less
- * a headroom of 1 % of the limit (256 KiB at least) for what the cgroup
- * charges between two looks without this process asking: page tables,
- * jemalloc's metadata, the kernel's per-CPU charge batches, a neighbour's
- * growth. The budget's own min_free comes on top, as a fraction of what is
- * left to this process. */
-static int64_t budget_from(const struct figures *f, int64_t own)
+/* What a level's `limit` leaves the process: its room plus its own share
+ * (at most the level's usage), less a headroom of 1 % of the limit (256 KiB
+ * at least) for what the cgroup charges between two looks without this
+ * process asking: page tables, jemalloc's metadata, the kernel's per-CPU
+ * charge batches, a neighbour's growth. The budget's own min_free comes on
+ * top, as a fraction of what is left to this process. */
+static int64_t budget_from(int64_t limit, int64_t usage, int64_t own)
 {
-	int64_t headroom = f->limit / 100 > 256 * 1024 ? f->limit / 100 : 256 * 1024;
-	int64_t b = f->limit - f->usage + own - headroom;
+	int64_t headroom = limit / 100 > 256 * 1024 ? limit / 100 : 256 * 1024;
+	if (own > usage)
+		own = usage;
+	int64_t b = limit - usage + own - headroom;
 	return b < 64 * 1024 ? 64 * 1024 : b;
+}
+
+/* memory.high in live bytes, from figures `f` and the own share: none when
+ * it does not come before memory.max. */
+static void high_from(const struct figures *f, int64_t own, int64_t budget)
+{
+	int64_t live = INT64_MAX, value = 0;
+	if (f->high >= 0) {
+		live = budget_from(f->high, f->high_usage, own);
+		value = f->high;
+		if (live >= budget)
+			live = INT64_MAX, value = 0;
+	}
+	__atomic_store_n(&high_value, value, __ATOMIC_RELAXED);
+	__atomic_store_n(&high_live, live, __ATOMIC_RELAXED);
 }
 
 int64_t cgroup_budget_now(void)
 {
 	struct figures f;
-	if (read_figures(&f))
-		__atomic_store_n(&last_budget, budget_from(&f, own_share()), __ATOMIC_RELAXED);
+	if (read_figures(&f)) {
+		int64_t own = own_share();
+		int64_t b = f.limited ? budget_from(f.limit, f.usage, own) : NO_MAX_BUDGET;
+		high_from(&f, own, b);
+		__atomic_store_n(&last_budget, b, __ATOMIC_RELAXED);
+	}
 	return __atomic_load_n(&last_budget, __ATOMIC_RELAXED);
 }
 
@@ -214,7 +273,8 @@ int64_t cgroup_budget_now(void)
 
 /* One look at a time; a change smaller than a batch (a thousandth of the
  * limit) is left alone unless `force`: each change takes every allowance
- * back. */
+ * back. A tree's member publishes the tree's new limit: without the tree's
+ * lock, as it may look from inside a request that must not block. */
 static void refresh(bool force)
 {
 	if (__atomic_exchange_n(&refreshing, 1, __ATOMIC_ACQUIRE))
@@ -223,8 +283,11 @@ static void refresh(bool force)
 	__atomic_store_n(&seen_folded, __atomic_load_n(&gfp_budget.folded, __ATOMIC_RELAXED),
 	                 __ATOMIC_RELAXED);
 	int64_t old = budget_limit(), now = cgroup_budget_now(), d = now - old;
-	if (old && (force || d > gfp_budget.batch || -d > gfp_budget.batch))
+	if (old && (force || d > gfp_budget.batch || -d > gfp_budget.batch)) {
+		if (gfp_tree_on)
+			tree_limit_follow(now);
 		budget_follow_limit(now);
+	}
 	gfp_tls.guard--;
 	__atomic_store_n(&refreshing, 0, __ATOMIC_RELEASE);
 }
@@ -234,6 +297,30 @@ static bool due(uint64_t *when, uint64_t now, uint64_t period)
 	uint64_t t = __atomic_load_n(when, __ATOMIC_RELAXED);
 	return now >= t && __atomic_compare_exchange_n(when, &t, now + period, false,
 	                                               __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* What the shared estimate of live bytes stands past memory.high. */
+static int64_t over_high_est(void)
+{
+	int64_t live = __atomic_load_n(&high_live, __ATOMIC_RELAXED);
+	return live == INT64_MAX ? 0 : budget_estimate() - live;
+}
+
+/* The thread's own live bytes at its last look. */
+static __thread int64_t seen_own __attribute__((tls_model("initial-exec")));
+
+/* try_charge_memcg's done_restock: what the task charged while past
+ * memory.high adds to its debt (memcg_nr_pages_over_high), paid before the
+ * request returns: here, what the thread's live bytes grew by since its
+ * last look (a grant, an exact decision), a batch at least. */
+static void charge_over_high(void)
+{
+	struct gfp_thread *t = gfp_tls.thread;
+	int64_t own = t && t->allocp ? budget_own_live(t) : 0, grew = own - seen_own;
+	seen_own = own;
+	if (unlikely(over_high_est() > 0))
+		gfp_memcg_over_high +=
+		    (uint64_t)(grew > gfp_budget.batch ? grew : gfp_budget.batch);
 }
 
 /* Far from the watermark: every 100 ms, and whenever the estimate of live
@@ -252,6 +339,7 @@ void cgroup_tick(void)
 		moved = -moved;
 	if ((moved > gfp_budget.batch && moved > room / 8) || due(&next_far, gfp_now_ns(), FAR_NS))
 		refresh(false);
+	charge_over_high();
 }
 
 void cgroup_near(void)
@@ -263,6 +351,7 @@ void cgroup_near(void)
 		__atomic_store_n(&next_far, now + FAR_NS, __ATOMIC_RELAXED);
 		refresh(false);
 	}
+	charge_over_high();
 }
 
 /* Reclaim purged jemalloc's dirty pages: the cgroup's usage fell. */
@@ -272,19 +361,157 @@ void cgroup_after_reclaim(void)
 		refresh(true);
 }
 
+void cgroup_direct_reclaimed(const struct gfp_req *req, size_t freed)
+{
+	(void)freed;
+	/* try_charge_memcg raises MEMCG_MAX before each reclaim of a charge
+	 * that may block; a budget of limit=SIZE counts its own limit so. */
+	if (req->why == GFP_WHY_BUDGET)
+		vmstat_memcg_event(GFP_MEMCG_MAX);
+	if (!gfp_cgroup_on)
+		return;
+	refresh(true);
+	/* memory.low breached: reclaimed while at or under its protection
+	 * (mem_cgroup_calculate_protection's MEMCG_LOW). */
+	if (cg.version == 2) {
+		int64_t low = read_figure(cg.len[0], "memory.low");
+		int64_t usage = level_usage(cg.len[0]);
+		if (low > 0 && low < CG_UNLIMITED && usage >= 0 && usage <= low)
+			vmstat_memcg_event(GFP_MEMCG_LOW);
+	}
+}
+
+/* ------------------------------------------------------------------------
+ * memory.high: mem_cgroup_handle_over_high
+ * ---------------------------------------------------------------------- */
+
+uint64_t cgroup_high_delay_ms(int64_t over, int64_t high, uint64_t charged)
+{
+	if (over <= 0 || !charged)
+		return 0;
+	if (high < 4096)
+		high = 4096; /* calculate_overage: a threshold of one page at least */
+	/* calculate_overage and calculate_high_delay: with the overage in
+	 * 2^-20 of memory.high, overage^2 * HZ >> (20 + 14) jiffies, that is
+	 * 2^40 / 2^34 * 1000 = 64000 ms times the overage ratio squared,
+	 * scaled by the task's charge against MEMCG_CHARGE_BATCH. Far past
+	 * memory.high the 2 s cap applies anyway: the ratio is bounded, and
+	 * so is the charge, so that nothing overflows. */
+	double ratio = (double)over / (double)high;
+	if (ratio > 64)
+		ratio = 64;
+	double batches =
+	    (double)(charged < ((uint64_t)1 << 40) ? charged : (uint64_t)1 << 40) / CHARGE_BATCH;
+	double ms = 64000.0 * ratio * ratio * batches;
+	return ms >= MAX_HIGH_DELAY_MS ? MAX_HIGH_DELAY_MS : (uint64_t)ms;
+}
+
+/* What live bytes stand past memory.high now (exact; the tree's under
+ * limit.scope=tree). */
+static int64_t over_high_now(void)
+{
+	int64_t live = __atomic_load_n(&high_live, __ATOMIC_RELAXED);
+	return live == INT64_MAX ? 0 : budget_live() - live;
+}
+
+static void sleep_ms(uint64_t ms)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	t.tv_sec += (time_t)(ms / 1000);
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	/* schedule_timeout_killable: a signal handler runs, the sleep goes on. */
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
+}
+
+void cgroup_handle_over_high(struct gfp_req *req)
+{
+	/* PF_MEMALLOC (a shrinker, a notifier, kswapd) is never throttled; a
+	 * request that may not block keeps the debt for the thread's next one
+	 * that may, as the kernel pays it on the return to user space. */
+	if (gfp_tls.in_reclaim || gfp_tls.guard)
+		return;
+	gfp_t f = req->ctx_resolved ? req->gfp : context_resolve(req);
+	if (!(f & GFP_DIRECT_RECLAIM_BIT))
+		return;
+	uint64_t nr = gfp_memcg_over_high;
+	gfp_memcg_over_high = 0;
+	int saved = errno, cancel;
+	/* malloc is no cancellation point: clock_nanosleep is. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	unsigned retries = MAX_RECLAIM_RETRIES, progress_rounds = 0;
+	bool in_retry = false;
+	for (;;) {
+		/* reclaim_high: only while over memory.high, one event each. */
+		size_t freed = 0;
+		if (over_high_now() > 0) {
+			vmstat_memcg_event(GFP_MEMCG_HIGH);
+			freed = reclaim_run(f, in_retry ? RECLAIM_CLUSTER : (size_t)nr, true);
+			refresh(true);
+		}
+		uint64_t ms = cgroup_high_delay_ms(
+		    over_high_now(), __atomic_load_n(&high_value, __ATOMIC_RELAXED), nr);
+		if (ms <= HIGH_DELAY_MIN_MS)
+			break;
+		/* Reclaim that makes progress is preferred to a sleep; unlike
+		 * the kernel's, its rounds with progress are bounded too. */
+		if ((freed && progress_rounds++ < MAX_RECLAIM_RETRIES) || retries--) {
+			in_retry = true;
+			continue;
+		}
+		uint64_t t0 = gfp_now_ns();
+		sleep_ms(ms);
+		vmstat_high_delay(gfp_now_ns() - t0);
+		break;
+	}
+	pthread_setcancelstate(cancel, NULL);
+	errno = saved;
+}
+
+/* ------------------------------------------------------------------------
+ * The memcg OOM and reports
+ * ---------------------------------------------------------------------- */
+
+bool cgroup_oom_group(void)
+{
+	struct figures f;
+	if (!gfp_cgroup_on || cg.version != 2 || !read_figures(&f))
+		return false;
+	/* mem_cgroup_get_oom_group: the highest level up to the OOM's own
+	 * with memory.oom.group set takes the whole group along. */
+	for (unsigned i = 0; i <= f.level && i < cg.levels; i++)
+		if (read_figure(cg.len[i], "memory.oom.group") == 1)
+			return true;
+	return false;
+}
+
 void cgroup_show_mem(struct gfp_buf *b, const char *prefix)
 {
 	struct figures f;
 	if (!gfp_cgroup_on || !read_figures(&f))
 		return;
-	char h[4][GFP_HUMAN_LEN], text[CG_FILE];
+	char h[5][GFP_HUMAN_LEN], text[CG_FILE];
 	size_t len = cg.len[f.level];
+	if (!f.limited) /* memory.high alone: its level's figures */
+		f.limit = CG_UNLIMITED, f.usage = f.high_usage;
 	int64_t own = own_share();
+	if (own > f.usage)
+		own = f.usage;
 	gfp_buf_printf(b, "\n%sMem-Info: cgroup v%d ", prefix, cg.version);
 	gfp_buf_quote(b, cg.dir, len);
-	gfp_buf_printf(b, " limit:%s usage:%s own:%s others:%s", gfp_human_size(h[0], f.limit),
+	gfp_buf_printf(b, " limit:%s usage:%s own:%s others:%s",
+	               f.limited ? gfp_human_size(h[0], f.limit) : "max",
 	               gfp_human_size(h[1], f.usage), gfp_human_size(h[2], own),
 	               gfp_human_size(h[3], f.usage > own ? f.usage - own : 0));
+	if (__atomic_load_n(&high_value, __ATOMIC_RELAXED))
+		gfp_buf_printf(
+		    b, " high:%s",
+		    gfp_human_size(h[4], __atomic_load_n(&high_value, __ATOMIC_RELAXED)));
 	/* How often the kernel hit the limit, and whether it killed. */
 	if (cg.version == 2 && read_at(len, "memory.events", text, sizeof(text))) {
 		gfp_buf_printf(b, " events: high:%lld max:%lld oom:%lld oom_kill:%lld",
@@ -470,9 +697,34 @@ static const char *self_cgroup(void)
 	return read_at(0, "/proc/self/cgroup", text, sizeof(text)) ? text : NULL;
 }
 
+/* GFP_TEST_CGROUP, for the tests only: a directory of v2-format files
+ * (memory.max, memory.high, memory.current, ...) taken as the process's
+ * cgroup v2, one level, where no cgroup v2 with the memory controller can
+ * be had. Never in secure execution. */
+static const char *test_cgroup(void)
+{
+	const char *dir = secure_getenv("GFP_TEST_CGROUP");
+	if (!dir || !*dir)
+		return NULL;
+	size_t l = strlen(dir);
+	if (l >= sizeof(cg.dir))
+		return "GFP_TEST_CGROUP is too long";
+	memcpy(cg.dir, dir, l + 1);
+	cg.version = 2;
+	cg.levels = 1;
+	cg.len[0] = l;
+	if (exists(l, "memory.current"))
+		return "";
+	cg.version = 0;
+	return "GFP_TEST_CGROUP names no directory with a memory.current";
+}
+
 /* Fills cg; NULL, or why there is no memory cgroup to follow. */
 static const char *find_cgroup(void)
 {
+	const char *why = test_cgroup();
+	if (why)
+		return *why ? why : NULL;
 	const char *text = self_cgroup();
 	char path[CG_PATH];
 	if (!text)
@@ -492,6 +744,16 @@ static const char *find_cgroup(void)
 	       "and no cgroup v1 memory hierarchy is mounted for it)";
 }
 
+/* No cgroup to follow: no budget, and a tree joined for it is left. */
+static void cgroup_no_budget(void)
+{
+	gfp_policy.limit = 0;
+	if (gfp_tree_on) {
+		tree_leave();
+		gfp_tree_on = false;
+	}
+}
+
 void cgroup_resolve_policy(void)
 {
 	if (gfp_policy.limit != GFP_SIZE_WORD)
@@ -504,7 +766,7 @@ void cgroup_resolve_policy(void)
 		        "limit=cgroup: %s: no budget (run the process in a memory cgroup with a "
 		        "limit, or set limit=SIZE)",
 		        why);
-		gfp_policy.limit = 0;
+		cgroup_no_budget();
 		return;
 	}
 	if (!read_figures(&f)) {
@@ -514,18 +776,27 @@ void cgroup_resolve_policy(void)
 		        gfp_quote(q, sizeof(q), cg.dir, strlen(cg.dir)),
 		        cg.version == 1 ? "memory.limit_in_bytes is unlimited"
 		                        : "memory.max and memory.high are 'max'");
-		gfp_policy.limit = 0;
+		cgroup_no_budget();
 		return;
 	}
 	gfp_cgroup_on = true;
-	int64_t b = budget_from(&f, 0);
+	int64_t own = gfp_tree_on ? tree_others_charged() : 0;
+	int64_t b = f.limited ? budget_from(f.limit, f.usage, own) : NO_MAX_BUDGET;
+	high_from(&f, own, b);
 	__atomic_store_n(&last_budget, b, __ATOMIC_RELAXED);
+	if (gfp_tree_on)
+		tree_limit_follow(b); /* what the cgroup leaves the whole tree */
 	if (gfp_policy.confirm) {
-		char h[3][GFP_HUMAN_LEN];
-		gfp_log(GFP_LOG_INFO, "limit=cgroup: cgroup v%d %s: limit %s, usage %s: budget %s",
+		char h[4][GFP_HUMAN_LEN];
+		int64_t hv = __atomic_load_n(&high_value, __ATOMIC_RELAXED);
+		gfp_log(GFP_LOG_INFO,
+		        "limit=cgroup: cgroup v%d %s: memory.max %s, memory.high %s, usage %s: "
+		        "budget %s",
 		        cg.version, gfp_quote(q, sizeof(q), cg.dir, cg.len[f.level]),
-		        gfp_human_size(h[0], f.limit), gfp_human_size(h[1], f.usage),
-		        gfp_human_size(h[2], b));
+		        f.limited ? gfp_human_size(h[0], f.limit) : "max",
+		        hv ? gfp_human_size(h[1], hv) : "max",
+		        gfp_human_size(h[2], f.limited ? f.usage : f.high_usage),
+		        gfp_human_size(h[3], b));
 	}
 }
 
@@ -543,4 +814,7 @@ bool cgroup_pressure_file(char *out, size_t cap)
 void cgroup_atfork_child(void)
 {
 	__atomic_store_n(&refreshing, 0, __ATOMIC_RELAXED);
+	/* The child charged nothing yet: the parent's debt stays the parent's. */
+	gfp_memcg_over_high = 0;
+	seen_own = 0;
 }

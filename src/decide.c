@@ -2,7 +2,9 @@
  * decide.c - the slow path's decisions, copied from the kernel's
  * mm/page_alloc.c (__alloc_pages_slowpath, should_reclaim_retry,
  * __alloc_pages_may_oom, __gfp_pfmemalloc_flags), mm/oom_kill.c
- * (out_of_memory) and include/linux/sched/mm.h (current_gfp_context).
+ * (out_of_memory), include/linux/sched/mm.h (current_gfp_context) and, for
+ * a request that met a memory cgroup's memory.max, mm/memcontrol.c
+ * (try_charge_memcg, mem_cgroup_oom).
  *
  * Pure: everything it reads is in its arguments or comes back from the
  * callbacks, so the unit tests can walk the kernel's outcomes in
@@ -71,10 +73,55 @@ static enum gfp_retry nopage(const struct gfp_retry_in *in, struct gfp_retry_out
 	return GFP_RETRY_FAIL;
 }
 
+/* try_charge_memcg's nomem: a memcg has no reserve of its own, so NOFAIL
+ * and HIGH (ATOMIC too) are charged past the limit (force:); every other
+ * request fails. */
+static enum gfp_retry memcg_nomem(const struct gfp_retry_in *in, struct gfp_retry_out *out,
+                                  const char *why)
+{
+	if (in->flags & (GFP_NOFAIL | GFP_HIGH))
+		return GFP_RETRY_FORCE;
+	out->why = why;
+	return GFP_RETRY_FAIL;
+}
+
+/* try_charge_memcg after a round of reclaim (the first attempt's entry is
+ * gfp_slow_entry's). */
+static enum gfp_retry memcg_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out)
+{
+	gfp_t f = in->flags;
+	bool costly = in->size > in->costly;
+	if (f & GFP_NORETRY)
+		return memcg_nomem(in, out,
+		                   "NORETRY: one round of reclaim left the cgroup at memory.max");
+	/* A small charge whose reclaim freed something retries without
+	 * counting; every other round spends one of MAX_RECLAIM_RETRIES,
+	 * which only a memcg OOM gives back. There is no costly shortcut:
+	 * a large charge gets its retries too. */
+	if (!in->progress || costly)
+		out->no_progress++;
+	if (out->no_progress <= in->retries && in->could_reach)
+		return GFP_RETRY_LOOP;
+	if (f & GFP_RETRY_MAYFAIL)
+		return memcg_nomem(in, out,
+		                   "RETRY_MAYFAIL: memory.max, no progress in the allowed rounds");
+	/* mem_cgroup_oom: no OOM kill above PAGE_ALLOC_COSTLY_ORDER. */
+	if (costly)
+		return memcg_nomem(in, out,
+		                   "costly size: memory.max, and no memcg OOM kill above order 3");
+	return GFP_RETRY_OOM;
+}
+
 enum gfp_retry gfp_slow_entry(const struct gfp_retry_in *in, const char **why)
 {
 	gfp_t f = in->flags;
 	*why = NULL;
+	/* try_charge_memcg: PF_MEMALLOC is charged past the limit at once,
+	 * "to facilitate memory reclaim"; a charge that may not block goes to
+	 * nomem. */
+	if (in->memcg && !in->reserve &&
+	    (in->in_reclaim || (!(f & GFP_DIRECT_RECLAIM_BIT) && (f & (GFP_NOFAIL | GFP_HIGH)))))
+		return GFP_RETRY_FORCE;
 	/* NOWAIT/ATOMIC had their one attempt (with their reserve); NOFAIL
 	 * cannot make them wait: nopage warns and fails them. */
 	if (!(f & GFP_DIRECT_RECLAIM_BIT)) {
@@ -98,6 +145,8 @@ enum gfp_retry gfp_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_
 	out->why = NULL;
 	if (in->rounds == 0)
 		return gfp_slow_entry(in, &out->why);
+	if (in->memcg && !in->reserve)
+		return memcg_decide(in, out);
 	if (in->in_reclaim)
 		return nopage(in, out, "allocation from inside reclaim");
 	/* A reservation is many small blocks, not one of its size. */
@@ -148,6 +197,24 @@ enum gfp_retry gfp_retry_after_oom(const struct gfp_retry_in *in, enum oom_resul
 	bool progress = o == OOM_PROGRESS || o == OOM_BUSY;
 	out->attempt = 0;
 	out->why = NULL;
+	if (in->memcg && !in->reserve) {
+		/* mem_cgroup_oom: nobody to kill, or the shim's oom=fail, is
+		 * nomem; a dying process does not loop (passed_oom &&
+		 * task_is_dying); a kill (or another thread's step) gives the
+		 * retries back. */
+		if (o == OOM_NO_VICTIM || o == OOM_GIVE_UP)
+			return memcg_nomem(in, out,
+			                   o == OOM_GIVE_UP
+			                       ? "the OOM step gave up (oom=fail)"
+			                       : "memory.max: the memcg OOM step found "
+			                         "nobody to kill");
+		if (in->victim)
+			return memcg_nomem(in, out,
+			                   "OOM victim: memory.max, and the process is dying");
+		if (progress)
+			out->no_progress = 0;
+		return GFP_RETRY_LOOP;
+	}
 	if (nofail && o != OOM_BUSY) {
 		/* Whatever out_of_memory() did, WARN_ON_ONCE_GFP(NOFAIL) counts
 		 * it as progress, and NOFAIL tries with no watermarks at all
@@ -183,8 +250,10 @@ int gfp_oom_first(const struct gfp_oom_in *in)
 	if (in->victim)
 		return GFP_OOM_DYING;
 	/* The OOM killer does not help !__GFP_FS: progress, no kill (NOFS
-	 * and NOIO loop, since cc87317726f8). */
-	if (!(in->flags & GFP_FS_BIT))
+	 * and NOIO loop, since cc87317726f8). Not so for a memcg OOM, which
+	 * kills for NOFS too ("mem_cgroup_oom() has to invoke the OOM killer
+	 * even if it is a GFP_NOFS allocation"). */
+	if (!(in->flags & GFP_FS_BIT) && !in->memcg)
 		return GFP_OOM_NOFS;
 	return -1;
 }
@@ -239,6 +308,13 @@ bool gfp_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_ret
 			in.no_progress = out.no_progress;
 			r = gfp_retry_after_oom(&in, ops->oom(c), &out);
 			*no_progress = out.no_progress;
+		}
+		if (r == GFP_RETRY_FORCE) {
+			if (ops->force && ops->force(c))
+				return true;
+			*why =
+			    "memory.max: charged past the limit, but the allocation itself failed";
+			return false;
 		}
 		/* An extra try weaker than the round's own is not worth one. */
 		if (out.attempt && reach(out.attempt) > reach(f) && ops->attempt(c, out.attempt))

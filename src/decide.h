@@ -56,12 +56,16 @@ enum oom_result {
 	OOM_PROGRESS, /* memory came back, or will: a victim died, notifiers freed */
 	OOM_GIVE_UP,  /* oom=fail */
 	OOM_BUSY,     /* another thread runs the step: progress, wait (oom_lock) */
+	/* A memcg OOM found nobody to kill: out_of_memory returns false, the
+	 * charge goes to try_charge_memcg's nomem (elsewhere: OOM_RETRY). */
+	OOM_NO_VICTIM,
 };
 
 enum gfp_retry {
-	GFP_RETRY_LOOP, /* wait, then another round (or, at entry, the first) */
-	GFP_RETRY_FAIL, /* give up: the request returns NULL */
-	GFP_RETRY_OOM,  /* run the OOM step, then gfp_retry_after_oom */
+	GFP_RETRY_LOOP,  /* wait, then another round (or, at entry, the first) */
+	GFP_RETRY_FAIL,  /* give up: the request returns NULL */
+	GFP_RETRY_OOM,   /* run the OOM step, then gfp_retry_after_oom */
+	GFP_RETRY_FORCE, /* memcg: charged past memory.max (try_charge_memcg's force:) */
 };
 
 struct gfp_retry_in {
@@ -72,6 +76,7 @@ struct gfp_retry_in {
 	bool victim;          /* this process is the OOM victim, already dying */
 	bool progress;        /* this round's reclaim freed something */
 	bool could_reach;     /* reclaiming everything reclaimable would pass the min mark */
+	bool memcg;           /* met a memory cgroup's memory.max: try_charge_memcg's rules */
 	unsigned rounds;      /* rounds so far, this one included; 0 at entry */
 	unsigned no_progress; /* the no-progress count before this round */
 	/* The policy's knobs (keys.def). */
@@ -114,8 +119,9 @@ struct gfp_oom_in {
 	bool victim;
 	size_t freed; /* what the notifiers freed, just now */
 	enum gfp_oom_action oom;
-	bool tree; /* limit.scope=tree */
-	int adj;   /* this process's oom_score_adj (read for kill and abort only) */
+	bool tree;  /* limit.scope=tree */
+	bool memcg; /* a memcg OOM: the !__GFP_FS shortcut is the global OOM's only */
+	int adj;    /* this process's oom_score_adj (read for kill and abort only) */
 };
 
 /* The steps before any victim is chosen: FREED, DYING, NOFS, or -1 when
@@ -139,10 +145,11 @@ struct gfp_slow_ops {
 	bool (*victim)(void *c);               /* this process is being killed */
 	enum oom_result (*oom)(void *c);       /* the OOM step (may not return) */
 	void (*wait)(void *c);                 /* between rounds: canary, pause */
+	bool (*force)(void *c); /* memcg: the request's memory past the limit (only with memcg) */
 };
 
-/* The entry check, before the first round: GFP_RETRY_FAIL (why set) or
- * GFP_RETRY_LOOP. */
+/* The entry check, before the first round: GFP_RETRY_FAIL (why set),
+ * GFP_RETRY_FORCE (memcg) or GFP_RETRY_LOOP. */
 enum gfp_retry gfp_slow_entry(const struct gfp_retry_in *in, const char **why);
 /* Rounds until the request gets memory (true) or fails (false, *why set);
  * *rounds and *no_progress are kept current for the callbacks. `in` gives

@@ -13,6 +13,7 @@
 
 #include "fastpath.h"
 #include "junk.h"
+#include "cgroup.h"
 
 /* Calls made while the shim itself is working (logging, init, libc on our
  * behalf), before the configuration is readable, or from a thread without a
@@ -132,6 +133,9 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	/* A realloc may have shrunk its block: a waiter tries again now. */
 	if (req->old && p && unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
 		after_free();
+	/* Charged past memory.high: the throttle, before the caller has it. */
+	if (unlikely(gfp_memcg_over_high) && p)
+		cgroup_handle_over_high(req);
 	return p;
 }
 

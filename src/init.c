@@ -168,13 +168,10 @@ const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
 		return "reserve.thread needs a budget to reserve from (set limit=SIZE) or pages of "
 		       "its own (set reserve.prefault=1)";
 	}
-	if (p->limit_scope == GFP_SCOPE_TREE && (!p->limit || p->limit == GFP_SIZE_WORD)) {
+	if (p->limit_scope == GFP_SCOPE_TREE && !p->limit) {
 		*drop = GFP_K_limit_scope;
-		return p->limit
-		           ? "limit=cgroup counts every process of the cgroup already: "
-		             "limit.scope=tree shares a limit=SIZE (choose one)"
-		           : "limit.scope=tree shares a limit with the process's children: set "
-		             "limit=SIZE too";
+		return "limit.scope=tree shares a limit with the process's children: set "
+		       "limit=SIZE too";
 	}
 	if (p->limit && p->limit < 64 * 1024) {
 		*drop = GFP_K_limit;

@@ -7,11 +7,17 @@
  * Watermarks in the budget's terms (free = limit - live): min is min_free,
  * where ordinary requests stop; low = min + D and high = min + 2D, with
  * D = max(min/4, limit * kswapd.scale / 10000): the kernel's
- * __setup_per_zone_wmarks and its watermark_scale_factor (kernel-semantics
- * §2: kswapd is woken below low and reclaims to high). Like the kernel's,
- * it gives up after 16 rounds without progress and ignores wakes for a
- * second then (a "hopeless" node), so that a budget full of what nobody
- * can free does not keep it spinning.
+ * __setup_per_zone_wmarks and its watermark_scale_factor: kswapd is woken
+ * below low and reclaims to high). It is woken where the budget looks (an
+ * allowance grant past low) and, as wakeup_kswapd is from
+ * wake_all_kswapds, on every entry into the slow path and each of its
+ * rounds, unless the budget is balanced (under high). As balance_pgdat
+ * does, a run keeps reclaiming while its rounds make progress and ends
+ * after 12 rounds without (DEF_PRIORITY); 16 runs in a row that reclaimed
+ * nothing make it hopeless (kswapd_failures >= MAX_RECLAIM_RETRIES): it is
+ * woken no more until a round of direct reclaim makes progress again
+ * (shrink_node resets kswapd_failures), so that a budget full of what
+ * nobody can free does not keep it spinning.
  *
  * The thread is the program's guest. It is registered as a program thread
  * is, so that what its shrinkers free counts; but it takes no thread
@@ -58,9 +64,9 @@ enum ks_state {
 	KS_FAILED,   /* it could not be made: reclaim stays direct */
 };
 
-#define MAX_FAILURES   16 /* MAX_RECLAIM_RETRIES */
-#define HOPELESS_NS    (1000 * 1000000ULL)
-#define IDLE_NS        (10 * 1000000ULL) /* woken for nothing: a pause */
+#define MAX_FAILURES   16 /* MAX_RECLAIM_RETRIES: runs without progress, then hopeless */
+#define DEF_PRIORITY   12 /* rounds without progress that end a run */
+#define IDLE_NS        (10 * 1000000ULL) /* woken for nothing: a pause of the grants' wakes */
 #define PSI_LOOK_MS    250
 #define ROUND_WAIT_MS  200
 #define KSWAPD_STACK   (1u << 20)
@@ -74,7 +80,8 @@ static bool fork_pending;    /* atomic: a fork waits for the round */
 static bool round_held;      /* the forking thread holds round_lock */
 static int64_t wake_live;    /* atomic: woken when the estimate passes it */
 static int64_t high_live;    /* atomic: reclaims until live is under it */
-static uint64_t quiet_until; /* atomic: wakes ignored until then */
+static uint64_t quiet_until; /* atomic: the grants' wakes ignored until then */
+static unsigned failures;    /* atomic: runs in a row that reclaimed nothing (kswapd_failures) */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -246,13 +253,18 @@ static bool sleep_until_work(void)
 	}
 }
 
+static bool hopeless(void)
+{
+	return __atomic_load_n(&failures, __ATOMIC_RELAXED) >= MAX_FAILURES;
+}
+
 /* Rounds of reclaim until live bytes are under the high watermark; one
  * round at least for a PSI event. */
 static void balance(bool psi)
 {
 	struct gfp_thread *self = gfp_tls.thread;
-	unsigned failures = 0, rounds = 0;
-	uint64_t quiet = 0;
+	unsigned idle = 0, rounds = 0;
+	size_t total = 0;
 	while (!__atomic_load_n(&stopped, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&fork_pending, __ATOMIC_RELAXED)) {
 		cgroup_after_reclaim(); /* the cgroup's figures now (limit=cgroup) */
@@ -267,20 +279,20 @@ static void balance(bool psi)
 		if (__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
 			budget_wake_waiters();
 		rounds++;
+		total += freed;
 		vmstat_add(&gfp_vmstat.kswapd_rounds, 1);
 		vmstat_add(&gfp_vmstat.kswapd_freed, freed);
-		if (freed) {
-			failures = 0;
-		} else if (++failures >= MAX_FAILURES) {
-			vmstat_add(&gfp_vmstat.kswapd_hopeless, 1);
-			quiet = HOPELESS_NS;
-			break;
-		}
+		if (!freed && ++idle >= DEF_PRIORITY)
+			break; /* priority 0: the run ends */
 	}
-	if (!rounds)
-		quiet = IDLE_NS; /* the estimate ran ahead of the exact count */
-	if (quiet)
-		__atomic_store_n(&quiet_until, gfp_now_ns() + quiet, __ATOMIC_RELAXED);
+	if (!rounds) {
+		/* The estimate ran ahead of the exact count. */
+		__atomic_store_n(&quiet_until, gfp_now_ns() + IDLE_NS, __ATOMIC_RELAXED);
+	} else if (total) {
+		__atomic_store_n(&failures, 0, __ATOMIC_RELAXED);
+	} else if (__atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED) == MAX_FAILURES) {
+		vmstat_add(&gfp_vmstat.kswapd_hopeless, 1);
+	}
 }
 
 static void *kswapd_main(void *arg)
@@ -382,13 +394,34 @@ void kswapd_check(void)
 	bool listen = s == KS_NONE && gfp_policy.kswapd_psi;
 	if (!listen && budget_estimate() <= __atomic_load_n(&wake_live, __ATOMIC_RELAXED))
 		return;
-	if (__atomic_load_n(&stopped, __ATOMIC_RELAXED) ||
+	if (__atomic_load_n(&stopped, __ATOMIC_RELAXED) || (!listen && hopeless()) ||
 	    gfp_now_ns() < __atomic_load_n(&quiet_until, __ATOMIC_RELAXED))
 		return;
 	if (s == KS_NONE && !create())
 		return;
 	if (!listen)
 		wake();
+}
+
+void kswapd_wake_all(gfp_t f)
+{
+	if (!(f & GFP_KSWAPD_RECLAIM_BIT) || !__atomic_load_n(&gfp_kswapd_on, __ATOMIC_RELAXED))
+		return;
+	int s = __atomic_load_n(&state, __ATOMIC_RELAXED);
+	if ((s != KS_NONE && s != KS_SLEEPING) || __atomic_load_n(&stopped, __ATOMIC_RELAXED))
+		return;
+	/* wakeup_kswapd: not for a hopeless node, nor a balanced one. */
+	if (hopeless() || budget_estimate() <= __atomic_load_n(&high_live, __ATOMIC_RELAXED))
+		return;
+	if (s == KS_NONE && !create())
+		return;
+	wake();
+}
+
+void kswapd_direct_reclaimed(size_t freed)
+{
+	if (freed && __atomic_load_n(&failures, __ATOMIC_RELAXED))
+		__atomic_store_n(&failures, 0, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------
@@ -423,6 +456,7 @@ void kswapd_atfork_child(void)
 	__atomic_store_n(&state, KS_NONE, __ATOMIC_RELAXED);
 	__atomic_store_n(&creating, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&quiet_until, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&failures, 0, __ATOMIC_RELAXED);
 	if (psi_ours())
 		close(psi_fd);
 	psi_fd = -1;

@@ -11,6 +11,14 @@
  * they free is progress; a process already dying kills nobody else, and a
  * request without GFP_FS makes progress without a kill (decide.c:
  * gfp_oom_first). One thread of the process runs the step at a time.
+ *
+ * A request that met a memory cgroup's memory.max (limit=cgroup) runs a
+ * memcg OOM instead (mem_cgroup_oom, out_of_memory with is_memcg_oom):
+ * memory.events' oom counts it; no notifiers (they are the global OOM's);
+ * NOFS and NOIO kill as well; the victim is chosen inside the cgroup
+ * only: the process itself, or under limit.scope=tree among the tree's
+ * members; with nobody to kill the charge fails rather than loops; and
+ * memory.oom.group takes the whole group (the tree) along.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -29,6 +37,7 @@
 #include "records.h"
 #include "profile_api.h"
 #include "tree.h"
+#include "kswapd.h"
 
 int oom_read_adj(pid_t pid)
 {
@@ -123,7 +132,10 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	gfp_buf_printf(&b, "%sthread %s (tid %d) looped %s without progress on %s: ", prefix,
 	               thread, (int)gettid(), canary_rounds(s->rounds, rounds, sizeof(rounds)),
 	               gfp_human_size(size, (int64_t)s->req->size));
-	if (gfp_budget_on)
+	if (cgroup_charge_failed(s->req))
+		gfp_buf_printf(&b, gfp_tree_on ? "the tree is at its cgroup's memory.max"
+		                               : "the process is at its cgroup's memory.max");
+	else if (gfp_budget_on)
 		gfp_buf_printf(&b, gfp_tree_on ? "the tree's budget is at its watermark"
 		                               : "the budget is at its watermark");
 	else if (s->req->why == GFP_WHY_INJECT)
@@ -175,15 +187,18 @@ bool oom_is_victim(void)
 static enum oom_result oom_act(struct gfp_slow *s)
 {
 	unsigned action = gfp_policy.oom;
+	bool memcg = cgroup_charge_failed(s->req);
 	struct gfp_oom_in in = {
 	    .flags = s->req->gfp,
 	    .victim = oom_is_victim(),
 	    .oom = (enum gfp_oom_action)action,
 	    .tree = gfp_tree_on,
+	    .memcg = memcg,
 	};
 	/* Notifiers first, under every oom= (out_of_memory's order); what
-	 * they free is progress. */
-	in.freed = reclaim_oom_notify();
+	 * they free is progress. A memcg OOM calls none: what they would
+	 * free is not the cgroup's to count. */
+	in.freed = memcg ? 0 : reclaim_oom_notify();
 	if (gfp_oom_first(&in) >= 0)
 		return OOM_PROGRESS;
 	if (gfp_oom_needs_adj(in.oom))
@@ -198,6 +213,15 @@ static enum oom_result oom_act(struct gfp_slow *s)
 		 * allocation-failure report (warn_alloc) tells it once. A NOFAIL
 		 * request cannot be failed: say so once, keep looping. */
 		bool nofail = s->req->gfp & GFP_NOFAIL;
+		if (memcg && (s->req->gfp & (GFP_NOFAIL | GFP_HIGH))) {
+			/* try_charge_memcg's nomem: charged past memory.max. */
+			if (records_on()) {
+				struct gfp_frame frames[24];
+				record(s, "oom=fail: charged past the cgroup's memory.max", frames,
+				       unwind_capture(frames, 24));
+			}
+			return OOM_GIVE_UP;
+		}
 		if (records_on() && (!nofail || !s->oom_exempt_logged)) {
 			struct gfp_frame frames[24];
 			record(s,
@@ -211,9 +235,20 @@ static enum oom_result oom_act(struct gfp_slow *s)
 		s->oom_exempt_logged = true;
 		return OOM_GIVE_UP;
 	}
-	case GFP_OOM_TREE:
-		return tree_oom_kill(s, adj); /* a victim among the tree's members */
+	case GFP_OOM_TREE: /* a victim among the tree's members */
+		return tree_oom_kill(s, adj, memcg, memcg && cgroup_oom_group());
 	case GFP_OOM_UNKILLABLE:
+		if (memcg) {
+			/* out_of_memory finds nobody: "Out of memory and no
+			 * killable processes...", and the charge fails. */
+			if (!s->oom_exempt_logged)
+				oom_report(s, adj,
+				           "Out of memory and no killable processes: oom_score_adj "
+				           "is -1000, the charge fails",
+				           false);
+			s->oom_exempt_logged = true;
+			return OOM_NO_VICTIM;
+		}
 		/* Never the victim, and there is no other: keep looping. Say so
 		 * once per request, not every round. */
 		if (!s->oom_exempt_logged) {
@@ -235,9 +270,16 @@ static enum oom_result oom_act(struct gfp_slow *s)
 	char live[GFP_HUMAN_LEN + 8] = "", h[GFP_HUMAN_LEN];
 	if (gfp_budget_on)
 		gfp_snprintf(live, sizeof(live), " live:%s", gfp_human_size(h, budget_live()));
-	gfp_snprintf(outcome, sizeof(outcome), "Out of memory: Killed process %d (%s)%s",
-	             (int)getpid(), gfp_comm(), live);
+	/* The process is the only task of its group the shim knows of:
+	 * memory.oom.group takes nobody else along. */
+	bool group = memcg && cgroup_oom_group();
+	gfp_snprintf(outcome, sizeof(outcome), "%s: Killed process %d (%s)%s%s",
+	             memcg ? "Memory cgroup out of memory" : "Out of memory", (int)getpid(),
+	             gfp_comm(), live, group ? " (memory.oom.group)" : "");
 	oom_report(s, adj, outcome, true);
+	if (group)
+		vmstat_memcg_event(GFP_MEMCG_OOM_GROUP_KILL);
+	vmstat_memcg_event(GFP_MEMCG_OOM_KILL);
 	kill(getpid(), SIGKILL);
 	for (;;)
 		pause();
@@ -245,6 +287,9 @@ static enum oom_result oom_act(struct gfp_slow *s)
 
 enum oom_result oom_step(struct gfp_slow *s)
 {
+	/* mem_cgroup_oom counts MEMCG_OOM before it takes oom_lock; the
+	 * budget of limit=SIZE counts its own OOM steps so. */
+	vmstat_memcg_event(GFP_MEMCG_OOM);
 	if (!oom_trylock())
 		return OOM_BUSY;
 	enum oom_result r = oom_act(s);

@@ -85,7 +85,8 @@ static size_t slow_reclaim(struct gfp_slow *s)
 	 * failure they are the first thing to give back, and under
 	 * limit=cgroup they are in the cgroup's usage. */
 	size_t freed = reclaim_run(s->req->gfp, want, s->req->why == GFP_WHY_REAL || gfp_cgroup_on);
-	cgroup_after_reclaim();
+	cgroup_direct_reclaimed(s->req, freed);
+	kswapd_direct_reclaimed(freed);
 	return freed;
 }
 
@@ -102,6 +103,7 @@ static struct gfp_retry_in retry_in(const struct gfp_slow *s, gfp_t f, bool in_r
 	    .retries = (unsigned)gfp_policy.retries,
 	    .nofs_fail = gfp_policy.nofs_fail,
 	    .oom = (enum gfp_oom_action)gfp_policy.oom,
+	    .memcg = cgroup_charge_failed(s->req),
 	};
 }
 
@@ -114,7 +116,9 @@ struct loop {
 
 static void op_round_begin(void *c)
 {
-	((struct loop *)c)->gen = budget_free_gen();
+	struct loop *l = c;
+	l->gen = budget_free_gen();
+	kswapd_wake_all(l->s->req->gfp); /* the slow path's retry: label */
 }
 
 static size_t op_reclaim(void *c)
@@ -158,6 +162,17 @@ static void op_wait(void *c)
 	budget_wait(l->gen, gfp_policy.wait);
 }
 
+/* try_charge_memcg's force: the memory, past the cgroup's limit (a
+ * forced charge that no round of reclaim counted raises max now). */
+static bool op_force(void *c)
+{
+	struct loop *l = c;
+	if (!l->s->rounds)
+		vmstat_memcg_event(GFP_MEMCG_MAX);
+	l->p = attempt_jemalloc(l->s->req);
+	return l->p != NULL;
+}
+
 static const struct gfp_slow_ops loop_ops = {
     .round_begin = op_round_begin,
     .reclaim = op_reclaim,
@@ -166,6 +181,7 @@ static const struct gfp_slow_ops loop_ops = {
     .victim = op_victim,
     .oom = op_oom,
     .wait = op_wait,
+    .force = op_force,
 };
 
 static void *slowpath(struct gfp_req *req, struct gfp_slow *sp);
@@ -205,11 +221,22 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 		canary_misuse(sp, in_reclaim, gfp_scope_nofail_waits(f, gfp_tls.scope));
 	struct gfp_retry_in in = retry_in(sp, f, in_reclaim);
 	const char *why;
-	if (gfp_slow_entry(&in, &why) == GFP_RETRY_FAIL)
+	kswapd_wake_all(f); /* wake_all_kswapds, before anything may fail */
+	enum gfp_retry entry = gfp_slow_entry(&in, &why);
+	if (entry == GFP_RETRY_FAIL)
 		return nopage(sp, why);
 
 	void *p = NULL;
 	int saved_errno = errno; /* a success leaves errno as the caller had it */
+	if (entry == GFP_RETRY_FORCE) {
+		struct loop l = {.s = sp};
+		if (op_force(&l)) {
+			errno = saved_errno;
+			return l.p;
+		}
+		return nopage(sp, "memory.max: charged past the limit, but the allocation itself "
+		                  "failed");
+	}
 	struct gfp_thread *t = gfp_tls.thread;
 	if (t && (t->thread_left > 0 || t->pool) && reserve_would_loop(req)) {
 		/* reserve.thread: what would loop is served from the reserve. */

@@ -82,6 +82,8 @@ static void restart(struct tree_seg *s, int64_t limit)
 		__atomic_store_n(&s->reserved, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->waiters, 0, __ATOMIC_RELAXED);
 		s->oom_slot = 0;
+		for (unsigned e = 0; e < TREE_EVENTS; e++)
+			__atomic_store_n(&s->events[e], 0, __ATOMIC_RELAXED);
 		if (__atomic_load_n(&s->limit, __ATOMIC_RELAXED) != limit) {
 			__atomic_store_n(&s->limit, limit, __ATOMIC_RELAXED);
 			__atomic_add_fetch(&s->limit_gen, 1, __ATOMIC_RELEASE);
@@ -110,11 +112,14 @@ int tree_init(char *err, size_t n)
 	/* A tree whose members are all gone starts again with this process's
 	 * limit; a live one keeps its own (gfp-ctl set changes it). */
 	tree_reap(true);
-	int64_t mine = (int64_t)gfp_policy.limit,
+	/* limit=cgroup: the cgroup's figures make the limit, once it is found
+	 * (cgroup_resolve_policy publishes it). */
+	bool cgroup = gfp_policy.limit == GFP_SIZE_WORD;
+	int64_t mine = cgroup ? 0 : (int64_t)gfp_policy.limit,
 	        theirs = __atomic_load_n(&s->limit, __ATOMIC_RELAXED);
 	if (no_member_left()) {
 		restart(s, mine);
-	} else if (theirs != mine) {
+	} else if (theirs != mine && !cgroup) {
 		char a[GFP_HUMAN_LEN], b[GFP_HUMAN_LEN], q[PATH_MAX + 64];
 		gfp_log(
 		    GFP_LOG_WARNING,
@@ -293,11 +298,23 @@ void tree_reserved_add(int64_t delta)
 	tree_add64(&tree_seg->reserved, delta);
 }
 
+/* Robust: a member killed while it held the lock leaves nothing half done
+ * that matters (the sums are atomics), so the next owner goes on. */
+static bool taken(int r)
+{
+	if (r == EOWNERDEAD)
+		pthread_mutex_consistent(&tree_seg->lock);
+	return r == 0 || r == EOWNERDEAD;
+}
+
+bool tree_trylock(void)
+{
+	return taken(pthread_mutex_trylock(&tree_seg->lock));
+}
+
 bool tree_lock(void)
 {
-	/* Robust: a member killed while it held the lock leaves nothing half
-	 * done that matters (the sums are atomics), so the next owner goes on.
-	 * One stopped while it held it (SIGSTOP, a frozen cgroup) would stop
+	/* One stopped while it held it (SIGSTOP, a frozen cgroup) would stop
 	 * the whole tree: after TREE_LOCK_MS the decision is made without it,
 	 * which at worst lets two members take the same last bytes. */
 	int r = pthread_mutex_trylock(&tree_seg->lock);
@@ -307,9 +324,7 @@ bool tree_lock(void)
 		until.tv_sec += TREE_LOCK_MS / 1000;
 		r = pthread_mutex_timedlock(&tree_seg->lock, &until);
 	}
-	if (r == EOWNERDEAD)
-		pthread_mutex_consistent(&tree_seg->lock);
-	if (r == 0 || r == EOWNERDEAD)
+	if (taken(r))
 		return true;
 	static bool told;
 	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
@@ -332,6 +347,12 @@ void tree_sync(void)
 		return;
 	__atomic_store_n(&limit_seen, gen, __ATOMIC_RELAXED);
 	int64_t limit = tree_limit();
+	if (gfp_policy.limit == GFP_SIZE_WORD) {
+		/* limit=cgroup: the policy keeps its word, the budget the figure. */
+		if (limit > 0)
+			budget_follow_limit(limit);
+		return;
+	}
 	if ((uint64_t)limit != gfp_policy.limit) {
 		gfp_policy.limit = (uint64_t)limit;
 		budget_init();
@@ -350,6 +371,42 @@ void tree_limit_set(int64_t limit)
 	if (locked)
 		tree_unlock();
 	tree_wake(); /* a raised limit: every member's waiting requests try again */
+}
+
+void tree_limit_follow(int64_t limit)
+{
+	struct tree_seg *s = tree_seg;
+	int64_t old = __atomic_exchange_n(&s->limit, limit, __ATOMIC_RELAXED);
+	if (old == limit)
+		return;
+	__atomic_store_n(&limit_seen, __atomic_add_fetch(&s->limit_gen, 1, __ATOMIC_RELEASE),
+	                 __ATOMIC_RELAXED);
+	if (limit > old)
+		tree_wake(); /* the cgroup left more room: waiting requests try again */
+}
+
+int64_t tree_others_charged(void)
+{
+	struct tree_member *m = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
+	int64_t all = tree_estimate(),
+	        mine = m ? __atomic_load_n(&m->charged, __ATOMIC_RELAXED) : 0;
+	return all > mine ? all - mine : 0;
+}
+
+void tree_memcg_event(unsigned e)
+{
+	if (e < TREE_EVENTS)
+		__atomic_add_fetch(&tree_seg->events[e], 1, __ATOMIC_RELAXED);
+}
+
+bool tree_memcg_events(uint64_t *out, unsigned n)
+{
+	if (!gfp_tree_on)
+		return false;
+	for (unsigned e = 0; e < n; e++)
+		out[e] =
+		    e < TREE_EVENTS ? __atomic_load_n(&tree_seg->events[e], __ATOMIC_RELAXED) : 0;
+	return true;
 }
 
 /* ------------------------------------------------------------------------

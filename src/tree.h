@@ -68,9 +68,22 @@ void tree_reserved_add(int64_t delta);
  * goes on without it, and does not unlock. */
 bool tree_lock(void);
 void tree_unlock(void);
-/* Another member changed the limit (gfp-ctl set): the process takes it
- * (budget_init); never under the budget's lock. */
+/* The same for a request that may not block (NOWAIT, ATOMIC): false at
+ * once while another member (or thread) holds it. */
+bool tree_trylock(void);
+/* Another member changed the limit (gfp-ctl set, or limit=cgroup's look at
+ * the cgroup): the process takes it (budget_init); never under the
+ * budget's lock. */
 void tree_sync(void);
+/* limit=cgroup: the cgroup leaves the tree `limit` now; every member takes
+ * it. Takes no lock (it may run inside a request that must not block). */
+void tree_limit_follow(int64_t limit);
+/* limit=cgroup: what the other members charge, as of their last folds. */
+int64_t tree_others_charged(void);
+/* The tree's memory.events: one more of event `e`; all of them into out
+ * (n slots), false when there is no tree. */
+void tree_memcg_event(unsigned e);
+bool tree_memcg_events(uint64_t *out, unsigned n);
 /* gfp-ctl set changed limit= in this member: it becomes the tree's. */
 void tree_limit_set(int64_t limit);
 /* Requests of the tree in its slow path, and their wait queue: a futex in
@@ -91,8 +104,10 @@ struct gfp_buf;
 bool tree_badness(int64_t live, int adj, int64_t limit, int64_t *points);
 /* oom=kill in a tree: the member with the highest badness is killed and
  * its memory waited for (oom.victim_timeout), then the next. `adj`: the
- * requester's oom_score_adj. */
-enum oom_result tree_oom_kill(struct gfp_slow *s, int adj);
+ * requester's oom_score_adj. `memcg`: a memcg OOM (limit=cgroup), whose
+ * search for a victim that finds none gives up (OOM_NO_VICTIM) rather than
+ * loops; `group` (memory.oom.group): every member is killed with it. */
+enum oom_result tree_oom_kill(struct gfp_slow *s, int adj, bool memcg, bool group);
 /* The members as the kernel's task dump prints them, lines after a newline
  * each starting with `prefix`. */
 void tree_dump_tasks(struct gfp_buf *b, const char *prefix);

@@ -22,6 +22,14 @@
  * and the next victim is chosen (the LWN "too small to fail" proposal,
  * rather than a deadlock).
  *
+ * Under limit=cgroup the step is a memcg OOM (mem_cgroup_out_of_memory):
+ * the tree's members are the cgroup's tasks it can name. A search that
+ * finds nobody to kill gives up (out_of_memory returns false, and
+ * try_charge_memcg fails the charge) rather than loops; with
+ * memory.oom.group set, every member the requester can prove is killed
+ * with the victim (mem_cgroup_get_oom_group, oom_kill_memcg_member: not
+ * those of oom_score_adj -1000), the requester itself last.
+ *
  * Never holds the tree's lock across a kill or a wait.
  */
 #include <errno.h>
@@ -31,6 +39,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "kswapd.h"
 #include "tree.h"
 #include "tree_structs.h"
 
@@ -185,30 +194,76 @@ static enum pick pick(struct victim *v, int self_adj)
 	return r;
 }
 
-/* oom_kill_process: the report, then SIGKILL through the pidfd proven to
- * be the victim. */
-static void kill_victim(struct gfp_slow *s, int adj, struct victim *v)
+static void kill_self(void)
 {
+	vmstat_memcg_event(GFP_MEMCG_OOM_KILL);
+	kill(getpid(), SIGKILL);
+	/* Still here: the init of a PID namespace does not take a SIGKILL
+	 * from inside it (SIGNAL_UNKILLABLE). It ends as a killed process
+	 * would, without its exit handlers. */
+	syscall(SYS_exit_group, 128 + SIGKILL);
+}
+
+/* memory.oom.group (oom_kill_memcg_member): every other member this
+ * process can prove, but the victim and those of oom_score_adj -1000. */
+static void kill_group(const struct victim *v, const char *why)
+{
+	struct tree_seg *s = tree_seg;
+	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
+	char q[PATH_MAX + 64];
+	gfp_log(GFP_LOG_ERROR,
+	        "Tasks in the tree %s are going to be killed due to memory.oom.group set",
+	        gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)));
+	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
+		struct tree_member *m = &s->m[i];
+		int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE);
+		if (pid <= 0 || m == me || i == v->i)
+			continue;
+		struct victim o;
+		if (!victim_from(&o, i, pid, __atomic_load_n(&m->gen, __ATOMIC_RELAXED), true))
+			continue;
+		if (o.seen.pid != 1 && o.adj > -1000 && tree_pidfd_kill(o.seen.pidfd) == 0) {
+			char name[128];
+			vmstat_memcg_event(GFP_MEMCG_OOM_KILL);
+			gfp_log(GFP_LOG_ERROR, "%s: Killed process %s", why,
+			        who(name, sizeof(name), &o));
+		}
+		close(o.seen.pidfd);
+	}
+}
+
+/* oom_kill_process: the report, then SIGKILL through the pidfd proven to
+ * be the victim; with `group`, every other member, the requester last. */
+static void kill_victim(struct gfp_slow *s, int adj, struct victim *v, bool memcg, bool group)
+{
+	const char *why = memcg ? "Memory cgroup out of memory" : "Out of memory";
 	char outcome[256], name[128], h[3][GFP_HUMAN_LEN];
 	int64_t tree = budget_live();
 	int share = tree > 0 ? (int)(v->charged * 100 / tree) : 0;
 	gfp_snprintf(outcome, sizeof(outcome),
-	             "Out of memory: Killed process %s live:%s charged:%s share:%d%% of the "
-	             "tree's %s oom_score_adj:%d",
-	             who(name, sizeof(name), v), gfp_human_size(h[0], v->live),
+	             "%s: Killed process %s live:%s charged:%s share:%d%% of the tree's %s "
+	             "oom_score_adj:%d",
+	             why, who(name, sizeof(name), v), gfp_human_size(h[0], v->live),
 	             gfp_human_size(h[1], v->charged), share, gfp_human_size(h[2], tree), v->adj);
 	oom_report(s, adj, outcome, true);
-	if (v->self) {
-		kill(getpid(), SIGKILL);
-		/* Still here: the init of a PID namespace does not take a
-		 * SIGKILL from inside it (SIGNAL_UNKILLABLE). It ends as a
-		 * killed process would, without its exit handlers. */
-		syscall(SYS_exit_group, 128 + SIGKILL);
+	int r = 0, e = 0;
+	if (!v->self) {
+		r = tree_pidfd_kill(v->seen.pidfd);
+		e = errno;
+		if (r == 0)
+			vmstat_memcg_event(GFP_MEMCG_OOM_KILL);
+		close(v->seen.pidfd);
+		v->seen.pidfd = -1;
 	}
-	int r = tree_pidfd_kill(v->seen.pidfd);
-	int e = errno;
-	close(v->seen.pidfd);
-	v->seen.pidfd = -1;
+	if (group) {
+		vmstat_memcg_event(GFP_MEMCG_OOM_GROUP_KILL);
+		kill_group(v, why);
+		if (adj > -1000)
+			kill_self();
+	}
+	if (v->self)
+		kill_self();
 	if (r != 0 && e != ESRCH) {
 		/* Not ours to kill any more (it changed its uid): as a victim
 		 * that does not give its memory back, at once. */
@@ -255,7 +310,7 @@ static bool wait_victim(const struct victim *v)
 	}
 }
 
-enum oom_result tree_oom_kill(struct gfp_slow *s, int adj)
+enum oom_result tree_oom_kill(struct gfp_slow *s, int adj, bool memcg, bool group)
 {
 	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
 	if (me) /* for the members that cannot read it */
@@ -266,16 +321,21 @@ enum oom_result tree_oom_kill(struct gfp_slow *s, int adj)
 		if (p == PICK_NONE) {
 			if (!s->oom_exempt_logged)
 				oom_report(s, adj,
-				           "Out of memory and no killable member in the tree "
-				           "(oom_score_adj -1000, in a PID namespace this process "
-				           "cannot see into, or killed and still holding its "
-				           "memory): the request keeps looping",
+				           memcg
+				               ? "Out of memory and no killable member in the tree "
+				                 "(oom_score_adj -1000, in a PID namespace this "
+				                 "process cannot see into, or killed and still "
+				                 "holding its memory): the charge fails"
+				               : "Out of memory and no killable member in the tree "
+				                 "(oom_score_adj -1000, in a PID namespace this "
+				                 "process cannot see into, or killed and still "
+				                 "holding its memory): the request keeps looping",
 				           false);
 			s->oom_exempt_logged = true;
-			return OOM_RETRY;
+			return memcg ? OOM_NO_VICTIM : OOM_RETRY;
 		}
 		if (p == PICK_NEW)
-			kill_victim(s, adj, &v);
+			kill_victim(s, adj, &v, memcg, group);
 		if (wait_victim(&v))
 			return OOM_PROGRESS;
 		/* Its time is up: pick() skips it and takes the next. */

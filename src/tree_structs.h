@@ -19,7 +19,8 @@
 #pragma GCC visibility push(hidden)
 
 #define TREE_MAGIC   0x6566707472656531ULL /* "1eertpfe": set last, once ready */
-#define TREE_VERSION 2
+#define TREE_VERSION 3
+#define TREE_EVENTS  8 /* memory.events of the tree (vmstat.c names them) */
 #define TREE_MEMBERS 1024
 
 /* A member's slot. pid > 0: the member; 0: free; TREE_PID_BUSY while a
@@ -72,6 +73,7 @@ struct tree_seg {
 	 * MMF_OOM_SKIP). */
 	uint32_t oom_slot, oom_gen; /* the victim's slot + 1 (0: none) and gen */
 	uint64_t oom_deadline_ns, oom_killed_ns;
+	uint64_t events[TREE_EVENTS]; /* atomic: every member's memory.events */
 	struct tree_member m[TREE_MEMBERS];
 };
 

@@ -129,8 +129,29 @@ void unwind_setup_atfork_child(void)
 		__atomic_store_n(&setup_state, SETUP_NEVER, __ATOMIC_RELAXED);
 }
 
-static unsigned unwinders; /* atomic: threads inside libunwind, nested entries each */
-static bool fork_waiting;  /* atomic */
+/*
+ * libunwind has no fork handlers, and a child forked while another thread
+ * held one of its locks waits for ever at its first unwind, with every
+ * signal blocked (libunwind blocks them around its mutexes). The lock is
+ * that of the address space's cache of register states
+ * (local_addr_space.global_cache.lock), taken at every unw_step that
+ * parses a frame, unw_backtrace's included: libunwind 1.6 turns
+ * UNW_CACHE_PER_THREAD into UNW_CACHE_GLOBAL unless it was built with
+ * HAVE___THREAD, which its configure never defines (Debian 12's is such a
+ * build). The loader's lock that dl_iterate_phdr takes (libunwind's
+ * and names_forget_unloaded's) is another: glibc's fork resets its other
+ * loader locks in the child, not that one. So a fork waits until no other
+ * thread is inside libunwind or dl_iterate_phdr, and no thread enters
+ * while a fork waits.
+ *
+ * Forks from several threads overlap: glibc runs each fork's prepare
+ * handlers without its atfork lock, so one thread's parent handler can run
+ * while another has prepared and not forked yet. fork_waiting counts the
+ * forks between prepare and their parent handler: the gate opens when the
+ * last of them is done, not the first.
+ */
+static unsigned unwinders;    /* atomic: threads inside the gate, nested entries each */
+static unsigned fork_waiting; /* atomic: forks prepared and not done in the parent */
 
 void unwind_enter(void)
 {
@@ -160,20 +181,22 @@ void unwind_leave(void)
  * one) are not waited for. */
 void unwind_atfork_prepare(void)
 {
-	__atomic_store_n(&fork_waiting, true, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&fork_waiting, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&unwinders, __ATOMIC_SEQ_CST) > gfp_tls.unwinding)
 		sched_yield();
 }
 
 void unwind_atfork_parent(void)
 {
-	__atomic_store_n(&fork_waiting, false, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&fork_waiting, 1, __ATOMIC_RELEASE);
 }
 
+/* The child has one thread, this one: the other forks in flight are the
+ * parent's. */
 void unwind_atfork_child(void)
 {
 	__atomic_store_n(&unwinders, gfp_tls.unwinding, __ATOMIC_RELAXED);
-	__atomic_store_n(&fork_waiting, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&fork_waiting, 0, __ATOMIC_RELEASE);
 }
 
 static bool reserve_lend(void)
@@ -449,9 +472,9 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 	if (!unwind_setup())
 		return 0;
 	gfp_tls.guard++;
-	names_forget_unloaded();
 	bool lent = reserve_lend();
 	unwind_enter();
+	names_forget_unloaded(); /* dl_iterate_phdr: inside the fork gate */
 	if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
 		bool outside = false, after_signal = false;
 		while (n < max && unw_step(&cursor) > 0) {

@@ -19,7 +19,9 @@ cg_base() {
 		path=$(awk -F: '$1 == "0" && $2 == "" { print $3; exit }' /proc/self/cgroup)
 	fi
 	[ -n "$path" ] || return 1
-	awk -v v="$v" -v path="$path" '{
+	# The path through the environment: awk -v would read escapes in it.
+	path=$path LC_ALL=C awk -v v="$v" '{
+		path = ENVIRON["path"]
 		for (i = 7; $i != "-"; i++) ;
 		type = $(i + 1); super = "," $(i + 3) ","
 		if (v == 1 && (type != "cgroup" || super !~ /,memory,/)) next

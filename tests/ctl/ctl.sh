@@ -12,7 +12,7 @@ mkdir -m 0700 "$TMP/xdg" || fail "mkdir $TMP/xdg"
 export XDG_RUNTIME_DIR=$TMP/xdg
 
 # ctl_start TAG POLICY ARGS...: starts ctl_prog ARGS with the shim and
-# GFP_POLICY=POLICY (only ctl_prog: timeout runs outside the shim). Its
+# GFP_POLICY=POLICY (only ctl_prog: bounded runs outside the shim). Its
 # stderr and log go to $TMP/TAG.err and $TMP/TAG.log, every line read is
 # kept in $TMP/TAG.out. Reads the "pid P" line: CTL_PID.
 ctl_start() {
@@ -20,7 +20,7 @@ ctl_start() {
 	shift 2
 	CTL_TAG=$tag
 	: >"$TMP/$tag.out"
-	coproc CTLP { exec timeout 25 env LD_PRELOAD="$SHIM" GFP_POLICY="$policy" \
+	coproc CTLP { bounded 120 env LD_PRELOAD="$SHIM" GFP_POLICY="$policy" \
 		GFP_LOG="$TMP/$tag.log" "$CTL_PROG" "$@" 2>"$TMP/$tag.err"; }
 	CTL_COPID=$CTLP_PID
 	# Copies: bash drops the coprocess's descriptors when it is reaped.

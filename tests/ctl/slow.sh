@@ -20,7 +20,7 @@ sock=$XDG_RUNTIME_DIR/gfpshim/$CTL_PID.sock
 # SENT: bytes sent by then), or "finished ..." when it sent everything
 # without being dropped. Gives up after 15 s.
 slow_client() {
-	timeout 20 python3 - "$sock" "$2" "$3" >"$1" 2>&1 <<'PY' &
+	bounded 20 python3 - "$sock" "$2" "$3" >"$1" 2>&1 <<'PY' &
 import select, socket, sys, time
 path, gap, data = sys.argv[1], float(sys.argv[2]), sys.argv[3].encode() + b"\n"
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -65,7 +65,7 @@ sleep 0.3 # the clients are connected (not a bound: gfp-ctl must answer regardle
 timed_ctl() {
 	local t0 t1 rc=0
 	t0=$(date +%s%N)
-	timeout 10 "$GFP_CTL" "$CTL_PID" "$@" >"$TMP/gctl.out" 2>"$TMP/gctl.err" || rc=$?
+	bounded 10 "$GFP_CTL" "$CTL_PID" "$@" >"$TMP/gctl.out" 2>"$TMP/gctl.err" || rc=$?
 	t1=$(date +%s%N)
 	local ms=$(((t1 - t0) / 1000000))
 	[ "$rc" = 0 ] || fail "gfp-ctl $* with slow clients connected: exit $rc after $ms ms: $(cat "$TMP/gctl.err")"

@@ -80,7 +80,7 @@ nth_sweep() {
 		(
 			rc=0
 			GFP_POLICY="fail.nth=$n" GFP_LOG=$TMP/$tag.$n.log GFP_RECORD=$TMP/$tag.$n.rec \
-				timeout -k 5 20 env LD_PRELOAD="$SHIM" "$@" <"${STDIN:-/dev/null}" \
+				bounded 20 env LD_PRELOAD="$SHIM" "$@" <"${STDIN:-/dev/null}" \
 				>"$TMP/$tag.$n.out" 2>"$TMP/$tag.$n.err" || rc=$?
 			echo "$rc" >"$TMP/$tag.$n.rc"
 			touch "$TMP/$tag.$n.rec" "$TMP/$tag.$n.log"

@@ -1,6 +1,6 @@
 /*
  * libinjnames.so - a function the dynamic symbol table does not name, right
- * after a large one it does, for frame names (issue 17 point 4).
+ * after a large one it does, for frame names (doc/injection.md, Call sites).
  *
  * Built twice: libinjnames.so is linked with --strip-all, so .symtab is gone
  * and only the exported names_* functions have names (.dynsym);

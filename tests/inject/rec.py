@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """rec.py - reads GFP_RECORD files (one JSON object per line) for the tests.
 
-  rec.py check FILE...         every line is a well-formed record (SPEC §10)
+  rec.py check FILE...         every line is a well-formed record (doc/injection.md)
   rec.py count FILE EVENT      how many records of EVENT
   rec.py events FILE           the event of each record, one per line
   rec.py get FILE EVENT FIELD  FIELD of each EVENT record, one per line

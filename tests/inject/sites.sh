@@ -127,7 +127,7 @@ if command -v strace >/dev/null && strace -qq -o /dev/null true 2>/dev/null; the
 	# -ff: one trace per thread, so that no write shows up as
 	# "<unfinished ...>" / "<... write resumed>" halves.
 	cat "$TMP"/trace/t.* | sed -n 's/.*write(9, .*) *= \([0-9]*\)$/\1/p' >"$TMP/strace.sizes"
-	awk '{print length($0) + 1}' "$TMP/strace.rec" | sort -n >"$TMP/line.sizes"
+	LC_ALL=C awk '{print length($0) + 1}' "$TMP/strace.rec" | sort -n >"$TMP/line.sizes" # bytes
 	sort -n "$TMP/strace.sizes" | cmp -s - "$TMP/line.sizes" || {
 		paste "$TMP/strace.sizes" "$TMP/line.sizes" >&2
 		fail "the records were not written one write(2) each"

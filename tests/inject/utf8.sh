@@ -22,7 +22,7 @@ run() {
 	shift 4
 	rm -f "$TMP/$tag".*
 	INJ_RC=0
-	timeout -k 5 "$secs" env GFP_POLICY="$policy" GFP_LOG="$TMP/$tag.log" \
+	bounded "$secs" env GFP_POLICY="$policy" GFP_LOG="$TMP/$tag.log" \
 		GFP_RECORD="$TMP/$tag.rec" LD_PRELOAD="$SHIM" LANG="$loc" LC_ALL="$loc" "$@" \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" </dev/null || INJ_RC=$?
 	touch "$TMP/$tag.log" "$TMP/$tag.rec"

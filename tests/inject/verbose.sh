@@ -15,7 +15,7 @@ site=$($REC get "$TMP/v.rec" injection site)
 line="^gfpshim: info: FAULT_INJECTION: forcing a failure: size 200 mode:KERNEL 0xcc0 entry malloc call 2 site $site\$"
 expect_contains "verbose line" "$TMP/v.log" "$line"
 expect_eq "verbose lines" 1 "$(grep -c FAULT_INJECTION "$TMP/v.log")"
-awk -v re="$line" 'f && /^gfpshim: (warning|error|info):/ {exit} f {print} $0 ~ re {f=1}' "$TMP/v.log" >"$TMP/frames"
+lines_after "$TMP/v.log" "$line" >"$TMP/frames"
 expect_contains "frame #0 after the line" "$TMP/frames" '^ *#0 run_ops\+0x[0-9a-f]+ \(inj_seq\+0x[0-9a-f]+\)$'
 expect_contains "main among the frames" "$TMP/frames" '^ *#[0-9]+ main\+0x[0-9a-f]+ \(inj_seq\+0x[0-9a-f]+\)$'
 
@@ -31,7 +31,7 @@ note "verbose lines name size, mode, entry, call and site"
 # A deep stack: 300 nested calls with a long name.
 seq_expect deep 'fail.probability=1;fail.depth=64;fail.verbose=1' 'XX' 'R300 R2'
 expect_records deep injection 2
-sizes=$(awk '{print length($0) + 1}' "$TMP/deep.rec" | paste -sd ' ')
+sizes=$(LC_ALL=C awk '{print length($0) + 1}' "$TMP/deep.rec" | paste -sd ' ') # bytes
 for s in $sizes; do [ "$s" -le 4096 ] || fail "a record of $s bytes"; done
 note "records of a 300-deep stack: $sizes bytes"
 [ "$($REC get "$TMP/deep.rec" injection site | sort -u | wc -l)" = 2 ] ||

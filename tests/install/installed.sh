@@ -78,8 +78,8 @@ for where in install build; do
 	expect_eq "$where gfp-sweep status (a silent data loss)" 1 "$?"
 	/usr/bin/python3 -c 'import json, shlex, sys
 r = json.load(open(sys.argv[1]))
-assert r["groups"], "no finding"
-for g in r["groups"]:
+assert r["findings"], "no finding"
+for g in r["findings"] + [p for f in r["findings"] for p in f["call_paths"]]:
     argv = shlex.split(g["reproducer"])
     argv = argv[argv.index("&&") + 1:] if argv[:2] == ["cd", "--"] else argv
     assert argv[0] == sys.argv[2], f"reproducer runs {argv[0]!r}, not {sys.argv[2]!r}"' \
@@ -91,7 +91,7 @@ found = [sorted((x["site"], x["hit"], x["outcome"]) for x in json.load(open(f))[
 assert found[0] == found[1], f"installed {found[0]}, build tree {found[1]}"' \
 	"$TMP/install.json" "$TMP/build.json" || fail "the installed gfp-sweep finds other things"
 repro=$(/usr/bin/python3 -c 'import json, sys
-print(next(g["reproducer"] for g in json.load(open(sys.argv[1]))["groups"]
+print(next(g["reproducer"] for g in json.load(open(sys.argv[1]))["findings"]
            if g["outcome"] == "silent"))' "$TMP/install.json") || fail "no silent finding to reproduce"
 bash -c "$repro" >"$TMP/repro.out" 2>"$TMP/repro.err"
 expect_eq "the installed reproducer's status ($repro)" 1 "$?"

@@ -18,8 +18,8 @@ for dest in tools.installed():
     installed.add(rel)
 
 text = open(os.path.join(tools.SRC, "README.md")).read()
-m = re.search(r"^### Install\n(.*?)(?=^#)", text, re.M | re.S)
-assert m, "README.md has no '### Install' section"
+m = re.search(r"^#+ Install\n(.*?)(?=^#)", text, re.M | re.S)
+assert m, "README.md has no 'Install' section"
 rows = [line for line in m.group(1).splitlines()
         if line.startswith("| `")]
 listed = set()

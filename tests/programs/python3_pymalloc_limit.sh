@@ -34,7 +34,7 @@ PY
 
 for alloc in pymalloc malloc; do
 	rc=0
-	timeout -s KILL 120 env PYTHONMALLOC=$alloc GFP_POLICY='limit=64M;oom=fail;stats=sites' \
+	bounded 120 env PYTHONMALLOC=$alloc GFP_POLICY='limit=64M;oom=fail;stats=sites' \
 		GFP_LOG="$TMP/$alloc.log" GFP_RECORD="$TMP/$alloc.rec" GFP_REPORT="$TMP/$alloc.json" \
 		LD_PRELOAD="$SHIM" /usr/bin/python3 "$TMP/fill.py" >"$TMP/$alloc.out" 2>"$TMP/$alloc.err" || rc=$?
 	[ "$rc" = 0 ] || { cat "$TMP/$alloc.err" "$TMP/$alloc.log" >&2; fail "$alloc: status $rc"; }

@@ -81,6 +81,49 @@ assert len(g) == 1 and g[0]["count"] == 2, g
 # The group's first run in the merged order speaks for it: aa hit 2.
 assert g[0]["policy"] == "fail.site=aa;fail.site.hit=2", g
 PY
+# A result of a gfp-sweep before findings (format 1) still prints: its groups.
+"$REPORT" "$TMP/m.json" >"$TMP/out" 2>"$TMP/err" || fail "format 1 does not print: $(cat "$TMP/err")"
+expect_contains "format 1: its group" "$TMP/out" '^\[1\] crash in 2 runs: allocation failure at site bb'
+
+# Format 2: findings merge by outcome and key, their call paths by site,
+# each renumbered to the merged results and led by the one that comes first.
+part2() { # K RESULTS FINDINGS
+	printf '{"gfp_sweep": "0.1.0", "format": 2, "mode": "sites", "program": ["prog", "in"],\n'
+	printf ' "shard": "%s/2", "runs": 0, "outcomes": {"ok": 9, "crash": 9},\n' "$1"
+	printf ' "results": [%s],\n "findings": [%s]}\n' "$2" "$3"
+}
+R1='{"site":"aa","hit":1,"outcome":"ok"}, {"site":"bb","hit":1,"outcome":"crash"},
+    {"site":"cc","hit":1,"outcome":"crash"}'
+R2='{"site":"aa","hit":2,"outcome":"crash"}, {"site":"bb","hit":2,"outcome":"crash"}'
+F1='{"outcome":"crash","key":"crash SIGSEGV in f","count":2,"paths":2,"first_run":1,
+     "policy":"fail.site=bb;fail.site.hit=1","call_paths":[
+       {"site":"bb","count":1,"first_run":1,"reproducer":"bb 1"},
+       {"site":"cc","count":1,"first_run":2,"reproducer":"cc 1"}]}'
+F2='{"call_paths":[{"site":"aa","count":1,"first_run":0,"reproducer":"aa 2"},
+       {"site":"bb","count":1,"first_run":1,"reproducer":"bb 2"}],
+     "outcome":"crash","key":"crash SIGSEGV in f","count":2,"paths":2,"first_run":0,
+     "policy":"fail.site=aa;fail.site.hit=2"},
+    {"outcome":"crash","key":"crash SIGSEGV in g","count":0,"paths":0,"first_run":1,
+     "call_paths":[]}'
+part2 1 "$R1" "$F1" >"$TMP/f1.json"
+part2 2 "$R2" "$F2" >"$TMP/f2.json"
+"$REPORT" merge "$TMP/f1.json" "$TMP/f2.json" >"$TMP/fm.json" 2>"$TMP/err" ||
+	fail "merge of format 2 parts: $(cat "$TMP/err")"
+/usr/bin/python3 - "$TMP/fm.json" <<'PY' || fail "format 2 merge wrong"
+import json, sys
+m = json.load(open(sys.argv[1]))
+order = [(r["site"], r["hit"]) for r in m["results"]]
+assert order == [("aa", 1), ("aa", 2), ("bb", 1), ("bb", 2), ("cc", 1)], order
+f = m["findings"]
+assert [x["key"] for x in f] == ["crash SIGSEGV in f", "crash SIGSEGV in g"], f
+f = f[0]
+assert (f["count"], f["paths"], f["first_run"], f["policy"]) == \
+    (4, 3, 1, "fail.site=aa;fail.site.hit=2"), f
+paths = [(p["site"], p["count"], p["first_run"], p["reproducer"]) for p in f["call_paths"]]
+assert paths == [("aa", 1, 1, "aa 2"), ("bb", 2, 2, "bb 1"), ("cc", 1, 4, "cc 1")], paths
+PY
+expect_error "merge: formats" "$TMP/p1.json has groups but $TMP/f2.json has findings" \
+	"$REPORT" merge "$TMP/p1.json" "$TMP/f2.json"
 expect_error "merge: modes" "$TMP/p2nth.json is a nth-mode sweep but $TMP/p1.json is sites-mode" \
 	"$REPORT" merge "$TMP/p1.json" "$TMP/p2nth.json"
 expect_error "merge: programs" "$TMP/p2prog.json swept a different program" \

@@ -2,7 +2,8 @@
 # gfp-report prints names, flags, messages and output lines read from files
 # anyone may have written. None of their control bytes reaches the terminal
 # (an OSC retitle, a clear screen, a C1 CSI), each shows as \xNN, UTF-8
-# text is kept; a silent group's evidence prints as gfp-sweep's console
+# text is kept (a finding's title, its message, its evidence); a silent
+# finding's evidence prints as gfp-sweep's console
 # prints it; a report read through a FIFO prints as from a file.
 source "$TESTS/lib.sh"
 export LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -29,9 +30,12 @@ with open(f"{tmp}/evil.rec", "w") as f:
     for r in rec:
         f.write(json.dumps(r) + "\n")
 sw = json.load(open(f"{tmp}/m.json"))
-for g in sw["groups"]:
+for g in sw["findings"]:
     if g.get("evidence"):
         g["evidence"]["actual"] = evil
+    g["title"] = evil
+    if g.get("loss"):
+        g["loss"]["message"] = evil
 sw["outcomes"][evil] = 0
 json.dump(sw, open(f"{tmp}/evil.json", "w"))
 camp = {"gfp_sweep": sw["gfp_sweep"], "campaign": evil, "targets": [dict(sw, id=evil, state="error", error=evil)]}

@@ -5,7 +5,7 @@
 # inlined_into, symbol), gfp-report of that JSON and gfp-report of the
 # records, run from a directory where neither the program nor the library
 # is (the records' "modules" say where they were). fooprog crashes when
-# libfoo's allocation fails, so the sweep has a group whose failed
+# libfoo's allocation fails, so the sweep has a finding whose failed
 # allocation is in the library.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
@@ -37,11 +37,11 @@ sw = json.load(open(path))
 bad = []
 KEYS = ["module", "path", "build_id", "offset", "function", "file", "line", "inlined_into",
         "symbol"]
-groups = [g for g in sw["groups"] if g["injection_frames"]
-          and g["injection_frames"][0]["module"] == "libfoo.so"]
-if len(groups) != 1:
-    sys.exit(f"FAIL: {len(groups)} groups fail in libfoo.so, expected 1: {sw['groups']}")
-g = groups[0]
+found = [g for g in sw["findings"] if g["injection_frames"]
+         and g["injection_frames"][0]["module"] == "libfoo.so"]
+if len(found) != 1:
+    sys.exit(f"FAIL: {len(found)} findings fail in libfoo.so, expected 1: {sw['findings']}")
+g = found[0]
 for key in ("injection_frames", "crash_frames"):
     if not isinstance(g[key], list) or not g[key]:
         bad.append(f"{key} is not a list of frames: {g[key]!r}")

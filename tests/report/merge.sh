@@ -1,8 +1,9 @@
 #!/bin/bash
 # gfp-report merge joins the two shards of the example's sweep into what
 # the unsharded sweep wrote: the same results in the same order, the same
-# outcome counts and the same groups (counts added); only "confirmed", a
-# re-run of its own, and each run's "seconds" may differ. The parts' order does not matter, and the
+# outcome counts and the same findings with the same call paths (counts
+# added); only "confirmed", a re-run of its own, and each run's "seconds"
+# may differ. The parts' order does not matter, and the
 # merged file prints with the program's frames symbolized.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
@@ -40,9 +41,14 @@ recount = collections.Counter(r["outcome"] for r in merged["results"])
 if {k: v for k, v in merged["outcomes"].items() if v} != dict(recount):
     bad.append(f"outcomes {merged['outcomes']} are not the results' {dict(recount)}")
 strip = lambda gs: [{k: v for k, v in g.items() if k != "confirmed"} for g in gs]
-if strip(whole["groups"]) != strip(merged["groups"]):
-    bad.append(f"groups: whole {strip(whole['groups'])}\n   merged {strip(merged['groups'])}")
-print(f"# {len(merged['results'])} results, {len(merged['groups'])} groups, "
+if strip(whole["findings"]) != strip(merged["findings"]) or not whole["findings"]:
+    bad.append(f"findings: whole {strip(whole['findings'])}\n   merged {strip(merged['findings'])}")
+# shard K/2 ran the runs K-1, K+1, ...: a call path with runs of both
+runs_of = lambda f, p: {i % 2 for i, r in enumerate(merged["results"])
+                        if r["key"] == f["key"] and r["injected_site"] == p["site"]}
+if not any(runs_of(f, p) == {0, 1} for f in merged["findings"] for p in f["call_paths"]):
+    bad.append("no call path with runs in both shards: the merge of call paths is not tested")
+print(f"# {len(merged['results'])} results, {len(merged['findings'])} findings, "
       f"outcomes {merged['outcomes']}")
 if bad:
     sys.exit("FAIL: " + "\n".join(bad))
@@ -56,7 +62,7 @@ want=$(/usr/bin/python3 -c 'import json, sys
 o = json.load(open(sys.argv[1]))["outcomes"]
 print("outcomes:" + "".join(f" {k} {v}" for k, v in o.items() if v))' "$TMP/whole.json")
 expect_eq "outcome line" "$want" "$(grep '^outcomes:' "$TMP/out")"
-expect_contains "groups with reproducers" "$TMP/out" \
+expect_contains "findings with reproducers" "$TMP/out" \
 	"reproduce \([a-zA-Z ]+\): (cd -- [^ ]+ && )?[^ ]*gfp-run --no-follow --policy 'junk=64K;fail\.site="
 expect_contains "inline chain of the example" "$TMP/out" \
 	'^    make_title inventory\.c:[0-9]+ < main inventory\.c:[0-9]+ \(inventory\+0x[0-9a-f]+\)$'

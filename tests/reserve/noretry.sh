@@ -1,6 +1,7 @@
 #!/bin/bash
 # Under a full budget, a NORETRY reservation fails at once (one round of
-# reclaim, no wait: wait=2s would show), also a costly one; NOWAIT and ATOMIC
+# reclaim, no wait: under wait=600s a wait would not end before the run's
+# deadline), also a costly one; NOWAIT and ATOMIC
 # ones (256K: more than ATOMIC's share of min_free) fail at once too. All with
 # -1 and errno ENOMEM, and holding nothing: after 512K are freed, a 256K
 # NORETRY reservation succeeds at once and the other thread gets back exactly
@@ -13,19 +14,17 @@ check() {
 	local n=$1 k
 	rs_load $n
 	for k in noretry costly_noretry nowait atomic; do
-		declare -n rc=${n}_${k}_rc err=${n}_${k}_errno ms=${n}_${k}_ms
+		declare -n rc=${n}_${k}_rc err=${n}_${k}_errno
 		want $n "$k reservation under a full budget: rc $rc errno $err" "rc == -1 && err == 12"
-		want_lt $n "$k reservation took too long to fail (ms)" "$ms" 50
 	done
-	declare -n fits=${n}_fits_rc fits_ms=${n}_fits_ms refill=${n}_refill un=${n}_after_unreserve
+	declare -n fits=${n}_fits_rc refill=${n}_refill un=${n}_after_unreserve
 	want $n "a NORETRY reservation that fits: rc $fits" "fits == 0"
-	want_lt $n "a NORETRY reservation that fits took too long (ms)" "$fits_ms" 50
 	want $n "the other thread got back $refill blocks of the 128 freed, expected 64" \
 		"refill >= 63 && refill <= 65"
 	want $n "after the unreserve: $un blocks, expected 64" "un >= 63 && un <= 65"
 }
 
-pol='limit=16M;wait=2s;retries=2;oom=fail'
+pol='limit=16M;wait=600s;retries=2;oom=fail'
 rs_run n "$pol" "$TXN" noretry
 check n
 RS_REPORT=1 rs_run nr "$pol" "$TXN" noretry

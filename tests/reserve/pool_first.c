@@ -1,6 +1,6 @@
 /*
  * pool_first - does a prefaulted reservation in reserve.mode=tokens serve its
- * thread's requests first (README: "with tokens, first")?
+ * thread's requests first (doc/budget.md, Reservations: "with tokens, first")?
  *
  * Takes gfp_reserve(1 MiB), then makes one request of each kind (malloc,
  * calloc, aligned_alloc, posix_memalign) and prints how many came from an

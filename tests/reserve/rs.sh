@@ -18,7 +18,7 @@ rs_run() {
 	rm -f "$TMP/$tag.log" "$TMP/$tag.json"
 	[ "${RS_REPORT:-0}" = 1 ] && report=(GFP_REPORT="$TMP/$tag.json")
 	RS_RC=0
-	timeout "${RS_TIMEOUT:-60}" env LD_PRELOAD="$SHIM" GFP_POLICY="$policy" \
+	bounded "${RS_TIMEOUT:-60}" env LD_PRELOAD="$SHIM" GFP_POLICY="$policy" \
 		GFP_LOG="$TMP/$tag.log" "${report[@]}" "$@" \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" || RS_RC=$?
 	touch "$TMP/$tag.log"

@@ -1,5 +1,5 @@
 /*
- * txn - a transaction-style program for gfp_reserve (SPEC §8). The main
+ * txn - a transaction-style program for gfp_reserve (doc/budget.md). The main
  * thread is the worker: it takes a reservation and makes many small requests
  * while other threads ("hogs") hold the budget at its watermark. Each
  * subcommand prints key=value lines that the scripts of tests/reserve check;

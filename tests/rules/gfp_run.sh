@@ -1,5 +1,5 @@
 #!/bin/bash
-# gfp-run --rules STR sets GFP_RULES for the program (SPEC §10): the rule
+# gfp-run --rules STR sets GFP_RULES for the program (doc/gfp-run.md): the rule
 # applies and the GFP_REPORT JSON names it in its "rules" field (empty
 # without rules); a bad rule stops gfp-run with status 125 and the
 # engine's message before the program runs.

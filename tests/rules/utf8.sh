@@ -21,7 +21,7 @@ run() {
 	shift 2
 	RC=0
 	rm -f "$TMP/$tag".*
-	timeout -k 5 60 env GFP_RULES="$rules" GFP_POLICY="$POLICY" GFP_RECORD="$TMP/$tag.rec" \
+	bounded 60 env GFP_RULES="$rules" GFP_POLICY="$POLICY" GFP_RECORD="$TMP/$tag.rec" \
 		GFP_LOG="$TMP/$tag.log" LD_PRELOAD="$SHIM" LANG=C.UTF-8 LC_ALL=C.UTF-8 "$@" \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" </dev/null || RC=$?
 	touch "$TMP/$tag.rec" "$TMP/$tag.log"

@@ -11,9 +11,10 @@ canary_re() { # canary_re PID MODE HEX
 	echo "^gfpshim: warning: sp_case\\($1\\) possible memory allocation deadlock size 4096 in ([A-Za-z_][A-Za-z0-9_.]*) after ([0-9]+) rounds, ([0-9]+\\.[0-9])s \\(mode:$2 $3\\)\$"
 }
 
-# Rounds: canary.retries=5, wait=1ms, the free after 600 ms (>= 100 rounds).
+# Rounds: canary.retries=5, wait=1ms, the free after 3 s: the 50 rounds that
+# canary.burst=10 needs take 50 ms, and well under 3 s on a loaded machine.
 sp_run rounds 'limit=8M;canary.retries=5;wait=1ms' --flags 'NOFS|NOFAIL' --size 4096 \
-	--source budget --free-ms 600
+	--source budget --free-ms 3000
 sp_expect_result rounds 0 ok 1
 re=$(canary_re "$SP_PID" 'NOFS\|NOFAIL' 0x8c40)
 expect_contains "canary line" "$TMP/rounds.log" "$re"
@@ -28,16 +29,15 @@ for r in $rounds; do
 	[ $((r % 5)) = 0 ] && [ "$r" -gt "$prev" ] || fail "canary rounds not every 5: $rounds"
 	prev=$r
 done
-expect_eq "canaries in 600 ms with canary.burst=10 (default)" 10 "$n"
+expect_eq "canaries with canary.burst=10 (default)" 10 "$n"
 expect_eq "FUNC of the canary line" "$CALLER " "$funcs"
 # The frames follow the first canary line and name the calling function.
-awk -v re="$re" 'f && /^gfpshim: (warning|error|info):/ {exit} f {print} $0 ~ re {f=1}' \
-	"$TMP/rounds.log" >"$TMP/frames"
+lines_after "$TMP/rounds.log" "$re" >"$TMP/frames"
 expect_contains "frame of the caller after the canary" "$TMP/frames" "$FRAME$CALLER\\+0x[0-9a-f]+ \\([^ ]*sp_case\\+0x[0-9a-f]+\\)"
 
 # canary.burst=2: two canaries only.
 sp_run burst 'limit=8M;canary.retries=5;canary.burst=2;wait=1ms' --flags 'NOFS|NOFAIL' \
-	--size 4096 --source budget --free-ms 300
+	--size 4096 --source budget --free-ms 1000
 sp_expect_result burst 0 ok 1
 expect_eq "canaries with canary.burst=2" 2 "$(grep -cE "$(canary_re "$SP_PID" 'NOFS\|NOFAIL' 0x8c40)" "$TMP/burst.log")"
 
@@ -49,7 +49,8 @@ re=$(canary_re "$SP_PID" NOIO 0xc00)
 expect_contains "canary by time" "$TMP/time.log" "$re"
 secs=$(grep -E "$re" "$TMP/time.log" | head -1 | sed -E "s/$re/\\3/")
 note "time-triggered canary after ${secs}s"
-/usr/bin/python3 -c "import sys; sys.exit(0 if 0.2 <= float(sys.argv[1]) < 0.7 else 1)" "$secs" ||
+# Not before canary.ms (when after is the machine's business: before the free).
+/usr/bin/python3 -c "import sys; sys.exit(0 if 0.2 <= float(sys.argv[1]) else 1)" "$secs" ||
 	fail "canary.ms=200ms: first canary after ${secs}s"
 
 # A NORETRY request makes one round: below canary.retries=2, no canary.

@@ -9,10 +9,12 @@ The outcome is classified from the result and the log:
   loop      success only after the free, no OOM report
   oom+loop  success only after the free, with an OOM report (KERNEL|NOFAIL)
 and anything else (success before the free, NULL after it, a hang, a crash)
-is printed as it is. Each cell is compared with the rules of SPEC §4 and
-kernel-semantics.md §3; the log must also carry the failure report of a
-failing request (none is NOWARN here) with frames naming the caller, the
-OOM report's first line, and the NOFAIL misuse warnings.
+is printed as it is. Each cell is compared with the kernel's rules
+(__alloc_pages_slowpath, should_reclaim_retry, __alloc_pages_may_oom: the
+table of doc/budget.md, doc/kernel.md case by case); the log must also
+carry the failure report of a failing request (none is NOWARN here) with
+frames naming the caller, the OOM report's first line, and the NOFAIL
+misuse warnings.
 Usage: decision_table.py SP_CASE SHIM TMPDIR [-j N]
 """
 import os
@@ -34,7 +36,8 @@ FREE_MS = 300
 
 
 def expected(base, mod, size):
-    """SPEC §4 step 2 and 3 in order."""
+    """__alloc_pages_slowpath's checks in its order: no direct reclaim,
+    NORETRY and costly requests, then the retry and OOM decision."""
     costly = size > COSTLY
     if base in ("NOWAIT", "ATOMIC"):
         return "fail"          # no reclaim, no wait; NOFAIL warns and fails

@@ -17,7 +17,7 @@ edge() {
 	local tag=$1 policy=$2
 	shift 2
 	EDGE_RC=0
-	GFP_POLICY=$policy GFP_LOG=$TMP/$tag.log LD_PRELOAD=$SHIM timeout 60 "$EDGES" "$@" \
+	GFP_POLICY=$policy GFP_LOG=$TMP/$tag.log LD_PRELOAD=$SHIM bounded 60 "$EDGES" "$@" \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" || EDGE_RC=$?
 	[ "$EDGE_RC" = 0 ] || {
 		head -c 2000 "$TMP/$tag.err" "$TMP/$tag.log" >&2

@@ -13,8 +13,7 @@ sp_run nowait 'limit=8M' --flags NOWAIT --size 4096 --source budget --repeat 3
 for i in 0 1 2; do sp_expect_result nowait $i null 0; done
 re=$(report_re "$SP_PID" 4096 0 NOWAIT 0x800)
 expect_eq "reports for 3 failures, warn.burst=1" 1 "$(grep -cE "$re" "$TMP/nowait.log")"
-awk -v re="$re" 'f && /^gfpshim: (warning|error|info):/ {exit} f {print} $0 ~ re {f=1}' \
-	"$TMP/nowait.log" >"$TMP/frames"
+lines_after "$TMP/nowait.log" "$re" >"$TMP/frames"
 expect_contains "report frames name the caller" "$TMP/frames" \
 	"${FRAME}sp_request_under_pressure\\+0x[0-9a-f]+ \\([^ ]*sp_case\\+0x[0-9a-f]+\\)"
 

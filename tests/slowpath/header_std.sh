@@ -1,5 +1,5 @@
 #!/bin/bash
-# The public header in every language standard (issue 17 point 5): a program
+# The public header in every language standard (doc/api.md): a program
 # using all of its calls compiles with -Wall -Wextra -Wpedantic -Werror as
 # C89, C99, C11, C17 and C2x (ISO and GNU dialects) and as C++98 to C++20,
 # with gcc/g++ and with clang/clang++ when installed, and each build runs
@@ -28,9 +28,9 @@ one() {
 	for mode in plain shim; do
 		rc=0
 		if [ $mode = shim ]; then
-			LD_PRELOAD=$SHIM timeout -k 5 20 "$exe" shim >"$TMP/$label.$mode" 2>&1 || rc=$?
+			LD_PRELOAD=$SHIM bounded 20 "$exe" shim >"$TMP/$label.$mode" 2>&1 || rc=$?
 		else
-			timeout -k 5 20 "$exe" plain >"$TMP/$label.$mode" 2>&1 || rc=$?
+			bounded 20 "$exe" plain >"$TMP/$label.$mode" 2>&1 || rc=$?
 		fi
 		[ "$rc" = 0 ] && grep -q '^0 failure(s)$' "$TMP/$label.$mode" ||
 			BAD="$BAD

@@ -17,7 +17,7 @@ for mode in setrlimit syscall; do
 		pol='limit=16G;oom=fail;wait=1ms'
 		[ $routes = shim ] && pol="$pol;ctl=1"
 		rm -f "$TMP/rec"
-		out=$(GFP_POLICY=$pol GFP_RECORD=$TMP/rec LD_PRELOAD=$SHIM timeout 60 "$PROG" $mode 2>"$TMP/err") ||
+		out=$(GFP_POLICY=$pol GFP_RECORD=$TMP/rec LD_PRELOAD=$SHIM bounded 60 "$PROG" $mode 2>"$TMP/err") ||
 			fail "$mode/$routes: exit $?: $out $(tail -3 "$TMP/err")"
 		read -r first r1 second r2 <<<"$(sed 's/[a-z]*=//g' <<<"$out")"
 		[ "$first" -gt 100 ] || fail "$mode/$routes: only $first blocks before the limit: $out"

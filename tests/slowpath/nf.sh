@@ -11,6 +11,6 @@ nf_run() {
 	shift 2
 	SP_RC=0
 	GFP_POLICY=$policy GFP_LOG=$TMP/$tag.log GFP_RECORD=$TMP/$tag.rec LD_PRELOAD=$SHIM \
-		timeout -s KILL 120 "$NF" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" || SP_RC=$?
+		bounded 120 "$NF" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" || SP_RC=$?
 	touch "$TMP/$tag.log" "$TMP/$tag.rec"
 }

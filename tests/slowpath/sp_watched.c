@@ -13,8 +13,10 @@
  *
  * Under RLIMIT_AS, with the address space filled, main mallocs 1 MiB (KERNEL,
  * below costly=2M: it loops) and the other thread gives memory back 200 ms
- * later. Prints "result=ok|null waited_ms=T". With wait=3s, a waiter that
- * nobody wakes returns after about 3000 ms.
+ * later. Prints "result=ok|null after_give_back=1|0 waited_ms=T":
+ * after_give_back says whether the other thread had begun to give memory
+ * back when the malloc returned (it waited for it). With a long wait=, a
+ * waiter that nobody wakes does not return.
  */
 #include <jemalloc/jemalloc.h>
 #include <sys/mman.h>
@@ -23,7 +25,7 @@
 #include "sp_common.h"
 
 static void *big;
-static atomic_int stage;
+static atomic_int stage, giving_back;
 static int first_failure;
 
 static void wait_stage(int s)
@@ -56,6 +58,7 @@ static void *other(void *arg)
 	}
 	wait_stage(4);
 	sp_sleep_ms(200);
+	atomic_store(&giving_back, 1);
 	if (first_failure)
 		free(big);
 	else if (realloc(big, 4096) == NULL)
@@ -94,7 +97,9 @@ int main(int argc, char **argv)
 	double t0 = sp_now_ms();
 	atomic_store(&stage, 4);
 	void *p = sp_malloc_fn(1 << 20);
-	printf("result=%s waited_ms=%.0f\n", p ? "ok" : "null", sp_now_ms() - t0);
+	int after = atomic_load(&giving_back);
+	printf("result=%s after_give_back=%d waited_ms=%.0f\n", p ? "ok" : "null", after,
+	       sp_now_ms() - t0);
 	pthread_join(t, NULL);
 	return 0;
 }

@@ -14,8 +14,8 @@ prog="$BUILD/tests/slowpath/sp_threads"
 run() {
 	local name=$1 pol=$2
 	shift 2
-	env LD_PRELOAD="$SHIM" GFP_POLICY="$pol" GFP_REPORT="$TMP/$name.json" \
-		timeout -s KILL 60 "$prog" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	LD_PRELOAD="$SHIM" GFP_POLICY="$pol" GFP_REPORT="$TMP/$name.json" \
+		bounded 60 "$prog" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	local rc=$?
 	if [ $rc != 0 ]; then
 		cat "$TMP/$name.out" >&2

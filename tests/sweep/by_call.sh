@@ -51,8 +51,10 @@ def load(name):
 def points(run):
     return {(r["site"], r["hit"]): (r["outcome"], r["injected_site"], r["status"], r["signal"])
             for r in run["results"]}
-def groups(run):
-    return sorted((g["outcome"], g["site"], g["crash_site"], g["count"]) for g in run["groups"])
+def findings(run):
+    return sorted((g["outcome"], g["key"], g["count"],
+                   sorted((p["site"], p["count"]) for p in g["call_paths"]))
+                  for g in run["findings"])
 
 for by_call, by_hit in (("plain", "plain_hit"), ("threads", "threads_hit"), ("jq", "jq_hit"),
                        ("sqlite", "sqlite_hit")):
@@ -69,15 +71,15 @@ for by_call, by_hit in (("plain", "plain_hit"), ("threads", "threads_hit"), ("jq
                    f"{[r for r in c['results'] if not r['call']][:3]}")
     if any(r["call"] is not None for r in h["results"]):
         bad.append(f"{by_hit}: a run by call number")
-    if points(c) != points(h) or groups(c) != groups(h):
+    if points(c) != points(h) or findings(c) != findings(h):
         bad.append(f"{by_call}: results differ from --by-hit's:\n  {points(c)}\n  {points(h)}")
-    for g in c["groups"]:
+    for g in c["findings"]:
         if "fail.site.call" in g["reproducer"] or not g["confirmed"]:
             bad.append(f"{by_call}: reproducer {g['reproducer']!r}, confirmed {g['confirmed']}")
 
 plain = load("plain")
-if sorted(g["outcome"] for g in plain["groups"]) != ["crash", "silent"]:
-    bad.append(f"wrapprog's findings: {groups(plain)}")
+if sorted(g["outcome"] for g in plain["findings"]) != ["crash", "silent"]:
+    bad.append(f"wrapprog's findings: {findings(plain)}")
 for name, why in (("counter", "no two runs alike"),):
     run = load(name)
     if run["by_call"] is not False or any(r["call"] is not None for r in run["results"]):

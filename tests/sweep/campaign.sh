@@ -5,7 +5,9 @@
 # campaign, stopped by SIGINT in its second target, exits 130 with the
 # finished target done, the second interrupted and the rest not run; run
 # again, it takes the finished runs from its state file (no failure point is
-# run twice) and its results, parsed, equal the unbroken campaign's. A state
+# run twice) and its results, parsed, equal the unbroken campaign's, as they
+# do from a state whose finished targets have groups (a gfp-sweep before
+# findings wrote it). A state
 # written with other options is refused; a target that cannot be swept is an
 # error of its own, the others still swept; one whose plain run crashes ends
 # the campaign, which run again reports it as an error and goes on.
@@ -57,7 +59,7 @@ def cases(path):
 p = subprocess.run(campaign("a", "a", ("--html", f"{tmp}/a.html")), capture_output=True, text=True)
 a = results(f"{tmp}/a.json")
 # --html: an index page with a row per target, each linking its own page,
-# which holds that target's finding groups.
+# which holds that target's findings.
 index = open(f"{tmp}/a.html", encoding="utf-8").read()
 rows = re.findall(r'<tr class="(\w+)"><td><a href="([^"]+)">([^<]+)</a></td><td>(\w+)</td>', index)
 if [r[2] for r in rows] != [x["id"] for x in a["targets"]]:
@@ -65,27 +67,28 @@ if [r[2] for r in rows] != [x["id"] for x in a["targets"]]:
 for cls, href, tid, state in rows:
     tj = next(x for x in a["targets"] if x["id"] == tid)
     page = open(f"{tmp}/{href}", encoding="utf-8").read()
-    arts = re.findall(r'<article class="group (\w+)" id="g\d+">', page)
-    if arts != [g["outcome"] for g in tj["groups"]] or (cls == "bad") != bool(tj["groups"]):
-        bad.append(f"html page of {tid}: groups {arts}, JSON {[g['outcome'] for g in tj['groups']]}")
+    arts = re.findall(r'<article class="finding (\w+)" id="f\d+">', page)
+    if arts != [g["outcome"] for g in tj["findings"]] or (cls == "bad") != bool(tj["findings"]):
+        bad.append(f"html page of {tid}: findings {arts}, JSON "
+                   f"{[g['outcome'] for g in tj['findings']]}")
 states = {t["id"]: t["state"] for t in a["targets"]}
 if p.returncode != 1 or states != dict.fromkeys(["inventory", "inventory-stdin", "status1",
                                                     "slow"], "done"):
     sys.exit(f"FAIL: the campaign exits {p.returncode}, states {states}: {p.stderr[-500:]}")
 t = {x["id"]: x for x in a["targets"]}
 inv = t["inventory"]
-if not ({g["outcome"] for g in inv["groups"]} >= {"crash", "hang", "silent"}
+if not ({g["outcome"] for g in inv["findings"]} >= {"crash", "hang", "silent"}
         and inv["program"][1:] == [os.environ["SRC"] + "/tests/example/inventory.txt"]):
-    bad.append(f"inventory's findings: {[g['outcome'] for g in inv['groups']]}")
+    bad.append(f"inventory's findings: {[g['outcome'] for g in inv['findings']]}")
 # By stdin the example has the same bugs at the same sites.
-key = lambda x: sorted((g["outcome"], g["site"], g["count"]) for g in x["groups"])
+key = lambda x: sorted((g["outcome"], g["key"], g["count"], g["paths"]) for g in x["findings"])
 if key(t["inventory-stdin"]) != key(inv) or not t["inventory-stdin"]["stdin"].endswith(
         "inventory.txt"):
     bad.append(f"inventory by stdin: {key(t['inventory-stdin'])} != {key(inv)}")
 st = t["status1"]
-if st["expected_status"] != 1 or st["env"] != {"GFP_TEST_MARK": "a b"} or not st["groups"] \
-        or "GFP_TEST_MARK='a b' " not in st["groups"][0]["reproducer"]:
-    bad.append(f"status1: {st['expected_status']} {st['env']} {st['groups'][:1]}")
+if st["expected_status"] != 1 or st["env"] != {"GFP_TEST_MARK": "a b"} or not st["findings"] \
+        or "GFP_TEST_MARK='a b' " not in st["findings"][0]["reproducer"]:
+    bad.append(f"status1: {st['expected_status']} {st['env']} {st['findings'][:1]}")
 if sum(x["runs"] for x in a["targets"]) != a["runs"] or a["interrupted"] or \
         any(sum(x["outcomes"][o] for x in a["targets"]) != a["outcomes"][o] for o in a["outcomes"]):
     bad.append(f"campaign totals: runs {a['runs']} outcomes {a['outcomes']}")
@@ -140,6 +143,26 @@ t0 = time.monotonic()
 p = subprocess.run(campaign("b", "b"), capture_output=True, text=True)
 if p.returncode != 1 or results(f"{tmp}/b.json") != a or time.monotonic() - t0 > 5:
     bad.append(f"a finished campaign again: exit {p.returncode}, {time.monotonic() - t0:.1f} s")
+
+# A state a gfp-sweep before findings wrote: its targets' "done" lines have
+# groups ([first, count, rerun, confirmed]) and run_group. Its runs are
+# grouped again into the same findings, each confirmed as the group that
+# began with its first run was; nothing runs.
+with open(f"{tmp}/old.state", "w") as f:
+    for line in open(state):
+        v = json.loads(line)
+        if "done" in v:
+            d = v["done"]
+            v["done"] = {"planned": d["planned"], "groups": d["findings"],
+                         "run_group": d["run_finding"]}
+        f.write(json.dumps(v) + "\n")
+lines = len(open(f"{tmp}/old.state").readlines())
+p = subprocess.run(campaign("old", "old"), capture_output=True, text=True)
+if p.returncode != 1 or results(f"{tmp}/old.json") != a or \
+        len(open(f"{tmp}/old.state").readlines()) != lines:
+    bad.append(f"a state with groups: exit {p.returncode}, the findings "
+               f"{'equal' if results(f'{tmp}/old.json') == a else 'differ'}, "
+               f"{len(open(f'{tmp}/old.state').readlines()) - lines} lines added")
 
 # Other options than the state's: refused, the state kept.
 size = os.path.getsize(state)

@@ -36,8 +36,9 @@ if [p["shard"] for p in parts] != ["1/2", "2/2"] or merged["shard"] != "1/1":
 def view(t):
     return (t["id"], t["state"], t["program"], t["runs"], t["outcomes"],
             [{k: v for k, v in r.items() if k != "seconds"} for r in t["results"]],
-            [(g["outcome"], g["site"], g["crash_site"], g["count"], g["first_run"])
-             for g in t["groups"]])
+            [(g["outcome"], g["key"], g["site"], g["crash_site"], g["count"], g["first_run"],
+              [(p["site"], p["count"], p["first_run"]) for p in g["call_paths"]])
+             for g in t["findings"]])
 if [view(t) for t in merged["targets"]] != [view(t) for t in whole["targets"]]:
     sys.exit("FAIL: the merged targets differ from the unsharded campaign's")
 if (merged["runs"], merged["outcomes"]) != (whole["runs"], whole["outcomes"]):

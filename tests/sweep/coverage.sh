@@ -7,7 +7,7 @@
 # still finds the example's planted crash, hang and silent loss; with fewer
 # runs than sites it keeps that many first calls and says so. sites mode
 # plans every site's first hit before any second or last hit, so a
-# truncated plan still fails every site once. A group's reproducer has
+# truncated plan still fails every site once. A finding's reproducer has
 # --policy's keys before the failure point.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
@@ -63,12 +63,12 @@ if not all(r["hit"] == 1 for r in by_id):
 missed = ids - {r["injected_site"] for r in res}
 if missed:
     bad.append(f"nth --max-runs 40: no run failed the sites {sorted(missed)}")
-kinds = {g["outcome"] for g in nth40["groups"]}
+kinds = {f["outcome"] for f in nth40["findings"]}
 for want in ("crash", "hang", "silent"):
     if want not in kinds:
-        bad.append(f"nth --max-runs 40: no {want} group (the planted bugs)")
+        bad.append(f"nth --max-runs 40: no {want} finding (the planted bugs)")
 print(f"# nth --max-runs 40: {len(res)} runs ({len(by_id)} by site id) failed "
-      f"{len(ids - missed)} of {len(ids)} sites, {calls} calls; groups {sorted(kinds)}")
+      f"{len(ids - missed)} of {len(ids)} sites, {calls} calls; findings {sorted(kinds)}")
 
 nth20 = load("nth20")
 n20 = [r for r in nth20["results"] if not r["site"]]
@@ -87,13 +87,13 @@ for name, budget in (("sites40", 40), ("sites20", 20)):
         bad.append(f"{name}: sites without a run: {sorted(ids - {x['site'] for x in r})}")
     if budget > len(ids) and any(x["hit"] == 1 for x in r[len(ids):]):
         bad.append(f"{name}: a first hit after the first {len(ids)} runs")
-# A group's policy and reproducer are the run's: the junk filling, --policy,
-# then the point.
-for g in load("sites40")["groups"]:
+# A finding's policy and reproducer are the run's: the junk filling,
+# --policy, then the point.
+for g in load("sites40")["findings"]:
     if not g["policy"].startswith("junk=64K;glibc_warn=1;fail.site=") or \
             not re.match(r"(cd -- \S+ && )?\S*gfp-run --no-follow --policy "
                          + re.escape(f"'{g['policy']}' -- "), g["reproducer"]):
-        bad.append(f"sites40: group policy {g['policy']!r}, reproducer {g['reproducer']!r}")
+        bad.append(f"sites40: finding policy {g['policy']!r}, reproducer {g['reproducer']!r}")
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY

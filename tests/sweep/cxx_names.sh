@@ -35,10 +35,10 @@ no_mangled "sweep console" "$TMP/console"
 import json, re, sys
 sw, l_label = json.load(open(sys.argv[1])), int(sys.argv[2])
 bad = []
-frames = [f for g in sw["groups"] for k in ("injection_frames", "crash_frames") for f in g[k]]
+frames = [f for g in sw["findings"] for k in ("injection_frames", "crash_frames") for f in g[k]]
 frames += [s[k] for s in sw["abort_sites"] for k in ("aborter", "allocation") if s[k]]
 names = [f["function"] for f in frames] + [i["function"] for f in frames for i in f["inlined_into"]]
-crash = [g for g in sw["groups"] if g["outcome"] == "crash"]
+crash = [g for g in sw["findings"] if g["outcome"] == "crash"]
 top = crash[0]["crash_frames"][0] if crash and crash[0]["crash_frames"] else {}
 if (top.get("function"), top.get("line")) != ("inventory::Shelf::label(char const*, int)", l_label):
     bad.append(f"the crash's top frame: {top}")
@@ -61,8 +61,8 @@ no_mangled "gfp-report of the sweep" "$TMP/report"
 # And the records: the crash's, and the vector's failed allocation, whose
 # name is cut on the console.
 policy=$(/usr/bin/python3 -c 'import json, sys
-print([g for g in json.load(open(sys.argv[1]))["groups"] if g["outcome"] == "crash"][0]["policy"])' \
-	"$TMP/sweep.json") || fail "no crash group's policy"
+print([g for g in json.load(open(sys.argv[1]))["findings"] if g["outcome"] == "crash"][0]["policy"])' \
+	"$TMP/sweep.json") || fail "no crash finding's policy"
 run_shim GFP_POLICY="$policy" GFP_RECORD="$TMP/crash.jsonl" "$PROG" >/dev/null 2>&1
 run_shim GFP_POLICY="fail.nth=1" GFP_RECORD="$TMP/vector.jsonl" "$PROG" >/dev/null 2>&1
 for rec in crash vector; do

@@ -54,7 +54,9 @@ def merged(name, parts_glob):
     m = json.load(open(f"{work}/all.json"))
     view = lambda d: [(t["id"], t["state"], t["runs"],
                        [(r["site"], r["hit"], r["outcome"]) for r in t["results"]],
-                       [(g["outcome"], g["site"], g["count"]) for g in t["groups"]])
+                       [(g["outcome"], g["key"], g["count"],
+                         [(p["site"], p["count"]) for p in g["call_paths"]])
+                        for g in t["findings"]])
                       for t in d["targets"]]
     if view(m) != view(whole):
         bad.append(f"{name}: the merged parts differ from the unsharded campaign")

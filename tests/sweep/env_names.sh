@@ -40,8 +40,8 @@ if st != 1:
     bad.append(f"campaign: exit {st}: {err[-300:]!r}")
 raw("campaign", "stdout", out)
 raw("campaign", "stderr", err)
-groups = json.load(open(f"{tmp}/n.json"))["targets"][0]["groups"]
-repro = groups[0]["reproducer"] if groups else ""
+found = json.load(open(f"{tmp}/n.json"))["targets"][0]["findings"]
+repro = found[0]["reproducer"] if found else ""
 shown = re.findall(r"reproduce \(confirmed\): (.*)", out.decode())
 if shown != [repro]:
     bad.append(f"the reproducer: JSON {repro!r}, console {shown}")

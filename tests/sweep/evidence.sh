@@ -3,8 +3,8 @@
 # offset, its line and column, both sizes and each side's line (UTF-8 kept,
 # control bytes and backslashes quoted, a long line cut around the
 # difference, a missing line shown as the end of output), the same in the
-# console's finding block, in --json (groups and results) and in the JUnit
-# failure text; and it is right: the group's reproducer, run here, writes
+# console's finding block, in --json (findings and results) and in the JUnit
+# failure text; and it is right: the finding's reproducer, run here, writes
 # output that first differs from the plain run's at that offset.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
@@ -23,7 +23,7 @@ import json, re, subprocess, sys
 import xml.etree.ElementTree as ET
 tmp, gfp_run = sys.argv[1:3]
 bad = []
-# What each mode's one silent group must show (expected, actual lines).
+# What each mode's one silent finding must show (expected, actual lines).
 want = {
     "binary": dict(offset=5, line=2, column=1, expected_bytes=13, actual_bytes=5,
                    expected="payload", actual="(end of output)"),
@@ -33,18 +33,18 @@ want = {
 }
 for mode in ("binary", "midline", "wide"):
     run = json.load(open(f"{tmp}/{mode}.json", encoding="utf-8"))
-    silent = [g for g in run["groups"] if g["outcome"] == "silent"]
+    silent = [g for g in run["findings"] if g["outcome"] == "silent"]
     if len(silent) != 1:
-        bad.append(f"{mode}: {len(silent)} silent groups, expected 1")
+        bad.append(f"{mode}: {len(silent)} silent findings, expected 1")
         continue
     g = silent[0]
     ev = g.get("evidence")
     if not isinstance(ev, dict):
-        bad.append(f"{mode}: the silent group has no evidence object: {g}")
+        bad.append(f"{mode}: the silent finding has no evidence object: {g}")
         continue
     first = run["results"][g["first_run"]]
     if first.get("evidence") != ev:
-        bad.append(f"{mode}: the group's evidence {ev} is not its first run's {first.get('evidence')}")
+        bad.append(f"{mode}: the finding's evidence {ev} is not its first run's {first.get('evidence')}")
     for r in run["results"]:
         if (r["outcome"] == "silent") != isinstance(r.get("evidence"), dict):
             bad.append(f"{mode}: result {r} (evidence only and always for silent runs)")
@@ -72,7 +72,7 @@ for mode in ("binary", "midline", "wide"):
 
     # The console's finding block, parsed.
     text = open(f"{tmp}/{mode}.txt", encoding="utf-8").read()
-    block = re.search(r"^\[\d+\] silent .*?(?=^\[\d+\]|\Z)", text, re.M | re.S)
+    block = re.search(r"^\[\d+\] silent\b.*?(?=^\[\d+\]|\Z)", text, re.M | re.S)
     m = block and re.search(r"^  output differs at offset (\d+) \(line (\d+), column (\d+)\): "
                             r"expected (\d+) bytes, got (\d+)\n    - (.*)\n    \+ (.*)\n",
                             block.group(0), re.M)
@@ -81,9 +81,9 @@ for mode in ("binary", "midline", "wide"):
     if shown != ev:
         bad.append(f"{mode}: the console shows {shown}, the JSON {ev}")
 
-    # The JUnit failure of that run: the same three lines.
+    # The JUnit failure of that finding: the same three lines.
     s = ET.parse(f"{tmp}/{mode}.xml").getroot().find("testsuite")
-    case = s.findall("testcase")[g["first_run"]]
+    case = s.findall("testcase")[run["findings"].index(g)]
     f = case.find("failure")
     lines = (f"output differs at offset {ev['offset']} (line {ev['line']}, column {ev['column']}): "
              f"expected {ev['expected_bytes']} bytes, got {ev['actual_bytes']}\n"

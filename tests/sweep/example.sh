@@ -1,10 +1,10 @@
 #!/bin/bash
 # gfp-sweep on the bundled example (tests/example/inventory.c) finds each of
 # its four planted error-path bugs - a NULL dereference, a crash only after
-# the loop's first iteration, a hang, a silent data loss - in both modes,
-# every finding confirmed by its reproducer; sites finds every (injection
-# site, outcome) group nth finds, with far fewer runs; the JSON is valid;
-# shards add up to the whole sweep.
+# the loop's first iteration, a hang, a silent data loss - in both modes, as
+# four findings, every finding confirmed by its reproducer; sites finds every
+# finding nth finds, with far fewer runs; the JSON is valid; shards add up
+# to the whole sweep.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
@@ -19,23 +19,24 @@ expect_eq "nth: exit status with findings" 1 "$?"
 import json, sys
 def load(p):
     r = json.load(open(p))
-    for k in ("mode", "program", "eligible_calls", "sites", "runs", "outcomes", "results", "groups"):
+    for k in ("mode", "program", "eligible_calls", "sites", "runs", "outcomes", "results",
+              "findings"):
         assert k in r, f"{p}: no '{k}'"
     return r
 sites, nth = load(sys.argv[1]), load(sys.argv[2])
 bad = []
 for r in (sites, nth):
-    g = r["groups"]
-    kinds = {x["outcome"] for x in g}
-    crashes = [x for x in g if x["outcome"] == "crash"]
-    for want in ("crash", "hang", "silent"):
-        if want not in kinds:
-            bad.append(f"{r['mode']}: no {want} group")
-    if len({x["crash_site"] for x in crashes}) < 2:
-        bad.append(f"{r['mode']}: expected two distinct crash sites (BUG 1 and 2), got "
-                   f"{[x['crash_site'] for x in crashes]}")
-    if any(not x["confirmed"] for x in g):
-        bad.append(f"{r['mode']}: unconfirmed group {[x for x in g if not x['confirmed']]}")
+    f = r["findings"]
+    kinds = sorted(x["outcome"] for x in f)
+    # BUG 1 and 2 crash in two places, BUG 3 hangs, BUG 4 loses a line:
+    # one finding each, whichever allocation failed.
+    if kinds != ["crash", "crash", "hang", "silent"]:
+        bad.append(f"{r['mode']}: findings {[x['title'] for x in f]}, expected the four bugs")
+    crashes = [x for x in f if x["outcome"] == "crash"]
+    if len({tuple(x["state"]) for x in crashes}) != len(crashes):
+        bad.append(f"{r['mode']}: crash states {[x['state'] for x in crashes]}")
+    if any(not x["confirmed"] for x in f):
+        bad.append(f"{r['mode']}: unconfirmed finding {[x for x in f if not x['confirmed']]}")
 # BUG 2: a crash only when the failure hits after the loop's first iteration.
 later = [x for x in sites["results"] if x["outcome"] == "crash" and x["hit"] >= 2]
 first = {x["site"] for x in sites["results"] if x["outcome"] == "crash" and x["hit"] == 1}
@@ -43,13 +44,12 @@ if not [x for x in later if x["site"] not in first]:
     bad.append("sites: no site that crashes only on a later hit")
 if not sites["runs"] * 2 <= nth["runs"]:
     bad.append(f"sites used {sites['runs']} runs, nth {nth['runs']}: expected far fewer")
-# sites finds what nth finds: every (injection site, outcome) of nth's groups.
-key = lambda r: {(x["site"], x["outcome"]) for x in r["groups"]}
+# sites finds what nth finds: every finding of nth's.
+key = lambda r: {(x["outcome"], x["key"]) for x in r["findings"]}
 if key(nth) - key(sites):
     bad.append(f"nth found {sorted(key(nth) - key(sites))}, sites did not")
 print(f"# runs: sites {sites['runs']}, nth {nth['runs']} for {nth['eligible_calls']} calls "
-      f"at {sites['sites']} sites; groups (site, outcome): sites {len(key(sites))}, "
-      f"nth {len(key(nth))}")
+      f"at {sites['sites']} sites; findings: sites {len(key(sites))}, nth {len(key(nth))}")
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY
@@ -66,40 +66,38 @@ program_frames <"$TMP/sites.txt" >"$TMP/sweep.frames"
 [ -s "$TMP/sweep.frames" ] && cmp -s "$TMP/sweep.frames" "$TMP/report.frames" ||
 	fail "gfp-sweep and gfp-report name the program's frames differently: $(diff "$TMP/sweep.frames" "$TMP/report.frames")"
 
-# BUG 2 crashes at one place from two failure points: the digest says so,
-# in gfp-sweep's text and gfp-report's alike, and group headers name the hit.
+# BUG 2 crashes at one place from two allocations: one finding with two
+# call paths, each listed with its reproducer, in gfp-sweep's text and
+# gfp-report's alike; each finding's first line names the first failure point.
 for f in sweep report; do
 	[ $f = sweep ] && cp "$TMP/sites.txt" "$TMP/digest.txt" ||
 		"$BUILD/tools/gfp-report" "$TMP/sites.json" >"$TMP/digest.txt" 2>/dev/null
-	expect_contains "$f: the crash-site digest" "$TMP/digest.txt" \
-		"^crash sites that several groups share \(one bug, many failure points\):$"
-	expect_contains "$f: the shared crash site" "$TMP/digest.txt" \
-		"^    row_free inventory\.c:[0-9]+ < .* \(inventory\+0x[0-9a-f]+\)$"
-	expect_contains "$f: group headers with the hit" "$TMP/digest.txt" \
-		"^\[1\] .* allocation failure at site [0-9a-f]{16}, hit [0-9]+$"
-	# Each shared site names its first group and that group's reproducer.
-	/usr/bin/python3 - "$TMP/digest.txt" "$TMP/sites.json" <<'PY' || fail "$f: the digest's first groups"
+	expect_contains "$f: the findings' lines" "$TMP/digest.txt" \
+		"^  \[[0-9]+\] crash SIGSEGV in row_free.* \(2 call paths, 4 runs\)$"
+	expect_contains "$f: a finding's first failure point" "$TMP/digest.txt" \
+		"^  crash .* in 1 call path, 1 run; the first: allocation failure at site [0-9a-f]{16}, hit [0-9]+$"
+	/usr/bin/python3 - "$TMP/digest.txt" "$TMP/sites.json" <<'PY' || fail "$f: BUG 2's call paths"
 import json, re, sys
 text, run = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
-digest = text.split("crash sites that several groups share")[-1]
-found = re.findall(r"^  (\d+) groups, (\d+) runs, first \[(\d+)\]:\n    .*\n    reproduce: (.*)$",
-                   digest, re.M)
-bad = [] if found else ["no digest entry with its first group and reproducer"]
-for n, runs, first, repro in found:
-    g = run["groups"][int(first) - 1]
-    same = [k for k, h in enumerate(run["groups"]) if h.get("crash_site") == g["crash_site"]]
-    if g["outcome"] != "crash" or same[0] != int(first) - 1 or len(same) != int(n):
-        bad.append(f"first [{first}] is not the first of the {n} groups at {g.get('crash_site')}: {same}")
-    if sum(run["groups"][k]["count"] for k in same) != int(runs):
-        bad.append(f"[{first}]: {runs} runs, the groups have others")
-    if not repro.endswith(g["reproducer"].split(" --policy ")[-1]):
-        bad.append(f"[{first}]: reproduce {repro!r}, the group's {g['reproducer']!r}")
+bad = []
+two = [(k, x) for k, x in enumerate(run["findings"]) if len(x["call_paths"]) > 1]
+if len(two) != 1 or two[0][1]["state"][0] != "row_free":
+    bad.append(f"findings with more than one call path: {[x['title'] for _, x in two]}")
+for k, x in two:
+    listed = re.findall(rf"^    \[{k + 1}\.(\d+)\] (.*), site ([0-9a-f]{{16}}), hit \d+: (\d+) runs?\n"
+                        r"          reproduce: (.*)$", text, re.M)
+    want = [(str(i + 1), p["site"], str(p["count"]), p["reproducer"])
+            for i, p in enumerate(x["call_paths"])]
+    if [(i, site, n, repro) for i, _, site, n, repro in listed] != want:
+        bad.append(f"[{k + 1}]'s call paths as printed {listed}\n  the JSON's {want}")
+    if len({c for _, c, _, _, _ in listed}) != 2 or not all("build_rows" in c for _, c, _, _, _ in listed):
+        bad.append(f"[{k + 1}]'s call paths are not build_rows' two allocations: {listed}")
 print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
 done
 
-# A printed reproducer reproduces: run the first crash group's command.
+# A printed reproducer reproduces: run the first crash finding's command.
 line=$(grep -m1 -A40 '\] crash' "$TMP/sites.txt" | grep -m1 'reproduce (confirmed): ') || fail "no confirmed crash reproducer printed"
 cmd=${line#*reproduce (confirmed): }
 cmd=${cmd/ gfp-run / $GFP_RUN } # an installed gfp-run prints bare

@@ -14,15 +14,15 @@ sweep() { # TAG ARGS...: gfp-sweep ARGS with --json/--junit TAG.*; RC
 	"$SWEEP" -j 2 --json "$TMP/$tag.json" --junit "$TMP/$tag.xml" "$@" </dev/null \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" || RC=$?
 }
-reported() { # TAG: "outcomes of the groups in the JSON / failures in the JUnit / console groups"
+reported() { # TAG: "outcomes of the findings in the JSON / failures in the JUnit / console findings"
 	/usr/bin/python3 - "$TMP" "$1" <<'PY'
 import json, re, sys
 import xml.etree.ElementTree as ET
 tmp, tag = sys.argv[1:3]
-groups = [g["outcome"] for g in json.load(open(f"{tmp}/{tag}.json"))["groups"]]
+found = [g["outcome"] for g in json.load(open(f"{tmp}/{tag}.json"))["findings"]]
 fails = [f.get("type") for f in ET.parse(f"{tmp}/{tag}.xml").iter("failure")]
 console = re.findall(r"^\[\d+\] (\w+)", open(f"{tmp}/{tag}.out").read(), re.M)
-print(",".join(groups), "/", ",".join(sorted(set(fails))), "/", ",".join(console))
+print(",".join(found), "/", ",".join(sorted(set(fails))), "/", ",".join(console))
 PY
 }
 

@@ -42,14 +42,15 @@ whole, merged = (json.load(open(f"{tmp}/{n}.json")) for n in ("whole", tag))
 def results(d):
     return [{k: v for k, v in r.items() if k != "seconds"} for r in d["results"]]
 def findings(d):
-    return [(g["outcome"], g["site"], g["crash_site"], g["count"], g["first_run"], g["policy"])
-            for g in d["groups"]]
+    return [(g["outcome"], g["key"], g["site"], g["crash_site"], g["count"], g["first_run"],
+             g["policy"], [(p["site"], p["count"], p["first_run"]) for p in g["call_paths"]])
+            for g in d["findings"]]
 if results(merged) != results(whole):
     sys.exit(f"FAIL: {tag}: merged results differ from the unsharded sweep's")
 if findings(merged) != findings(whole) or merged["outcomes"] != whole["outcomes"] or \
         merged["shard"] != "1/1":
     sys.exit(f"FAIL: {tag}: findings {findings(merged)}\n  unsharded {findings(whole)}")
-print(f"# {tag}: {len(merged['results'])} runs, {len(merged['groups'])} finding groups, "
+print(f"# {tag}: {len(merged['results'])} runs, {len(merged['findings'])} findings, "
       "as unsharded")
 PY
 }

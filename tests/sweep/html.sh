@@ -1,8 +1,8 @@
 #!/bin/bash
 # One nth-mode sweep of the example with --json, --junit and --html: the JUnit
-# testcases are "call N" of the injected site, one per run; the HTML page
+# testcases are the findings by title, and one for the rest; the HTML page
 # opens in headless Chromium without a console message, its DOM holds the
-# chart and every finding group, and its screenshot is a rendered page (many
+# chart and every finding, and its screenshot is a rendered page (many
 # colours, the crash bars' red among them), not a blank one.
 source "$TESTS/lib.sh"
 CHROMIUM=$(/usr/bin/python3 "$TESTS/sweep/html_driver.py" --which) || skip "see above"
@@ -21,15 +21,13 @@ tmp = sys.argv[1]
 run = json.load(open(f"{tmp}/n.json"))
 s = ET.parse(f"{tmp}/n.xml").getroot().find("testsuite")
 cases = s.findall("testcase")
-name = lambda r: (rf".+ \(call {r['hit']}(, site {r['injected_site']})?\)" if r["caller"]
-                  else f"call {r['hit']}")
-bad = [(c.get("classname"), c.get("name"), name(r)) for c, r in zip(cases, run["results"])
-       if c.get("classname") != "inventory" or not re.fullmatch(name(r), c.get("name", ""))]
-if len(cases) != len(run["results"]) or bad:
-    sys.exit(f"FAIL: nth testcases (classname, name, expected) {bad[:5]}...")
-nfind = sum(r["outcome"] in ("silent", "crash", "hang") for r in run["results"])
-if int(s.get("failures")) != nfind or len(s.findall("testcase/failure")) != nfind:
-    sys.exit(f"FAIL: failures={s.get('failures')}, {nfind} finding runs")
+titles = [f["title"] for f in run["findings"]] + ["failure points without a finding"]
+bad = [(c.get("classname"), c.get("name")) for c in cases if c.get("classname") != "inventory"]
+if [c.get("name") for c in cases] != titles or bad:
+    sys.exit(f"FAIL: nth testcases {[c.get('name') for c in cases]}, the findings {titles}")
+nfind = len(run["findings"])
+if int(s.get("failures")) != nfind or len(s.findall("testcase/failure")) != nfind or not nfind:
+    sys.exit(f"FAIL: failures={s.get('failures')}, {nfind} findings")
 print(f"# nth: {len(cases)} testcases, {nfind} failures")
 PY
 
@@ -56,9 +54,9 @@ tmp = sys.argv[1]
 run = json.load(open(f"{tmp}/n.json"))
 dom = open(f"{tmp}/dom.html", encoding="utf-8").read()
 bad = []
-arts = re.findall(r'<article class="group (\w+)" id="g\d+">', dom)
-if arts != [g["outcome"] for g in run["groups"]]:
-    bad.append(f"the DOM has groups {arts}, the JSON {[g['outcome'] for g in run['groups']]}")
+arts = re.findall(r'<article class="finding (\w+)" id="f\d+">', dom)
+if arts != [f["outcome"] for f in run["findings"]]:
+    bad.append(f"the DOM has findings {arts}, the JSON {[f['outcome'] for f in run['findings']]}")
 bars = len(re.findall(r'<div class="bar">', dom))
 nsites = len({r["site"] or r["injected_site"] for r in run["results"]})
 if bars != min(nsites, 40):  # past 40 sites, the rest share the 40th bar
@@ -115,7 +113,7 @@ if len(colours) <= 10:
 if red < 500:
     bad.append(f"no crash bar in the screenshot: {red} red pixels")
 print(f"# screenshot {w}x{h}: {len(colours)} colours, {red} crash-red pixels; "
-      f"{len(arts)} groups, {bars} bars in the DOM")
+      f"{len(arts)} findings, {bars} bars in the DOM")
 if bad:
     sys.exit("FAIL: " + "; ".join(bad))
 PY

@@ -3,7 +3,8 @@ pipe (--remote-debugging-pipe: commands on its fd 3, answers on its fd 4,
 each a JSON text ended by a NUL byte), so that the HTML tests can load a page
 in a state, click, type, read the DOM and take screenshots - offline, with
 nothing but python3's standard library - and reads gfp-sweep's page back
-(its table of failure points, and what that must hold by the sweep's JSON).
+(its table of findings and failure points, and what that must hold by the
+sweep's JSON).
 
 Every console message and uncaught exception the page makes is kept in
 Page.errors; a test fails on any."""
@@ -269,13 +270,13 @@ def points(rs):
 
 
 def want_rows(run):
-    """The table's rows as (outcome, site, runs, group link): each group,
+    """The table's rows as (outcome, site, runs, finding link): each finding,
     then each site (in the order of its first run) with each other outcome
-    it had; and the failure points of the rows that are no group."""
+    it had; and the failure points of the rows that are no finding."""
     results = run["results"]
     key = lambda r: r["site"] or r["injected_site"]
-    want = [(g["outcome"], key(results[g["first_run"]]) or "(none)", g["count"], f"[{k + 1}]")
-            for k, g in enumerate(run["groups"])]
+    want = [(f["outcome"], key(results[f["first_run"]]) or "(none)", f["count"], f"[{k + 1}]")
+            for k, f in enumerate(run["findings"])]
     hits = [None] * len(want)
     at = {}
     for r in results:
@@ -289,7 +290,8 @@ def want_rows(run):
 
 
 def table_rows(page):
-    """The rows of the page's table of failure points, in the DOM's order."""
+    """The rows of the page's table of findings and failure points, in the
+    DOM's order."""
     t = parse(page.dom()).one("table", id="points")
     out = []
     for i, tr in enumerate(t.one("tbody").all("tr")):
@@ -298,7 +300,7 @@ def table_rows(page):
                     "fn": "".join(c for c in td[1].children if isinstance(c, str)),
                     "fn_text": td[1].text(), "file": td[2].text(), "mod": td[3].text(),
                     "site": td[4].text(), "hits": td[5].text(), "runs": int(td[6].text()),
-                    "group": td[7].text()})
+                    "finding": td[7].text()})
     return out
 
 
@@ -307,7 +309,7 @@ def shown_rows(page):
 
 
 def ident(rs):
-    return [(r["o"], r["site"], r["runs"], r["group"]) for r in rs]
+    return [(r["o"], r["site"], r["runs"], r["finding"]) for r in rs]
 
 
 def chromium():

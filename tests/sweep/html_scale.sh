@@ -71,10 +71,10 @@ with Page(chromium, tmp) as page:
     page.click("#pager button[data-step='1']")
     if page.eval("location.hash") != "#page=2" or ident(shown_rows(page)) != ident(full[N:2 * N]):
         bad.append(f"next: {page.eval('location.hash')!r} and not the second page")
-    crash = sum(g["outcome"] == "crash" for g in run["groups"])
+    crash = sum(g["outcome"] == "crash" for g in run["findings"])
     page.load(url + "#outcome=crash")
     if len(shown_rows(page)) != crash:
-        bad.append(f"#outcome=crash shows {len(shown_rows(page))} rows for {crash} groups")
+        bad.append(f"#outcome=crash shows {len(shown_rows(page))} rows for {crash} findings")
 
     if not ready or not ready.isdigit() or int(ready) > 5000:
         bad.append(f"the page was ready after {ready} ms")

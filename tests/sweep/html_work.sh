@@ -1,14 +1,14 @@
 #!/bin/bash
 # The HTML page of a sites-mode sweep of the example, in headless Chromium
 # (driven over its DevTools pipe: tests/sweep/html_driver.py), as people work
-# with it: its table holds one row per finding group and per site and other
-# outcome, as the JSON says; a fragment (#outcome=crash, #sort=function,
+# with it: its table holds one row per finding (its call paths in it) and per
+# site and other outcome, as the JSON says; a fragment (#outcome=crash, #sort=function,
 # #function=...&module=...) loads it filtered and sorted, and clicking a
 # column, a checkbox or typing a filter writes that fragment back, so the
-# link shows the same rows; the shared crash sites are the console's; each
-# group's Copy button copies its reproducer (the JSON's), through the
-# clipboard or, without one, by selecting it; a silent group shows its
-# evidence; without JavaScript every row is there; at 1200 and 800 pixels
+# link shows the same rows; each finding lists its call paths with their
+# reproducers; each finding's Copy button copies its reproducer (the
+# JSON's), through the clipboard or, without one, by selecting it; a silent
+# finding shows its evidence; without JavaScript every row is there; at 1200 and 800 pixels
 # nothing runs off the page; and the page says nothing on the console.
 # HTML_SHOTS=DIR keeps its screenshots there.
 source "$TESTS/lib.sh"
@@ -29,7 +29,7 @@ run = json.load(open(f"{tmp}/s.json", encoding="utf-8"))
 console = open(f"{tmp}/s.txt", encoding="utf-8", errors="replace").read()
 url = f"file://{tmp}/s.html"
 bad = []
-results, groups = run["results"], run["groups"]
+results, findings = run["results"], run["findings"]
 want, want_hits = want_rows(run)
 rows, shown = table_rows, shown_rows
 
@@ -50,12 +50,13 @@ with Page(chromium, tmp) as page:
     for r, h in zip(full, want_hits):
         if h is not None and r["hits"] != h:
             bad.append(f"row {ident([r])}: failure points {r['hits']!r}, the JSON's {h!r}")
-    for k, g in enumerate(groups):
-        first = results[g["first_run"]]
-        n = len(re.findall(r"\d+", full[k]["hits"]))
-        if not full[k]["hits"].startswith(f"hit {first['hit']}") or n != min(g["count"], 12):
-            bad.append(f"group {k + 1}: failure points {full[k]['hits']!r}, first run "
-                       f"{first['hit']}, {g['count']} runs")
+    for k, f in enumerate(findings):
+        points = re.findall(r": (?:hit|call) (\d+(?:, \d+)*)", full[k]["hits"])
+        if not full[k]["hits"].startswith(f"{len(f['call_paths'])} call path") or \
+                [len(x.split(", ")) for x in points] != \
+                [min(p["count"], 12) for p in f["call_paths"]]:
+            bad.append(f"finding {k + 1}: failure points {full[k]['hits']!r}, "
+                       f"{len(f['call_paths'])} call paths of {f['count']} runs")
     if any(r["hidden"] for r in full) or not any(r["fn"] for r in full):
         bad.append("the unfiltered table hides rows or names no function")
     js = page.eval("document.getElementById('filters').hidden")
@@ -71,9 +72,9 @@ with Page(chromium, tmp) as page:
 
     # Loaded in a state.
     crash = check("#outcome=crash", [r for r in full if r["o"] == "crash"], "crash rows")
-    ncrash = sum(g["outcome"] == "crash" for g in groups)
+    ncrash = sum(f["outcome"] == "crash" for f in findings)
     if len(crash) != ncrash or not ncrash:
-        bad.append(f"#outcome=crash: {len(crash)} rows, {ncrash} crash groups in the JSON")
+        bad.append(f"#outcome=crash: {len(crash)} rows, {ncrash} crash findings in the JSON")
     text = page.eval("document.getElementById('shown').textContent")
     if text != f"{ncrash} of {len(full)} rows":
         bad.append(f"#outcome=crash: the count says {text!r}")
@@ -129,40 +130,30 @@ with Page(chromium, tmp) as page:
     if page.eval("location.hash") != "" or len(shown(page)) != len(full):
         bad.append(f"Reset left {page.eval('location.hash')!r}, {len(shown(page))} rows")
 
-    # The crash sites several groups share: the console's digest.
-    digest = re.findall(r"^  (\d+) groups, (\d+) runs, first \[\d+\]:\n    (.*)$",
-                        console.split("crash sites that several groups share")[-1], re.M)
+    # Each finding: its reproducer, a Copy button, its evidence, its call
+    # paths with theirs.
     dom = parse(page.dom())
-    on_page = []
-    for site in dom.all("div", cls="site"):
-        m = re.match(r"(\d+) groups, (\d+) runs", site.one("p").text())
-        links = [int(a.attrs["href"][2:]) for a in site.all("a")]
-        on_page.append((m.groups() if m else None, site.one("pre").text().strip(), links))
-    if [(p[0], p[1]) for p in on_page] != [((n, r), f) for n, r, f in digest] or not digest:
-        bad.append(f"shared crash sites on the page {on_page}\n  the console's {digest}")
-    for _, _, links in on_page:
-        tops = {groups[g - 1]["crash_site"] for g in links}
-        if len(tops) != 1 or sum(g["crash_site"] in tops for g in groups) != len(links):
-            bad.append(f"shared crash site with groups {links}: crash sites {tops}")
-
-    # Each group: its reproducer, a Copy button, its evidence.
-    arts = list(dom.all("article", cls="group"))
-    if len(arts) != len(groups):
-        bad.append(f"{len(arts)} groups on the page, {len(groups)} in the JSON")
-    for k, (art, g) in enumerate(zip(arts, groups)):
-        repro = art.one("div", cls="repro")
+    arts = list(dom.all("article", cls="finding"))
+    if len(arts) != len(findings):
+        bad.append(f"{len(arts)} findings on the page, {len(findings)} in the JSON")
+    for k, (art, f) in enumerate(zip(arts, findings)):
+        repro = next(art.all("div", cls="repro"))
         button = repro.one("button", cls="copy")
-        if repro.one("pre").text() != g["reproducer"] or "hidden" in button.attrs:
-            bad.append(f"group {k + 1}: reproducer {repro.one('pre').text()!r}, the JSON's "
-                       f"{g['reproducer']!r}; button {button.attrs}")
+        if repro.one("pre").text() != f["reproducer"] or "hidden" in button.attrs:
+            bad.append(f"finding {k + 1}: reproducer {repro.one('pre').text()!r}, the JSON's "
+                       f"{f['reproducer']!r}; button {button.attrs}")
+        table = art.one("table", cls="paths")
+        got = [tr.one("pre").text() for tr in table.all("tr") if list(tr.all("pre"))]
+        if got != [p["reproducer"] for p in f["call_paths"]]:
+            bad.append(f"finding {k + 1}: call paths' reproducers {got}")
         evs = list(art.all("div", cls="evidence"))
-        ev = g.get("evidence")
+        ev = f.get("evidence")
         if not ev:
             if evs:
-                bad.append(f"group {k + 1}: evidence on the page, none in the JSON")
+                bad.append(f"finding {k + 1}: evidence on the page, none in the JSON")
             continue
         if len(evs) != 1:
-            bad.append(f"group {k + 1}: {len(evs)} evidence blocks for the JSON's {ev}")
+            bad.append(f"finding {k + 1}: {len(evs)} evidence blocks for the JSON's {ev}")
             continue
         m = re.search(r"byte (\d+) \(line (\d+), column (\d+)\): the recording run wrote "
                       r"(\d+) bytes, this run (\d+)", evs[0].text())
@@ -171,26 +162,26 @@ with Page(chromium, tmp) as page:
         exp = ((ev["offset"], ev["line"], ev["column"], ev["expected_bytes"],
                 ev["actual_bytes"]), ["- " + ev["expected"], "+ " + ev["actual"]])
         if got != exp:
-            bad.append(f"group {k + 1}: evidence {got}, the JSON's {exp}")
-    print(f"# {len(full)} rows, {len(arts)} groups, {len(on_page)} shared crash sites, "
-          f"{sum(bool(g.get('evidence')) for g in groups)} with evidence")
+            bad.append(f"finding {k + 1}: evidence {got}, the JSON's {exp}")
+    print(f"# {len(full)} rows, {len(arts)} findings, "
+          f"{sum(bool(f.get('evidence')) for f in findings)} with evidence")
 
     # Copy: the clipboard, then (none there) the selection.
     for k, how in ((1, "clipboard"), (2, "selection")):
-        if k > len(groups):
+        if k > len(findings):
             break
         page.load(url)
         page.eval("navigator.clipboard.writeText('')")
         if how == "selection":
             page.eval("Object.defineProperty(navigator, 'clipboard', {value: undefined})")
-        page.click(f"#g{k} button.copy")
+        page.click(f"#f{k} button.copy")
         time.sleep(0.2)
-        label = page.eval(f"document.querySelector('#g{k} button.copy').textContent")
+        label = page.eval(f"document.querySelector('#f{k} button.copy').textContent")
         got = page.eval("getSelection().toString()") if how == "selection" else \
             page.eval("navigator.clipboard.readText()")
-        if got != groups[k - 1]["reproducer"] or label not in ("Copied",
-                                                                "Selected: press Ctrl+C"):
-            bad.append(f"Copy of group {k} ({how}): {got!r}, the button says {label!r}")
+        if got != findings[k - 1]["reproducer"] or label not in ("Copied",
+                                                                  "Selected: press Ctrl+C"):
+            bad.append(f"Copy of finding {k} ({how}): {got!r}, the button says {label!r}")
 
     # Widths; screenshots.
     for width in (1200, 800):

@@ -84,9 +84,15 @@ for sig, want in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
     s = ET.parse(f"{tmp}/{tag}.xml").getroot().find("testsuite")
     props = {p.get("name"): p.get("value") for p in s.iter("property")}
     cases = s.findall("testcase")
-    if (props.get("interrupted"), props.get("runs_not_done"), len(cases), s.get("tests")) != \
-            ("true", str(planned - len(res)), len(res), str(len(res))):
-        bad.append(f"{tag}: JUnit properties {props}, {len(cases)} testcases, tests={s.get('tests')}")
+    # a testcase per finding (none here) and one for the runs that finished
+    ncases = len(run["findings"]) + 1
+    rest = cases[-1].find("system-out") if cases else None
+    counted = sum(int(n) for n in re.findall(r"^\w+ (\d+):", rest.text if rest is not None
+                                              else "", re.M))
+    if (props.get("interrupted"), props.get("runs_not_done"), len(cases), s.get("tests"),
+            counted) != ("true", str(planned - len(res)), ncases, str(ncases), len(res)):
+        bad.append(f"{tag}: JUnit properties {props}, {len(cases)} testcases, tests={s.get('tests')}, "
+                   f"{counted} runs counted")
     html = open(f"{tmp}/{tag}.html", encoding="utf-8").read()
     if "</html>" not in html:
         bad.append(f"{tag}: the HTML report is not written")

@@ -37,19 +37,20 @@ tmp = sys.argv[1]
 bad = []
 
 def crashes(tag):
-    """The functions of the crash groups' failed allocations."""
+    """The functions of the crash findings' failed allocations."""
     r = json.load(open(f"{tmp}/{tag}.json"))
     out = set()
-    for g in r["groups"]:
+    for g in r["findings"]:
         if g["outcome"] != "crash":
             continue
         funcs = [f["function"] for f in g["injection_frames"]]
+        funcs += [p["caller"]["function"] for p in g["call_paths"] if p["caller"]]
         out |= {f for f in funcs if f in ("table_load", "list_grow")}
     return out, r
 
 new, r = crashes("uninit")
-if not r["junk"] or not all(g["policy"].startswith("junk=64K;") for g in r["groups"]):
-    bad.append(f"uninit: the runs' policy has no junk=64K: {[g['policy'] for g in r['groups']]}")
+if not r["junk"] or not all(g["policy"].startswith("junk=64K;") for g in r["findings"]):
+    bad.append(f"uninit: the runs' policy has no junk=64K: {[g['policy'] for g in r['findings']]}")
 if new != {"table_load", "list_grow"}:
     bad.append(f"with the sweep's fill, crash findings in {sorted(new)}, not table_load and list_grow")
 none, _ = crashes("uninit_none")
@@ -65,15 +66,15 @@ if bad:
 PY
 
 # The same findings with either fill: uninitprog, the example, jq.
-same() { # TAG: $TMP/TAG.json and $TMP/TAG_je.json have the same (site, outcome) groups
+same() { # TAG: $TMP/TAG.json and $TMP/TAG_je.json have the same (site, outcome) call paths
 	/usr/bin/python3 - "$TMP/$1.json" "$TMP/$1_je.json" "$1" <<'PY' || fail "see above"
 import json, sys
-def groups(path):
+def paths(path):
     r = json.load(open(path))
-    return r, sorted((g["site"], g["outcome"]) for g in r["groups"])
-a, ga = groups(sys.argv[1])
-b, gb = groups(sys.argv[2])
-print(f"# {sys.argv[3]}: {len(ga)} finding groups with junk=64K, {len(gb)} with junk:true; "
+    return r, sorted({(p["site"], f["outcome"]) for f in r["findings"] for p in f["call_paths"]})
+a, ga = paths(sys.argv[1])
+b, gb = paths(sys.argv[2])
+print(f"# {sys.argv[3]}: {len(ga)} call paths to a finding with junk=64K, {len(gb)} with junk:true; "
       f"outcomes {a['outcomes']} and {b['outcomes']}")
 if ga != gb:
     sys.exit(f"FAIL: {sys.argv[3]}: junk=64K found {sorted(set(ga) - set(gb))} that junk:true did "

@@ -19,16 +19,16 @@ sweep() { # TAG ARGS...: runs gfp-sweep --json TAG.json ARGS; SWEEP_RC
 	timeout 120 "$SWEEP" --json "$TMP/$tag.json" "$@" </dev/null >"$TMP/$tag.out" \
 		2>"$TMP/$tag.err" || SWEEP_RC=$?
 }
-groups() { # TAG: "outcome site" of each group
+findings() { # TAG: "outcome site" of each finding
 	/usr/bin/python3 -c 'import json, sys
-for g in json.load(open(sys.argv[1]))["groups"]:
+for g in json.load(open(sys.argv[1]))["findings"]:
     print(g["outcome"], g["site"])' "$TMP/$1.json"
 }
 
 for mode in binary status1; do
 	sweep "$mode" -- "$PROG" $mode
 	expect_eq "$mode: exit status (findings)" 1 "$SWEEP_RC"
-	expect_eq "$mode: one silent group" 1 "$(groups $mode | grep -c '^silent ')"
+	expect_eq "$mode: one silent finding" 1 "$(findings $mode | grep -c '^silent ')"
 done
 note "a loss behind a NUL byte, and behind a normal status of 1, is silent"
 
@@ -42,13 +42,13 @@ sweep child -- "$PROG" child
 expect_eq "child: no finding (its child's failures are not the sweep's)" 0 "$SWEEP_RC"
 sweep follow --follow -- "$PROG" child
 repro=$(/usr/bin/python3 -c 'import json, sys
-g = json.load(open(sys.argv[1]))["groups"]
+g = json.load(open(sys.argv[1]))["findings"]
 print(g[0]["reproducer"] if g else "")' "$TMP/follow.json")
 [[ $repro == *"gfp-run --policy"* && $repro != *--no-follow* ]] ||
 	fail "--follow: reproducer without --no-follow expected: '$repro'"
 sweep binary_repro -- "$PROG" binary
 repro=$(/usr/bin/python3 -c 'import json, sys
-print(json.load(open(sys.argv[1]))["groups"][0]["reproducer"])' "$TMP/binary_repro.json")
+print(json.load(open(sys.argv[1]))["findings"][0]["reproducer"])' "$TMP/binary_repro.json")
 [[ $repro == *"gfp-run --no-follow --policy"* ]] || fail "reproducer without --no-follow: '$repro'"
 repro=${repro/ gfp-run / $GFP_RUN }
 eval "$repro" >"$TMP/repro.out" 2>/dev/null

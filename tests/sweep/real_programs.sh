@@ -2,7 +2,7 @@
 # gfp-sweep on real Debian programs - sqlite3, jq, gzip and python3 -c - in
 # sites mode: every sweep completes (exit 0 or 1), every run ran the program
 # (no exit 125/126/127: a refused policy, a program that could not start),
-# and no crash group has a frame of the shim at the top of its crash
+# and no crash finding has a frame of the shim at the top of its crash
 # backtrace: the crashes are the programs' own (python's "Fatal Python
 # error", glibc's nss asserting, jq 1.6 calling an uninitialised
 # out-of-memory handler), which the test prints. A program that is not
@@ -69,16 +69,10 @@ for name in names:
         if x["signal"] == 0 and x["status"] in (125, 126, 127):
             bad.append(f"{name}: a run did not run the program (exit {x['status']}): {x}")
             break
-    # The groups by what happened where (one group per injection site).
-    kinds = {}
-    for g in r["groups"]:
-        top = g["crash_frames"][:1]
-        k = (g["outcome"], g["signal"], g["crash_site"] or "-", frame_text(top[0]) if top else "-")
-        kinds.setdefault(k, []).append(g)
-    for (outcome, sig, where, top), gs in kinds.items():
-        print(f"#   {len(gs)} {outcome} group{'s' if len(gs) > 1 else ''} (signal {sig}) at "
-              f"{where}, top frame {top}; e.g. {gs[0]['policy']}")
-    for g in r["groups"]:
+    # The findings, each with its call paths and runs.
+    for g in r["findings"]:
+        print(f"#   {g['title']}: {g['paths']} call paths, {g['count']} runs; e.g. {g['policy']}")
+    for g in r["findings"]:
         mods = modules(g["crash_frames"])
         if SHIM in mods[:4]:
             bad.append(f"{name}: a crash in the shim (frames {mods[:4]}): reproduce with "
@@ -92,9 +86,9 @@ PY
 # reproducer carries the sweep's junk= and crashes again.
 if [ -f "$TMP/jq.json" ]; then
 	cmd=$(/usr/bin/python3 -c 'import json, sys
-g = [g for g in json.load(open(sys.argv[1]))["groups"] if g["outcome"] == "crash" and g["signal"] == 11]
+g = [g for g in json.load(open(sys.argv[1]))["findings"] if g["outcome"] == "crash" and g["signal"] == 11]
 print(g[0]["reproducer"] if g else "")' "$TMP/jq.json")
-	[ -n "$cmd" ] || fail "jq: no segfault group"
+	[ -n "$cmd" ] || fail "jq: no segfault finding"
 	cmd=${cmd/ gfp-run / $GFP_RUN } # an installed gfp-run prints bare
 	eval "$cmd" >/dev/null 2>&1
 	st=$?

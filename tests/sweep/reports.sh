@@ -2,10 +2,10 @@
 # One sites-mode sweep of the example with --json, --junit and --html, its
 # input file named with every character the reports must escape (& < > " '
 # ]]> and a byte that is not UTF-8): the JUnit report validates (xmllint,
-# against tests/sweep/junit.xsd) with one testcase per run and one failure
-# per finding run; the HTML page is UTF-8, fetches nothing, shows every group
-# with both backtraces, and its reproducers are exactly the terminal's - one
-# of them, run as printed, crashes again.
+# against tests/sweep/junit.xsd) with one failing testcase per finding and
+# one passing for the rest; the HTML page is UTF-8, fetches nothing, shows
+# every finding with both backtraces, and its reproducers are exactly the
+# terminal's - one of them, run as printed, crashes again.
 source "$TESTS/lib.sh"
 need_prog xmllint
 SWEEP=$BUILD/tools/gfp-sweep
@@ -30,11 +30,11 @@ tmp, prog = sys.argv[1:3]
 bad = []
 run = json.load(open(f"{tmp}/r.json", encoding="utf-8"))
 results = run["results"]
-finding = lambda o: o in ("silent", "crash", "hang")
-findings = [x for x in results if finding(x["outcome"])]
 weird = '&<>"\\\'\\xff ]]>.txt'  # the input's name as $'...' spells it
 
-# JUnit: one suite, one testcase per run in order, failures = finding runs.
+# JUnit: one suite, a testcase per finding in order, failures = findings,
+# and one passing testcase for the rest.
+fs = run["findings"]
 root = ET.parse(f"{tmp}/r.xml").getroot()
 suites = root.findall("testsuite")
 if root.tag != "testsuites" or len(suites) != 1:
@@ -44,40 +44,38 @@ cases = s.findall("testcase")
 n = lambda k: int(s.get(k, "-1"))
 if s.get("name") != f"gfp-sweep {prog}":
     bad.append(f"testsuite name {s.get('name')!r}")
-if not (n("tests") == len(cases) == run["runs"] == len(results)) or not cases:
-    bad.append(f"tests={n('tests')}, {len(cases)} testcases, {run['runs']} runs")
-if not (n("failures") == len(findings) == len(s.findall("testcase/failure"))) or not findings:
+if not (n("tests") == len(cases) == len(fs) + 1) or not fs:
+    bad.append(f"tests={n('tests')}, {len(cases)} testcases, {len(fs)} findings")
+if not (n("failures") == len(fs) == len(s.findall("testcase/failure"))):
     bad.append(f"failures={n('failures')}, {len(s.findall('testcase/failure'))} <failure>, "
-               f"{len(findings)} finding runs")
-unreached = run["outcomes"]["unreached"]
-if not n("skipped") == unreached == len(s.findall("testcase/skipped")):
-    bad.append(f"skipped={n('skipped')}, {unreached} unreached runs")
-if n("errors") != 0:
-    bad.append(f"errors={n('errors')}")
-for case, res in zip(cases, results):
-    # Named by the failed allocation's caller and the hit (junit_ci.sh
-    # checks the caller); the site too when another site has that name.
-    want = (prog.rsplit("/", 1)[-1], rf".+ \(hit {res['hit']}(, site {res['injected_site']})?\)")
-    if case.get("classname") != want[0] or not re.fullmatch(want[1], case.get("name", "")):
-        bad.append(f"testcase {case.attrib} for result {res}")
+               f"{len(fs)} findings")
+if n("skipped") != 0 or n("errors") != 0:
+    bad.append(f"skipped={n('skipped')} errors={n('errors')}")
+rest = cases[-1] if cases else None
+if rest is None or rest.find("failure") is not None or \
+        rest.get("name") != "failure points without a finding":
+    bad.append(f"the last testcase {rest is not None and rest.attrib} is not the passing one")
+for case, fd in zip(cases, fs):
+    want = (prog.rsplit("/", 1)[-1], fd["title"])
+    if (case.get("classname"), case.get("name")) != want:
+        bad.append(f"testcase {case.attrib} for finding {want}")
         break
     f = case.find("failure")
-    if finding(res["outcome"]) != (f is not None):
-        bad.append(f"testcase {want}: outcome {res['outcome']} but failure {f}")
-        break
     if f is None:
-        continue
+        bad.append(f"testcase {want}: no failure")
+        break
     text, msg = f.text or "", f.get("message", "")
-    if f.get("type") != res["outcome"] or not msg.startswith(res["outcome"]):
+    if f.get("type") != fd["outcome"] or not msg.startswith(fd["outcome"]):
         bad.append(f"{want}: failure type {f.get('type')!r} message {msg!r}")
-    if res["outcome"] == "crash" and msg != f"crash (signal {res['signal']})":
+    paths = f"{fd['paths']} call path{'s' if fd['paths'] != 1 else ''}, {fd['count']} run"
+    if fd["outcome"] == "crash" and not msg.startswith(f"crash (signal {fd['signal']}) in {paths}"):
         bad.append(f"{want}: crash message {msg!r}")
     for part in ("the failed allocation:\n", weird):
         if part not in text:
             bad.append(f"{want}: no {part!r} in the failure text")
-    if not re.search(r"reproduce: (cd -- \S+ && )?\S*gfp-run --no-follow --policy 'junk=64K;", text):
+    if not re.search(r"reproduce \(confirmed\): (cd -- \S+ && )?\S*gfp-run --no-follow --policy 'junk=64K;", text):
         bad.append(f"{want}: no reproducer in the failure text")
-    if res["outcome"] == "crash" and "the crash:\n" not in text:
+    if fd["outcome"] == "crash" and "the crash:\n" not in text:
         bad.append(f"{want}: a crash without its backtrace")
     if not re.search(r"inventory\.c:\d+", text):
         bad.append(f"{want}: no source lines in the failure text")
@@ -112,41 +110,45 @@ for tag in ("html", "head", "style", "body", "h1", "table", "article", "pre"):
 if '&<>"' in raw or "]]>" in raw:
     bad.append("unescaped input name in the page")
 text = html.unescape(raw)
-groups = re.findall(r'<article class="group (\w+)" id="g(\d+)">(.*?)</article>', raw, re.S)
-if [(o, int(i)) for o, i, _ in groups] != [(g["outcome"], k + 1)
-                                           for k, g in enumerate(run["groups"])]:
-    bad.append(f"groups in the page {[(o, i) for o, i, _ in groups]}, in the JSON "
-               f"{[g['outcome'] for g in run['groups']]}")
+arts = re.findall(r'<article class="finding (\w+)" id="f(\d+)">(.*?)</article>', raw, re.S)
+if [(o, int(i)) for o, i, _ in arts] != [(f["outcome"], k + 1) for k, f in enumerate(fs)]:
+    bad.append(f"findings in the page {[(o, i) for o, i, _ in arts]}, in the JSON "
+               f"{[f['outcome'] for f in fs]}")
 term = re.findall(r"reproduce \(confirmed\): (.*)", open(f"{tmp}/r.txt", "rb").read()
                   .decode("utf-8"))
 page_repro = []
-for (o, i, body), g in zip(groups, run["groups"]):
+for (o, i, body), fd in zip(arts, fs):
     pres = re.findall(r"<pre>(.*?)</pre>", body, re.S)
-    if len(pres) != (3 if g["crash_frames"] else 2):
-        bad.append(f"group {i}: {len(pres)} <pre>, expected the backtraces and the reproducer")
+    frames = 2 if fd["crash_frames"] else 1
+    # the backtraces, the reproducer, then each call path's
+    if len(pres) != frames + 1 + fd["paths"]:
+        bad.append(f"finding {i}: {len(pres)} <pre>, expected the backtraces, the "
+                   f"reproducer and {fd['paths']} of the call paths")
         continue
-    frames = html.unescape(re.sub(r"<[^>]+>", "", pres[0]))
-    if not re.search(r"inventory\.c:\d+", frames):
-        bad.append(f"group {i}: no source lines in the failed allocation")
-    page_repro.append(html.unescape(pres[-1]))
+    if not re.search(r"inventory\.c:\d+", html.unescape(re.sub(r"<[^>]+>", "", pres[0]))):
+        bad.append(f"finding {i}: no source lines in the failed allocation")
+    page_repro.append(html.unescape(pres[frames]))
     if o == "crash" and not re.search(r"inventory\.c:\d+", html.unescape(pres[1])):
-        bad.append(f"group {i}: no source lines in the crash")
+        bad.append(f"finding {i}: no source lines in the crash")
+    paths = [html.unescape(p) for p in pres[frames + 1:]]
+    if paths != [p["reproducer"] for p in fd["call_paths"]] or paths[0] != page_repro[-1]:
+        bad.append(f"finding {i}: the call paths' reproducers {paths} are not the JSON's")
 if page_repro != term or weird not in "".join(page_repro):
     bad.append(f"reproducers in the page {page_repro}\n  differ from the terminal's {term}")
 for res in results:
     if f"<code>{res['site']}</code>" not in raw:
         bad.append(f"site {res['site']} has no bar in the chart")
         break
-crash = [r for (o, _, _), r in zip(groups, page_repro) if o == "crash"]
+crash = [r for (o, _, _), r in zip(arts, page_repro) if o == "crash"]
 open(f"{tmp}/repro.sh", "w", encoding="utf-8").write(crash[0] if crash else "")
-print(f"# {len(cases)} testcases, {len(findings)} failures, {len(groups)} groups in the page")
+print(f"# {len(cases)} testcases, {len(fs)} failures, {len(arts)} findings in the page")
 if bad:
     sys.exit("FAIL: " + "\n  ".join(bad))
 PY
 
 # The reproducer as the page shows it (input name included) crashes again.
 cmd=$(cat "$TMP/repro.sh")
-[ -n "$cmd" ] || fail "no crash group in the page"
+[ -n "$cmd" ] || fail "no crash finding in the page"
 cmd=${cmd/ gfp-run / $GFP_RUN } # an installed gfp-run prints bare
 eval "$cmd" >/dev/null 2>&1
 st=$?

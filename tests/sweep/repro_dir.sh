@@ -2,7 +2,7 @@
 # Reproducers run from any directory. scriptprog is swept (-j 2) as
 # "./PROG -f script" with --input input from its own directory, whose name
 # holds spaces, quotes, a '$', a newline and UTF-8, as does the program's:
-# every finding group is confirmed (console and JSON), and each group's
+# every finding is confirmed (console and JSON), and each finding's
 # reproducer, run by bash from / exactly as printed, ends as its finding
 # ended (the crash's signal, a silent loss's status and changed output).
 # The confirmation is a run of the printed reproducer from another
@@ -39,28 +39,28 @@ def swept(tag, sweep_path, env=None):
     if st != 1:
         sys.exit(f"FAIL: {tag}: exit {st}: {err[-600:]!r}")
     sw = json.load(open(f"{tmp}/{tag}.json"))
-    if not sw["groups"]:
-        sys.exit(f"FAIL: {tag}: no finding group: {out.decode()[-600:]}")
+    if not sw["findings"]:
+        sys.exit(f"FAIL: {tag}: no finding: {out.decode()[-600:]}")
     return sw, out.decode()
 
 sw, out = swept("here", sweep)
 shown = re.findall(r"^  reproduce \((.*?)\): (.*)$", out, re.M)
-groups = sw["groups"]
+groups = sw["findings"]
 if [(s, r) for s, r in shown] != [("confirmed", g["reproducer"]) for g in groups]:
     bad.append(f"the console's reproducers {shown}\n  the JSON's {[g['reproducer'] for g in groups]}")
 for g in groups:
     first = sw["results"][g["first_run"]]
     if not g["confirmed"]:
-        bad.append(f"group {g['site']} ({g['outcome']}) not confirmed: {g['reproducer']}")
+        bad.append(f"finding {g['site']} ({g['outcome']}) not confirmed: {g['reproducer']}")
     st, rout, rerr = bounded.run(["bash", "-c", g["reproducer"]], 60, cwd="/")
     # A program killed by a signal: bash ends by it too when it ran the
     # program itself, else says so with 128 + the signal.
     sig = first["signal"]
     want = (-sig, 128 + sig) if sig else (first["status"],)
     if st not in want or (g["outcome"] == "silent" and rout == plain.stdout):
-        bad.append(f"{g['outcome']} group's reproducer, from /: exit {st} (expected {want}), "
+        bad.append(f"{g['outcome']} finding's reproducer, from /: exit {st} (expected {want}), "
                    f"stdout {rout[:80]!r}, stderr {rerr[-300:]!r}\n    {g['reproducer']}")
-print(f"# {len(groups)} groups ({', '.join(g['outcome'] for g in groups)}), e.g. "
+print(f"# {len(groups)} findings ({', '.join(g['outcome'] for g in groups)}), e.g. "
       f"{groups[0]['reproducer']!r}")
 
 # A gfp-sweep alone in a directory, without gfp-run on PATH: its
@@ -73,10 +73,10 @@ if shutil.which("gfp-run", path=env["PATH"]):
     print("# a gfp-run is installed on PATH: the unrunnable reproducer is not tried")
 else:
     sw, out = swept("alone", os.path.join(bindir, "gfp-sweep"), env)
-    if [g["confirmed"] for g in sw["groups"]] != [False] * len(sw["groups"]) or \
+    if [g["confirmed"] for g in sw["findings"]] != [False] * len(sw["findings"]) or \
             "reproduce (confirmed)" in out:
         bad.append(f"reproducers naming no gfp-run confirmed: "
-                   f"{[(g['confirmed'], g['reproducer']) for g in sw['groups']]}")
+                   f"{[(g['confirmed'], g['reproducer']) for g in sw['findings']]}")
 if bad:
     sys.exit("FAIL: " + "\n  ".join(bad))
 PY

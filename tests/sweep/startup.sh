@@ -1,6 +1,6 @@
 #!/bin/bash
 # A library constructor that writes through an unchecked malloc before main
-# (startlib, linked to startprog) is found by the sweep: a crash group
+# (startlib, linked to startprog) is found by the sweep: a crash finding
 # marked start-up in --json, JUnit and on the console, whose failed
 # allocation is in startlib_init and whose reproducer (fail.startup=1)
 # crashes again. --no-startup runs no start-up failure point: no crash,
@@ -29,10 +29,10 @@ def check(cond, what):
     if not cond:
         sys.exit(f"FAIL: {what}")
 check(w["startup"] is True and wo["startup"] is False, "the top-level startup flags")
-crash = [g for g in w["groups"] if g["outcome"] == "crash"]
-check(len(crash) == 1, f"one crash group with start-up: {[g['outcome'] for g in w['groups']]}")
+crash = [g for g in w["findings"] if g["outcome"] == "crash"]
+check(len(crash) == 1, f"one crash finding with start-up: {[g['outcome'] for g in w['findings']]}")
 g = crash[0]
-check(g["startup"] is True, "the crash group is start-up")
+check(g["startup"] is True, "the crash finding is start-up")
 funcs = [f["function"] for f in g["injection_frames"]]
 check("startlib_init" in funcs, f"the failed allocation is startlib_init's: {funcs}")
 check(g["crash_frames"][0]["function"] == "startlib_init" or "strcpy" in (g["crash_site"] or "")
@@ -45,22 +45,21 @@ for res in w["results"]:
 startup_runs = [r for r in w["results"] if r["startup"]]
 check(startup_runs and all(r["injected_site"] for r in startup_runs), "start-up runs were injected")
 check(not any(r["startup"] for r in wo["results"]), "--no-startup: no run before main")
-check(not wo["groups"], f"--no-startup: no finding: {wo['groups']}")
+check(not wo["findings"], f"--no-startup: no finding: {wo['findings']}")
 check(wo["sites"] < w["sites"], f"--no-startup: fewer sites ({wo['sites']} < {w['sites']})")
 check(all(r["outcome"] != "crash" for r in wo["results"]), "--no-startup: no crash")
-# JUnit: the start-up testcase says so in its name.
-names = [(tc.get("name"), tc.find("failure") is not None)
-         for tc in ET.parse(f"{tmp}/with.xml").iter("testcase")]
-check(any(", start-up" in n and failed for n, failed in names), f"a failed start-up testcase: {names}")
+# JUnit: the start-up finding says so in its failure's message.
+msgs = [f.get("message") for f in ET.parse(f"{tmp}/with.xml").iter("failure")]
+check(any("at start-up, before main" in m for m in msgs), f"a failed start-up testcase: {msgs}")
 props = {p.get("name"): p.get("value") for p in ET.parse(f"{tmp}/without.xml").iter("property")}
 check(props.get("startup") == "false", f"--no-startup's JUnit property: {props.get('startup')}")
 print(g["reproducer"])
 PY
 repro=$(/usr/bin/python3 -c 'import json, sys
-print([g for g in json.load(open(sys.argv[1]))["groups"] if g["outcome"] == "crash"][0]["reproducer"])' "$TMP/with.json")
+print([g for g in json.load(open(sys.argv[1]))["findings"] if g["outcome"] == "crash"][0]["reproducer"])' "$TMP/with.json")
 repro=${repro/ gfp-run / $GFP_RUN }
 rc=0
 eval "$repro" >/dev/null 2>&1 || rc=$?
 expect_eq "the start-up reproducer crashes again" 139 "$rc"
-expect_contains "console: the start-up crash" "$TMP/with.out" "^\[1\] crash \(signal 11 Segmentation fault\) at start-up, before main in 1 run"
+expect_contains "console: the start-up crash" "$TMP/with.out" "^  crash \(signal 11 Segmentation fault\) at start-up, before main in 1 call path, 1 run"
 note "a constructor's unchecked malloc: a start-up crash; --no-startup leaves it out"

@@ -149,7 +149,7 @@ if wait_for(p, r"reading the campaign from the standard input", "campaign piped"
     else:
         targets = json.load(open(f"{tmp}/piped.json"))["targets"]
         if [(t["id"], t["state"]) for t in targets] != [("bin", "done")] or \
-                [g["outcome"] for g in targets[0]["groups"]] != ["silent"]:
+                [g["outcome"] for g in targets[0]["findings"]] != ["silent"]:
             bad.append(f"campaign piped: {targets}")
 else:
     os.close(w)
@@ -160,7 +160,7 @@ for tag, mode, pattern, sig in (
         ("recording run", "record", r"note: recording run", signal.SIGTERM),
         ("a run", "run", r"note: 0/\d+ runs", signal.SIGTERM),
         ("a run (SIGINT)", "run", r"note: 0/\d+ runs", signal.SIGINT),
-        ("confirmation", "confirm", r"note: confirming finding group 1 of 1", signal.SIGTERM)):
+        ("confirmation", "confirm", r"note: confirming finding 1 of 1", signal.SIGTERM)):
     d = flag_dir(tag.replace(" ", "_"))
     p = start(["-j", "2", "--no-startup", "--timeout", "300", "--json", f"{d}/r.json", "--",
                prog, mode, marker, d])

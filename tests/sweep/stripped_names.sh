@@ -35,7 +35,7 @@ note "$hint"
 /usr/bin/python3 - "$TMP/s.json" <<'PY' || fail "sweep --json: see above"
 import json, sys
 sw = json.load(open(sys.argv[1]))
-frames = [f for g in sw["groups"] for k in ("injection_frames", "crash_frames") for f in g[k]
+frames = [f for g in sw["findings"] for k in ("injection_frames", "crash_frames") for f in g[k]
           if f["module"] == "cxxprog_stripped"]
 if not frames or any(f["function"] is not None or f["symbol"] is not None for f in frames):
     sys.exit(f"FAIL: the stripped program's frames: {frames}")

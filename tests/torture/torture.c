@@ -1,8 +1,8 @@
 /*
  * torture.c - what real threaded programs do to an allocator, one case per
  * argv[1]: producer/consumer, a thread pool, detached threads, pthread_exit,
- * cancellation, fork from threads, posix_spawn, dlopen/dlclose, signals, and
- * frees by threads that never allocate (issue 17, point 9).
+ * cancellation, fork from threads (and forks racing the unwinder), posix_spawn,
+ * dlopen/dlclose, signals, and frees by threads that never allocate.
  *
  * Every case checks its data: each block is a stream drawn from its seed
  * (torture.h) and whoever frees it compares every byte first; a ledger
@@ -1120,17 +1120,25 @@ static _Noreturn void fk_child(uint64_t seed)
 	exit(0);
 }
 
+/* fork(), or -1 when it failed for want of memory in a mode where
+ * allocations may fail (counted); any other failure fails the case. */
+static pid_t fork_checked(const char *who)
+{
+	pid_t pid = fork();
+	if (pid < 0) {
+		if (!nulls_ok || (errno != ENOMEM && errno != EAGAIN))
+			die("%s: fork: errno %d", who, errno);
+		atomic_fetch_add(&nulls, 1);
+	}
+	return pid;
+}
+
 static void fork_some(uint64_t seed, int n, const char *who)
 {
 	for (int i = 0; i < n; i++) {
-		pid_t pid = fork();
-		if (pid < 0) {
-			if (nulls_ok && (errno == ENOMEM || errno == EAGAIN)) {
-				atomic_fetch_add(&nulls, 1);
-				continue;
-			}
-			die("%s: fork: errno %d", who, errno);
-		}
+		pid_t pid = fork_checked(who);
+		if (pid < 0)
+			continue;
 		if (pid == 0)
 			fk_child(seed + (uint64_t)i);
 		int st;
@@ -1181,6 +1189,150 @@ static void case_fork(void)
 		join(c[i], NULL);
 	budget_check("fork: all joined, every child reaped");
 	blk_free(fk_parent_blk, "main");
+}
+
+/* ------------------------------------------------------------------------
+ * forkrace: a dozen threads fork at once, thousands of times in all, while
+ * others allocate from ever new call paths (under a stack filter each new
+ * path is unwound frame by frame, through the unwinder's shared state).
+ * Each child allocates from a path of its own, so its first unwind takes
+ * that shared state too, and leaves. A child forked while another thread
+ * held a lock there waits for ever, with every signal blocked: the parent
+ * waits for each child with a generous deadline, and kills and names one
+ * that does not end. The forks stop early on a slow machine, well before
+ * the watchdog: fewer chances to catch a hang, never a false one.
+ * ---------------------------------------------------------------------- */
+
+#define FR_FORKERS 12
+#define FR_FORKS   300 /* each */
+#define FR_CHURN   2
+#define FR_DEPTH   14
+
+static atomic_int fr_go, fr_stop, fr_forks, fr_hung;
+static struct timespec fr_t0;
+
+/* Seconds since the case began. */
+static long fr_elapsed(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - fr_t0.tv_sec);
+}
+
+static unsigned fr_a(unsigned depth, uint64_t *s, const char *who);
+static unsigned fr_b(unsigned depth, uint64_t *s, const char *who);
+
+/* Allocates and frees at the bottom of a recursion FR_DEPTH deep through
+ * fr_a and fr_b, the stream s choosing each level's: another choice is
+ * another sequence of return addresses, a call path the stack filter has
+ * not seen yet, 2^FR_DEPTH of them. */
+static unsigned fr_step(unsigned depth, uint64_t *s, const char *who)
+{
+	if (depth == 0) { /* small: the time goes to the unwinding */
+		struct tt_blk *b = blk_new(tt_next(s) % 256, tt_next(s));
+		blk_free(b, who);
+		return b != NULL;
+	}
+	return (tt_next(s) & 1) ? fr_a(depth - 1, s, who) : fr_b(depth - 1, s, who);
+}
+
+static __attribute__((noinline)) unsigned fr_a(unsigned depth, uint64_t *s, const char *who)
+{
+	unsigned r = fr_step(depth, s, who);
+	__asm__ volatile("" : : "r"(r) : "memory"); /* no tail call */
+	return r + 1;
+}
+
+static __attribute__((noinline)) unsigned fr_b(unsigned depth, uint64_t *s, const char *who)
+{
+	unsigned r = fr_step(depth, s, who);
+	__asm__ volatile("" : : "r"(r) : "memory");
+	return r + 2;
+}
+
+static void *fr_churn(void *arg)
+{
+	name_self("tt-frchurn");
+	uint64_t s = 0x15000 + 1000 * (uintptr_t)arg;
+	while (!atomic_load(&fr_stop))
+		fr_step(FR_DEPTH, &s, "churn");
+	return NULL;
+}
+
+static void fr_fork_some(uint64_t seed, const char *who)
+{
+	/* A child's deadline and the time left to fork: a hung child is
+	 * named before the watchdog fires. */
+	long child_s = timeout_s / 2, fork_s = timeout_s / 4;
+	for (int i = 0; i < FR_FORKS && fr_elapsed() < fork_s && !atomic_load(&fr_hung); i++) {
+		pid_t pid = fork_checked(who);
+		if (pid < 0)
+			continue;
+		if (pid == 0) {
+			uint64_t s = seed + (uint64_t)i;
+			fr_step(FR_DEPTH, &s, "forked child");
+			_exit(0);
+		}
+		atomic_fetch_add(&fr_forks, 1);
+		int st = 0;
+		pid_t w;
+		long since = fr_elapsed();
+		while ((w = waitpid(pid, &st, WNOHANG)) == 0) {
+			if (fr_elapsed() - since >= child_s) {
+				/* Each forker kills its own before the case fails:
+				 * nothing is left behind. */
+				kill(pid, SIGKILL);
+				waitpid(pid, &st, 0);
+				say("FAIL: %s: child %d (pid %d) did not end in %lds: hung (a lock "
+				    "held at fork?); killed",
+				    who, i, (int)pid, child_s);
+				atomic_fetch_add(&fr_hung, 1);
+				return;
+			}
+			pause_us(100);
+		}
+		if (w < 0)
+			die("%s: waitpid: errno %d", who, errno);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			die("%s: child %d %s %d", who, i,
+			    WIFEXITED(st) ? "exited" : "was killed by signal",
+			    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+	}
+}
+
+static void *fr_forker(void *arg)
+{
+	name_self("tt-frforker");
+	while (!atomic_load(&fr_go))
+		pause_us(100);
+	fr_fork_some(0x16000 + 1000 * (uintptr_t)arg, "forking thread");
+	return NULL;
+}
+
+static void case_forkrace(void)
+{
+	if (UNDER_TSAN) { /* as case_fork */
+		say("SKIP: fork from threads is not supported under ThreadSanitizer");
+		exit(77);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &fr_t0);
+	pthread_t c[FR_CHURN], f[FR_FORKERS];
+	stage = "forkrace: running";
+	for (uintptr_t i = 0; i < FR_CHURN; i++)
+		start(&c[i], NULL, fr_churn, (void *)i);
+	for (uintptr_t i = 0; i < FR_FORKERS; i++)
+		start(&f[i], NULL, fr_forker, (void *)i);
+	atomic_store(&fr_go, 1);
+	for (int i = 0; i < FR_FORKERS; i++)
+		join(f[i], NULL);
+	atomic_store(&fr_stop, 1);
+	for (int i = 0; i < FR_CHURN; i++)
+		join(c[i], NULL);
+	if (atomic_load(&fr_hung))
+		die("%d of %d children hung", atomic_load(&fr_hung), atomic_load(&fr_forks));
+	if (verbose)
+		say("%d forks", atomic_load(&fr_forks));
+	budget_check("forkrace: all joined, every child reaped");
 }
 
 /* ------------------------------------------------------------------------
@@ -1682,6 +1834,7 @@ static const struct tcase cases[] = {
     {"cancel", case_cancel},     {"fork", case_fork},
     {"spawn", case_spawn},       {"dlopen", case_dlopen},
     {"signals", case_signals},   {"xfree", case_xfree},
+    {"forkrace", case_forkrace},
 };
 
 static int usage(void)

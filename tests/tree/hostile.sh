@@ -3,8 +3,7 @@
 # with exit 125 and one line saying what it is and what to do, as a bad
 # GFP_POLICY does: a symbolic link (even to a real tree), a FIFO (never
 # waited on), a directory, another user's file, a file others may read, a
-# file that is no tree, a relative path; limit.scope=tree without a limit
-# or with limit=cgroup.
+# file that is no tree, a relative path; limit.scope=tree without a limit.
 # Nothing is created where the name points. Under GFP_STRICT=0 it is a
 # warning and the process runs with a budget of its own.
 source "$TESTS/lib.sh"
@@ -64,8 +63,6 @@ else
 fi
 refused no-limit "" "=GFP_POLICY: limit.scope=tree shares a limit with the process's children: set limit=SIZE too" \
 	'limit.scope=tree'
-refused with-cgroup "" "=GFP_POLICY: limit=cgroup counts every process of the cgroup already: limit.scope=tree shares a limit=SIZE (choose one)" \
-	'limit=cgroup;limit.scope=tree'
 
 # No GFP_TREE and a /dev/shm that cannot take the tree's file (read-only
 # here, in a mount namespace of the test's own: root only).

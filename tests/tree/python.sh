@@ -1,10 +1,10 @@
 #!/bin/bash
-# The issue's own case: one script starts two python3 children that each
+# The case a tree exists for: one script starts two python3 children that each
 # want a 40 MiB bytearray, under limit=64M. With limit.scope=tree they share
 # the budget: while the first holds its 40 MiB the second is refused
 # (python3's MemoryError, the shim's allocation failure report naming the
 # tree's Mem-Info), and after the first has ended a third gets its 40 MiB.
-# Under limit.scope=process (the old behaviour) both would succeed.
+# Under limit.scope=process (a budget each) both would succeed.
 source "$TESTS/lib.sh"
 source "$TESTS/tree/tree.sh"
 need_prog /usr/bin/python3

@@ -1,6 +1,6 @@
 /*
  * The OOM victim's badness in a tree (tree_badness), against
- * kernel-semantics.md §8: points = rss + oom_score_adj * totalpages / 1000,
+ * the kernel's oom_badness: points = rss + oom_score_adj * totalpages / 1000,
  * the tree's limit standing for totalpages; -1000 is never chosen, whatever
  * it holds; -999 may be, and its points may be negative. The process-level
  * choice is tests/tree/oom.sh (and oom_min.sh where -1000 can be set).

@@ -1,8 +1,8 @@
 /*
  * allocinfo.c - --allocinfo: a report's allocation sites (stats=sites) in the
- * layout of /proc/allocinfo, format 1.0 (kernel-semantics.md §10): a version
- * line, a header, then per site its live bytes, live calls and "file:line
- * [module] func:name", by live bytes (--sort: peak bytes, live calls). A
+ * layout of the kernel's /proc/allocinfo, format 1.0 (doc/statistics.md): a
+ * version line, a header, then per site its live bytes, live calls and
+ * "file:line [module] func:name", by live bytes (--sort: peak bytes, live calls). A
  * report that has each site's peak bytes gets them as a column after the
  * live bytes, which the kernel does not keep.
  */

@@ -26,11 +26,20 @@ struct part {
 	long k, n;
 };
 
+/* An entry of a list (findings, their call paths, abort sites, a format 1
+ * file's groups) and the part it is from. */
+struct entry {
+	const struct jval *v;
+	size_t part;
+};
+
 struct mgroup {
 	const struct jval *g; /* the representative: its first run comes first */
 	size_t rank;          /* where that run is in the merged results */
 	size_t seen;          /* tie-break: the order groups were read in */
 	double count;
+	struct entry *from; /* every entry it was merged from */
+	size_t nfrom;
 };
 
 /* A merged list of the result's (groups, abort_sites). */
@@ -146,11 +155,13 @@ static bool check_sweep(struct part *p)
 	const char *shard = json_str(p->v, "shard");
 	char extra;
 	p->results = json_get(p->v, "results");
-	p->groups = json_get(p->v, "groups");
+	/* format 2 has findings, format 1 groups */
+	p->groups =
+	    json_get(p->v, "findings") ? json_get(p->v, "findings") : json_get(p->v, "groups");
 	const char *missing = !json_str(p->v, "mode")                    ? "mode"
 	                      : !json_get(p->v, "program")               ? "program"
 	                      : !p->results || p->results->type != J_ARR ? "results"
-	                      : !p->groups || p->groups->type != J_ARR   ? "groups"
+	                      : !p->groups || p->groups->type != J_ARR   ? "findings"
 	                      : !shard                                   ? "shard"
 	                                                                 : NULL;
 	if (missing) {
@@ -180,6 +191,13 @@ static bool check_parts(struct part *parts, size_t np)
 			error("%s is a %s-mode sweep but %s is %s-mode: parts of different sweeps "
 			      "do not merge",
 			      b->path, json_str(b->v, "mode"), a->path, json_str(a->v, "mode"));
+			return false;
+		}
+		if (!json_get(a->v, "findings") != !json_get(b->v, "findings")) {
+			error("%s has %s but %s has %s: parts of gfp-sweeps of different versions "
+			      "do not merge",
+			      a->path, json_get(a->v, "findings") ? "findings" : "groups", b->path,
+			      json_get(b->v, "findings") ? "findings" : "groups");
 			return false;
 		}
 		const struct jval *pa = json_get(a->v, "program"), *pb = json_get(b->v, "program");
@@ -259,11 +277,42 @@ static const char *merged_state(const struct part *parts, size_t np)
 	return same ? first : error ? "error" : "interrupted";
 }
 
-static void write_list(FILE *f, const struct mgroup *groups, size_t ngroups)
+typedef bool same_fn(const struct jval *a, const struct jval *b);
+static size_t merge_entries(const struct part *parts, size_t *const *pos, const struct entry *lists,
+                            size_t nlists, same_fn *same, struct mgroup **out);
+static void free_merged(struct mgroup *m, size_t n);
+
+/* Two call paths of one finding are one with the same site. */
+static bool same_path(const struct jval *a, const struct jval *b)
+{
+	return same_str(a, b, "site");
+}
+
+/* A merged finding's call paths: every part's, merged by site. */
+static size_t merged_paths(const struct part *parts, size_t *const *pos, const struct mgroup *g,
+                           struct mgroup **out)
+{
+	struct entry *lists = xrealloc(NULL, (g->nfrom + 1) * sizeof(*lists));
+	size_t n = 0;
+	for (size_t i = 0; i < g->nfrom; i++) {
+		const struct jval *l = json_get(g->from[i].v, "call_paths");
+		if (l && l->type == J_ARR)
+			lists[n++] = (struct entry){l, g->from[i].part};
+	}
+	size_t np = merge_entries(parts, pos, lists, n, same_path, out);
+	free(lists);
+	return np;
+}
+
+static void write_list(FILE *f, const struct part *parts, size_t *const *pos,
+                       const struct mgroup *groups, size_t ngroups)
 {
 	fputc('[', f);
 	for (size_t g = 0; g < ngroups; g++) {
 		const struct jval *gr = groups[g].g;
+		struct mgroup *paths = NULL;
+		size_t np =
+		    json_get(gr, "call_paths") ? merged_paths(parts, pos, &groups[g], &paths) : 0;
 		fputs(g ? ",{" : "{", f);
 		for (size_t m = 0; m < gr->n; m++) {
 			if (m)
@@ -274,16 +323,21 @@ static void write_list(FILE *f, const struct mgroup *groups, size_t ngroups)
 				fprintf(f, "%.0f", groups[g].count);
 			else if (strcmp(gr->k[m], "first_run") == 0 && groups[g].rank != SIZE_MAX)
 				fprintf(f, "%zu", groups[g].rank);
+			else if (strcmp(gr->k[m], "paths") == 0 && paths)
+				fprintf(f, "%zu", np);
+			else if (strcmp(gr->k[m], "call_paths") == 0 && paths)
+				write_list(f, parts, pos, paths, np);
 			else
 				json_write(f, &gr->v[m]);
 		}
 		fputc('}', f);
+		free_merged(paths, np);
 	}
 	fputc(']', f);
 }
 
 static void write_merged(FILE *f, struct part *parts, size_t np, const struct jval **results,
-                         size_t total, const struct mlist *lists, size_t nlists)
+                         size_t total, size_t *const *pos, const struct mlist *lists, size_t nlists)
 {
 	/* Outcome names in the parts' order, then any only the results use. */
 	const struct jval *oc0 = json_get(parts[0].v, "outcomes");
@@ -343,7 +397,7 @@ static void write_merged(FILE *f, struct part *parts, size_t np, const struct jv
 			fputc(']', f);
 		} else if (list_of(lists, nlists, k)) {
 			const struct mlist *l = list_of(lists, nlists, k);
-			write_list(f, l->m, l->n);
+			write_list(f, parts, pos, l->m, l->n);
 		} else
 			json_write(f, &top->v[i]);
 	}
@@ -427,10 +481,13 @@ static const struct jval **deal_results(struct part *parts, size_t np, size_t to
 	return results;
 }
 
-/* Two finding groups are one with the same injection site, outcome and
- * crash site; two abort sites with the same aborting frame, allocation and
- * crash site. */
-typedef bool same_fn(const struct jval *a, const struct jval *b);
+/* Two findings are one with the same outcome and key; two groups of a
+ * format 1 file with the same injection site, outcome and crash site; two
+ * abort sites with the same aborting frame, allocation and crash site. */
+static bool same_finding(const struct jval *a, const struct jval *b)
+{
+	return same_str(a, b, "outcome") && same_str(a, b, "key");
+}
 
 static bool same_group(const struct jval *a, const struct jval *b)
 {
@@ -449,43 +506,65 @@ static bool same_abort_site(const struct jval *a, const struct jval *b)
 	       same_member(a, b, "allocation");
 }
 
-/* The parts' lists `key` (groups, abort_sites) as one: the same entries
- * are one, their counts add up, and the one whose first run comes first
- * speaks for it, as in an unsharded sweep. Returns how many, in *out. */
-static size_t merge_list(struct part *parts, size_t np, size_t *const *pos, const char *key,
-                         same_fn *same, struct mgroup **out)
+/* The entries of lists as one: the same entries are one, their counts add
+ * up, and the one whose first run comes first speaks for it, as in an
+ * unsharded sweep. Returns how many, in *out. */
+static size_t merge_entries(const struct part *parts, size_t *const *pos, const struct entry *lists,
+                            size_t nlists, same_fn *same, struct mgroup **out)
 {
 	size_t ng = 0, seen = 0;
-	for (size_t i = 0; i < np; i++) {
-		const struct jval *l = json_get(parts[i].v, key);
-		ng += l && l->type == J_ARR ? l->n : 0;
-	}
+	for (size_t i = 0; i < nlists; i++)
+		ng += lists[i].v->n;
 	struct mgroup *groups = xrealloc(NULL, (ng + 1) * sizeof(*groups));
 	ng = 0;
-	for (size_t i = 0; i < np; i++) {
-		const struct jval *l = json_get(parts[i].v, key);
-		for (size_t j = 0; l && l->type == J_ARR && j < l->n; j++, seen++) {
-			const struct jval *g = &l->v[j];
-			size_t first = group_first_run(&parts[i], g);
-			size_t rank = first == SIZE_MAX ? SIZE_MAX : pos[i][first];
+	for (size_t i = 0; i < nlists; i++) {
+		const struct part *p = &parts[lists[i].part];
+		for (size_t j = 0; j < lists[i].v->n; j++, seen++) {
+			const struct jval *g = &lists[i].v->v[j];
+			size_t first = group_first_run(p, g);
+			size_t rank = first == SIZE_MAX ? SIZE_MAX : pos[lists[i].part][first];
 			double count = 0;
 			json_num(g, "count", &count);
 			size_t m = 0;
 			while (m < ng && !same(groups[m].g, g))
 				m++;
-			if (m == ng) {
-				groups[ng++] = (struct mgroup){g, rank, seen, count};
-				continue;
-			}
-			groups[m].count += count;
-			if (rank < groups[m].rank) {
-				groups[m].g = g;
-				groups[m].rank = rank;
+			if (m == ng)
+				groups[ng++] = (struct mgroup){g, rank, seen, 0, NULL, 0};
+			struct mgroup *to = &groups[m];
+			to->count += count;
+			to->from = xrealloc(to->from, (to->nfrom + 1) * sizeof(*to->from));
+			to->from[to->nfrom++] = (struct entry){g, lists[i].part};
+			if (rank < to->rank) {
+				to->g = g;
+				to->rank = rank;
 			}
 		}
 	}
 	qsort(groups, ng, sizeof(*groups), mgroup_cmp);
 	*out = groups;
+	return ng;
+}
+
+static void free_merged(struct mgroup *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++)
+		free(m[i].from);
+	free(m);
+}
+
+/* The parts' lists `key` (findings, abort_sites, groups) as one. */
+static size_t merge_list(struct part *parts, size_t np, size_t *const *pos, const char *key,
+                         same_fn *same, struct mgroup **out)
+{
+	struct entry *lists = xrealloc(NULL, (np + 1) * sizeof(*lists));
+	size_t n = 0;
+	for (size_t i = 0; i < np; i++) {
+		const struct jval *l = json_get(parts[i].v, key);
+		if (l && l->type == J_ARR)
+			lists[n++] = (struct entry){l, i};
+	}
+	size_t ng = merge_entries(parts, pos, lists, n, same, out);
+	free(lists);
 	return ng;
 }
 
@@ -497,16 +576,18 @@ static void merge_sweep(FILE *f, struct part *parts, size_t np)
 		total += parts[i].results->n;
 	size_t **pos = xrealloc(NULL, np * sizeof(*pos));
 	const struct jval **results = deal_results(parts, np, total, pos);
-	struct mlist lists[2] = {{"groups", NULL, 0}, {"abort_sites", NULL, 0}};
-	lists[0].n = merge_list(parts, np, pos, "groups", same_group, &lists[0].m);
+	struct mlist lists[3] = {
+	    {"findings", NULL, 0}, {"abort_sites", NULL, 0}, {"groups", NULL, 0}};
+	lists[0].n = merge_list(parts, np, pos, "findings", same_finding, &lists[0].m);
 	lists[1].n = merge_list(parts, np, pos, "abort_sites", same_abort_site, &lists[1].m);
-	write_merged(f, parts, np, results, total, lists, 2);
+	lists[2].n = merge_list(parts, np, pos, "groups", same_group, &lists[2].m);
+	write_merged(f, parts, np, results, total, pos, lists, 3);
 	for (size_t i = 0; i < np; i++)
 		free(pos[i]);
 	free(pos);
 	free(results);
-	free(lists[0].m);
-	free(lists[1].m);
+	for (size_t i = 0; i < 3; i++)
+		free_merged(lists[i].m, lists[i].n);
 }
 
 /* ------------------------------------------------------------------------

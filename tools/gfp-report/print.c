@@ -253,6 +253,17 @@ static void print_sweep_evidence(const struct jval *ev)
 	printf("    - %s\n    + %s\n", exp ? exp : "?", act ? act : "?");
 }
 
+/* The result an entry (a group, a finding, a call path) names by its
+ * "first_run"; NULL when it names none of results. */
+static const struct jval *first_result(const struct jval *o, const struct jval *results)
+{
+	double first = -1;
+	return json_num(o, "first_run", &first) && results && results->type == J_ARR &&
+	               first >= 0 && first < (double)results->n
+	           ? &results->v[(size_t)first]
+	           : NULL;
+}
+
 /* Group g of a sweep result as gfp-sweep printed it; results and prog are
  * the result's "results" and "program". */
 static void print_sweep_group(size_t g, const struct jval *gr, const struct jval *results,
@@ -267,12 +278,7 @@ static void print_sweep_group(size_t g, const struct jval *gr, const struct jval
 	printf(" in %s run%s: allocation failure at site %s", count ? count : "?",
 	       count && strcmp(count, "1") == 0 ? "" : "s", site && *site ? site : "-");
 	/* Its first run's failure point, as gfp-sweep printed it. */
-	double first = -1;
-	const struct jval *r0 = json_num(gr, "first_run", &first) && results &&
-	                                results->type == J_ARR && first >= 0 &&
-	                                first < (double)results->n
-	                            ? &results->v[(size_t)first]
-	                            : NULL;
+	const struct jval *r0 = first_result(gr, results);
 	const char *hit = r0 ? json_text(json_get(r0, "hit")) : NULL,
 	           *rsite = r0 ? json_str(r0, "site") : NULL;
 	if (hit)
@@ -307,6 +313,193 @@ static void print_sweep_group(size_t g, const struct jval *gr, const struct jval
 			text_shell_quote(stdout, json_text(&prog->v[i]));
 		}
 	printf("\n");
+}
+
+/* ------------------------------------------------------------------------
+ * Findings (format 2): a line each, then each one as gfp-sweep printed it
+ * ---------------------------------------------------------------------- */
+
+#define SHOWN_PATHS 10 /* as gfp-sweep's console */
+
+static double num_of(const struct jval *v, const char *key)
+{
+	double d = 0;
+	return json_num(v, key, &d) ? d : 0;
+}
+
+static void plural(double n, const char *word)
+{
+	printf("%.0f %s%s", n, word, n == 1 ? "" : "s");
+}
+
+static void finding_counts(const struct jval *fd)
+{
+	const struct jval *paths = json_get(fd, "call_paths");
+	plural(paths && paths->type == J_ARR ? (double)paths->n : num_of(fd, "paths"), "call path");
+	printf(", ");
+	plural(num_of(fd, "count"), "run");
+}
+
+/* A call path's caller, "make_title inventory.c:98", as gfp-sweep's
+ * frame_words writes it. */
+static void caller_words(FILE *f, const struct jval *c)
+{
+	const char *fn = json_str(c, "function"), *file = json_str(c, "file"),
+	           *sym = json_str(c, "symbol"), *mod = json_str(c, "module"),
+	           *off = json_str(c, "offset");
+	double line = num_of(c, "line");
+	if (c && c->type != J_OBJ)
+		fprintf(f, "(no injection record)");
+	else if (fn && file && line > 0) {
+		const char *base = strrchr(file, '/');
+		fprintf(f, "%s %s:%.0f", fn, base ? base + 1 : file, line);
+	} else if (fn || sym)
+		fprintf(f, "%s (%s+%s)", fn ? fn : sym, mod ? mod : "?", off ? off : "?");
+	else if (mod && off)
+		fprintf(f, "%s+%s", mod, off);
+	else
+		fprintf(f, "(no injection record)");
+}
+
+/* A silent finding's call paths by their caller, each with its runs. */
+static void print_receivers(const struct jval *paths)
+{
+	char **who = xrealloc(NULL, (paths->n + 1) * sizeof(*who));
+	double *count = xrealloc(NULL, (paths->n + 1) * sizeof(*count));
+	size_t n = 0;
+	for (size_t p = 0; p < paths->n; p++) {
+		const struct jval *c = json_get(&paths->v[p], "caller");
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m)
+			die(EXIT_USAGE, "out of memory");
+		caller_words(m, c);
+		fclose(m);
+		size_t i = 0;
+		while (i < n && strcmp(who[i], buf) != 0)
+			i++;
+		if (i == n) {
+			who[n] = buf;
+			count[n++] = 0;
+		} else
+			free(buf);
+		count[i] += num_of(&paths->v[p], "count");
+	}
+	printf("  the failure came back to, and the program carried on in:\n");
+	for (size_t i = 0; i < n; i++) {
+		if (i < SHOWN_PATHS) {
+			printf("    %s: ", who[i]);
+			plural(count[i], "run");
+			printf("\n");
+		}
+		free(who[i]);
+	}
+	if (n > SHOWN_PATHS)
+		printf("    ... and %zu more (the JSON lists every call path)\n", n - SHOWN_PATHS);
+	free(who);
+	free(count);
+}
+
+static void print_finding(size_t k, const struct jval *fd, const struct jval *results)
+{
+	const char *title = json_str(fd, "title"), *oc = json_str(fd, "outcome");
+	double sig = num_of(fd, "signal");
+	const struct jval *r0 = first_result(fd, results);
+	printf("\n[%zu] %s\n  %s", k + 1, title ? title : "?", oc ? oc : "?");
+	if (sig > 0 && sig < 65)
+		printf(" (signal %d %s)", (int)sig, strsignal((int)sig));
+	printf(" in ");
+	finding_counts(fd);
+	const char *site = json_str(fd, "site"), *hit = r0 ? json_text(json_get(r0, "hit")) : NULL,
+	           *rsite = r0 ? json_str(r0, "site") : NULL;
+	printf("; the first: allocation failure at site %s", site && *site ? site : "-");
+	if (hit)
+		printf(", %s %s", rsite && *rsite ? "hit" : "call", hit);
+	printf("\n  the failed allocation:\n");
+	const struct jval *inj = json_get(fd, "injection_frames"),
+	                  *crash = json_get(fd, "crash_frames");
+	if (has_frames(inj))
+		print_sweep_frames(inj, false);
+	else
+		printf("    (no injection record)\n");
+	if (has_frames(crash)) {
+		printf("  %s:\n", oc && strcmp(oc, "hang") == 0
+		                      ? "where it waited when the timeout came"
+		                      : "the crash");
+		print_sweep_frames(crash, true);
+	}
+	print_sweep_evidence(json_get(fd, "evidence"));
+	const char *msg = json_str(json_get(fd, "loss"), "message");
+	if (msg && *msg)
+		printf("  its message on stderr: %s\n", msg);
+	const struct jval *conf = json_get(fd, "confirmed"), *rerun = json_get(fd, "rerun");
+	const char *repro = json_str(fd, "reproducer");
+	printf("  reproduce (%s): %s\n",
+	       rerun && rerun->type == J_BOOL && !rerun->b ? "not re-run: interrupted"
+	       : conf && conf->type == J_BOOL && conf->b   ? "confirmed"
+	                                                   : "NOT reproduced",
+	       repro ? repro : "?");
+	const struct jval *paths = json_get(fd, "call_paths");
+	size_t np = paths && paths->type == J_ARR ? paths->n : 0;
+	if (oc && strcmp(oc, "silent") == 0 && np)
+		print_receivers(paths);
+	if (np < 2)
+		return;
+	printf("  %zu call paths lead here; each one's first run:\n", np);
+	for (size_t p = 0; p < np && p < SHOWN_PATHS; p++) {
+		const struct jval *cp = &paths->v[p];
+		const struct jval *c = json_get(cp, "caller");
+		const char *ps = json_str(cp, "site"), *pr = json_str(cp, "reproducer");
+		printf("    [%zu.%zu] ", k + 1, p + 1);
+		caller_words(stdout, c);
+		printf(", site %s", ps && *ps ? ps : "-");
+		const struct jval *r = first_result(cp, results);
+		const char *rs = r ? json_str(r, "site") : NULL,
+		           *hit = r ? json_text(json_get(r, "hit")) : NULL;
+		if (hit)
+			printf(", %s %s", rs && *rs ? "hit" : "call", hit);
+		printf(": ");
+		plural(num_of(cp, "count"), "run");
+		printf("\n          reproduce: %s\n", pr ? pr : "?");
+	}
+	if (np > SHOWN_PATHS)
+		printf("    ... and %zu more (the JSON lists every call path)\n", np - SHOWN_PATHS);
+}
+
+static void print_findings(const struct jval *findings, const struct jval *results,
+                           const struct jval *defs)
+{
+	size_t n = findings->type == J_ARR ? findings->n : 0;
+	double runs_n = 0;
+	for (size_t k = 0; k < n; k++)
+		runs_n += num_of(&findings->v[k], "count");
+	if (!n) {
+		printf("no crash, hang or silent data loss behind any failure point\n");
+		return;
+	}
+	printf("findings: %zu, from ", n);
+	plural(runs_n, "run");
+	printf("\n");
+	for (size_t k = 0; k < n; k++) {
+		const char *t = json_str(&findings->v[k], "title");
+		printf("  [%zu] %s (", k + 1, t ? t : "?");
+		finding_counts(&findings->v[k]);
+		printf(")\n");
+	}
+	/* What each class of them means, once. */
+	for (size_t k = 0; k < n; k++) {
+		const char *oc = json_str(&findings->v[k], "outcome");
+		bool seen = false;
+		for (size_t j = 0; j < k && oc; j++)
+			seen |= json_str(&findings->v[j], "outcome") &&
+			        strcmp(json_str(&findings->v[j], "outcome"), oc) == 0;
+		const char *def = oc ? json_str(defs, oc) : NULL;
+		if (!seen && def)
+			printf("  %s: %s\n", oc, def);
+	}
+	for (size_t k = 0; k < n; k++)
+		print_finding(k, &findings->v[k], results);
 }
 
 static void print_sweep(const char *path, const struct jval *sw)
@@ -352,7 +545,12 @@ static void print_sweep(const char *path, const struct jval *sw)
 		}
 	printf("%s\n", any ? "" : " none");
 	const struct jval *results = json_get(sw, "results");
-
+	const struct jval *findings = json_get(sw, "findings");
+	if (findings) {
+		print_findings(findings, results, json_get(sw, "definitions"));
+		return;
+	}
+	/* A gfp-sweep before findings: its groups. */
 	const struct jval *groups = json_get(sw, "groups");
 	size_t ng = groups && groups->type == J_ARR ? groups->n : 0;
 	for (size_t g = 0; g < ng; g++)

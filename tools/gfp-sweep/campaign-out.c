@@ -48,29 +48,62 @@ static void put_stderr(const struct run *r, const char *text)
 	fclose(f);
 }
 
-/* A done target's groups as they were confirmed, from its "done" line. */
-static size_t done_groups(const struct jval *done, struct group *groups)
+static bool flag(const struct jval *v)
 {
-	const struct jval *g = json_get(done, "groups"), *rg = json_get(done, "run_group");
-	size_t n = 0;
-	for (size_t i = 0; g && g->type == J_ARR && i < g->n && i < nruns; i++) {
-		const struct jval *e = &g->v[i];
+	return v->type == J_BOOL && v->b;
+}
+
+/* A done target's findings as they were confirmed, from its "done" line.
+ * A state written before findings has groups instead: its runs are
+ * grouped again, and a finding whose first run was a confirmed group's
+ * first run keeps that confirmation. */
+static size_t done_findings(const struct jval *done, struct finding *fs, size_t *counts)
+{
+	const struct jval *l = json_get(done, "findings"), *rf = json_get(done, "run_finding");
+	if (!l || l->type != J_ARR || !rf || rf->type != J_ARR) {
+		const struct jval *g = json_get(done, "groups");
+		size_t n = find_findings(fs, counts);
+		for (size_t f = 0; f < n; f++)
+			for (size_t i = 0; g && g->type == J_ARR && i < g->n; i++) {
+				const struct jval *e = &g->v[i];
+				if (e->type == J_ARR && e->n == 4 && e->v[0].type == J_NUM &&
+				    strtoull(e->v[0].s, NULL, 10) == fs[f].first) {
+					fs[f].rerun = flag(&e->v[2]);
+					fs[f].confirmed = flag(&e->v[3]);
+				}
+			}
+		return n;
+	}
+	/* The counts and each run's key, as the sweep made them; then the
+	 * findings as journalled. */
+	size_t n = find_findings(fs, counts), kept = 0;
+	for (size_t i = 0; i < nruns; i++)
+		runs[i].finding =
+		    i < rf->n && rf->v[i].type == J_NUM ? strtol(rf->v[i].s, NULL, 10) : -1;
+	for (size_t i = 0; i < l->n && i < nruns; i++) {
+		const struct jval *e = &l->v[i];
 		if (e->type != J_ARR || e->n != 4)
 			continue;
-		groups[n++] = (struct group){.first = (size_t)strtoull(e->v[0].s, NULL, 10),
-		                             .count = (size_t)strtoull(e->v[1].s, NULL, 10),
-		                             .rerun = e->v[2].b,
-		                             .confirmed = e->v[3].b};
+		size_t first = (size_t)strtoull(e->v[0].s, NULL, 10);
+		struct finding one = {.first = first,
+		                      .count = (size_t)strtoull(e->v[1].s, NULL, 10),
+		                      .rerun = flag(&e->v[2]),
+		                      .confirmed = flag(&e->v[3])};
+		if (first < nruns)
+			finding_key(&runs[first], one.key, sizeof(one.key));
+		fs[kept++] = one;
 	}
-	for (size_t i = 0; i < nruns; i++)
-		runs[i].group = rg && rg->type == J_ARR && i < rg->n && rg->v[i].type == J_NUM
-		                    ? strtol(rg->v[i].s, NULL, 10)
-		                    : -1;
-	return n;
+	(void)n;
+	for (size_t f = 0; f < kept; f++) {
+		struct path *p;
+		fs[f].paths = finding_paths(f, &p);
+		free(p);
+	}
+	return kept;
 }
 
 /* Target t's results into the globals; its groups and counts. */
-static size_t load(const struct target *t, size_t i, struct group **groups, size_t *counts)
+static size_t load(const struct target *t, size_t i, struct finding **fs, size_t *counts)
 {
 	const struct segment *s = journal_segment(i);
 	bool has_runs = strcmp(t->state, "done") == 0 || strcmp(t->state, "interrupted") == 0;
@@ -99,29 +132,26 @@ static size_t load(const struct target *t, size_t i, struct group **groups, size
 			put_stderr(&runs[r], json_str(lines[r], "stderr"));
 	}
 	free(lines);
-	*groups = xrealloc(NULL, (n + 1) * sizeof(**groups));
+	*fs = xrealloc(NULL, (n + 1) * sizeof(**fs));
 	memset(counts, 0, O_COUNT * sizeof(*counts));
 	size_t planned = (size_t)num(s->done ? s->done : tg, "planned");
 	opt.interrupted = strcmp(t->state, "interrupted") == 0;
 	opt.runs_done = n;
 	opt.runs_planned = planned > n ? planned : n;
-	if (s->done && has_runs) {
-		for (size_t r = 0; r < n; r++)
-			counts[runs[r].outcome]++;
-		return done_groups(s->done, *groups);
-	}
+	if (s->done && has_runs)
+		return done_findings(s->done, *fs, counts);
 	/* Interrupted: grouped, not confirmed (the sweep was stopped). */
-	return group_runs(*groups, counts);
+	return group_runs(*fs, counts);
 }
 
 void campaign_each_target(target_fn *fn, void *ctx)
 {
 	for (size_t i = 0; i < ntargets; i++) {
-		struct group *groups;
+		struct finding *fs;
 		size_t counts[O_COUNT];
-		size_t ng = load(&targets[i], i, &groups, counts);
-		fn(ctx, &targets[i], groups, ng, counts);
-		free(groups);
+		size_t nfs = load(&targets[i], i, &fs, counts);
+		fn(ctx, &targets[i], fs, nfs, counts);
+		free(fs);
 	}
 	opt.env = NULL;
 }
@@ -131,23 +161,24 @@ void campaign_each_target(target_fn *fn, void *ctx)
  * ---------------------------------------------------------------------- */
 
 struct totals {
-	size_t runs, counts[O_COUNT], states[4], fail;
+	size_t runs, counts[O_COUNT], states[4], fail, findings;
 };
 static const char *const states[4] = {"done", "interrupted", "not_run", "error"};
 
-static void add_up(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+static void add_up(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
                    const size_t *counts)
 {
 	struct totals *tot = ctx;
 	tot->runs += nruns;
+	tot->findings += nfs;
 	for (int o = 0; o < O_COUNT; o++)
 		tot->counts[o] += counts[o];
 	for (int s = 0; s < 4; s++)
 		tot->states[s] += strcmp(t->state, states[s]) == 0;
-	tot->fail += exit_status(groups, ngroups) != 0;
+	tot->fail += exit_status(fs, nfs) != 0;
 }
 
-static void console_target(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+static void console_target(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
                            const size_t *counts)
 {
 	(void)ctx;
@@ -159,14 +190,14 @@ static void console_target(void *ctx, const struct target *t, struct group *grou
 	else if (strcmp(t->state, "not_run") == 0)
 		printf("not run: the campaign was stopped before it\n");
 	else
-		print_results(groups, ngroups, counts);
+		print_results(fs, nfs, counts);
 }
 
 /* ------------------------------------------------------------------------
  * --json: one object, a sweep object per target
  * ---------------------------------------------------------------------- */
 
-static void json_target(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+static void json_target(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
                         const size_t *counts)
 {
 	FILE *f = ctx;
@@ -191,7 +222,7 @@ static void json_target(void *ctx, const struct target *t, struct group *groups,
 		*eq = '=';
 	}
 	fprintf(f, "},");
-	json_sweep_fields(f, groups, ngroups, counts);
+	json_sweep_fields(f, fs, nfs, counts);
 	fputc('}', f);
 }
 
@@ -199,7 +230,7 @@ static void campaign_json(const char *path, const struct totals *tot)
 {
 	struct tool_out o;
 	FILE *f = report_file(&o, path);
-	fprintf(f, "{\"gfp_sweep\":\"%s\",\"campaign\":", GFP_VERSION);
+	fprintf(f, "{\"gfp_sweep\":\"%s\",\"format\":2,\"campaign\":", GFP_VERSION);
 	text_json_str(f, opt.campaign);
 	fprintf(f, ",\"mode\":\"%s\",\"shard\":\"%d/%d\",\"interrupted\":%s,\"runs\":%zu,",
 	        opt.mode, opt.shard_k, opt.shard_n, stop_requested() ? "true" : "false", tot->runs);
@@ -221,14 +252,13 @@ struct junit_ctx {
 	const struct report_head *h;
 };
 
-static void junit_target(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+static void junit_target(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
                          const size_t *counts)
 {
 	struct junit_ctx *j = ctx;
 	FILE *f = j->f;
-	(void)ngroups;
 	if (strcmp(t->state, "done") == 0 || strcmp(t->state, "interrupted") == 0) {
-		junit_testsuite(f, j->h, groups, counts, t->id);
+		junit_testsuite(f, j->h, fs, nfs, counts, t->id);
 		return;
 	}
 	bool error = t->error != NULL;
@@ -250,7 +280,7 @@ static void campaign_junit(const char *path, const struct totals *tot)
 	fprintf(h.f,
 	        "<testsuites name=\"gfp-sweep campaign\" tests=\"%zu\" failures=\"%zu\" "
 	        "errors=\"%zu\" time=\"%.3f\">\n",
-	        tot->runs + tot->states[2] + tot->states[3], h.findings, tot->states[3],
+	        tot->runs + tot->states[2] + tot->states[3], tot->findings, tot->states[3],
 	        now() - opt.started);
 	struct junit_ctx j = {h.f, &h};
 	campaign_each_target(junit_target, &j);
@@ -294,7 +324,7 @@ void campaign_check_pages(const struct target *ts, size_t n)
 	}
 }
 
-static void html_target(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+static void html_target(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
                         const size_t *counts)
 {
 	struct html_ctx *h = ctx;
@@ -302,10 +332,9 @@ static void html_target(void *ctx, const struct target *t, struct group *groups,
 	target_page(h->path, ++h->n, t->id, page, sizeof(page));
 	const char *base = strrchr(page, '/') ? strrchr(page, '/') + 1 : page;
 	bool swept = strcmp(t->state, "done") == 0 || strcmp(t->state, "interrupted") == 0;
-	size_t findings = counts[O_CRASH] + counts[O_HANG] + counts[O_SILENT];
-	fprintf(h->index, "<tr class=\"%s\"><td>", findings ? "bad" : swept ? "good" : "none");
+	fprintf(h->index, "<tr class=\"%s\"><td>", nfs ? "bad" : swept ? "good" : "none");
 	if (swept) {
-		write_html(page, groups, ngroups, counts);
+		write_html(page, fs, nfs, counts);
 		fprintf(h->index, "<a href=\"");
 		esc(h->index, base, true);
 		fprintf(h->index, "\">");
@@ -323,7 +352,7 @@ static void html_target(void *ctx, const struct target *t, struct group *groups,
 		fprintf(h->index, "<br>");
 		esc(h->index, t->error, false);
 	}
-	fprintf(h->index, "</td><td>%zu</td><td>%zu</td>", swept ? nruns : 0, findings);
+	fprintf(h->index, "</td><td>%zu</td><td>%zu</td>", swept ? nruns : 0, nfs);
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(h->index, "<td>%zu</td>", counts[o]);
 	fprintf(h->index, "</tr>\n");
@@ -347,8 +376,8 @@ static void campaign_html(const char *path, const struct totals *tot)
 	        "</style></head>\n<body>\n<h1>gfp-sweep campaign</h1>\n<p><code>");
 	esc(f, opt.campaign, false);
 	fprintf(f, "</code>: %zu target%s, %zu runs, %zu finding%s%s; started %s%s%s.</p>\n",
-	        ntargets, ntargets == 1 ? "" : "s", tot->runs, h.findings,
-	        h.findings == 1 ? "" : "s", stop_requested() ? " (interrupted)" : "", h.stamp,
+	        ntargets, ntargets == 1 ? "" : "s", tot->runs, tot->findings,
+	        tot->findings == 1 ? "" : "s", stop_requested() ? " (interrupted)" : "", h.stamp,
 	        h.host[0] ? " on " : "", h.host);
 	fprintf(f, "<table>\n<tr><th>target</th><th>state</th><th>command</th><th>runs</th>"
 	           "<th>findings</th>");

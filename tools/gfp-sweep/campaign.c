@@ -431,12 +431,12 @@ static void sweep_target(size_t t)
 		if (strcmp(opt.mode, "nth") == 0 && !stop_requested())
 			run_phase(plan_missed_sites(), s);
 		keep_finished_runs();
-		struct group *groups = xrealloc(NULL, (nruns + 1) * sizeof(*groups));
+		struct finding *fs = xrealloc(NULL, (nruns + 1) * sizeof(*fs));
 		size_t counts[O_COUNT] = {0};
-		size_t ngroups = group_runs(groups, counts);
+		size_t nfs = group_runs(fs, counts);
 		if (!stop_requested())
-			journal_done(t, groups, ngroups);
-		free(groups);
+			journal_done(t, fs, nfs);
+		free(fs);
 	}
 	env_restore(tg);
 }

@@ -1,6 +1,6 @@
 /*
  * console.c - the result on the terminal, and what every report shares:
- * finding groups, the command line and the reproducer.
+ * the command line and the reproducer, the findings.
  */
 #include <limits.h>
 #include <signal.h>
@@ -99,12 +99,6 @@ void print_evidence(FILE *f, const struct evidence *ev, const char *indent)
 	        "%lld\n",
 	        indent, ev->offset, ev->line, ev->column, ev->expected_bytes, ev->actual_bytes);
 	fprintf(f, "%s  - %s\n%s  + %s\n", indent, ev->expected, indent, ev->actual);
-}
-
-static bool same_group(const struct run *a, const struct run *b)
-{
-	return a->outcome == b->outcome && strcmp(a->crash_top, b->crash_top) == 0 &&
-	       strcmp(a->inj_site, b->inj_site) == 0;
 }
 
 /* PROG ARGS as a shell would take them back. */
@@ -229,64 +223,161 @@ void reproducer_exec(FILE *f, const struct run *r)
 	print_reproducer(f, r, true);
 }
 
-/* The site, and the first group's reproducer: one command per bug. */
-static void print_group_top(size_t g, void *groups)
+/* ------------------------------------------------------------------------
+ * The result: a line per finding, then each one's evidence
+ * ---------------------------------------------------------------------- */
+
+#define SHOWN_PATHS 10 /* call paths listed per finding; the reports list all */
+
+/* "1 run", "3 runs" */
+static void plural(FILE *f, size_t n, const char *word)
 {
-	const struct run *r = &runs[((const struct group *)groups)[g].first];
-	print_crash_top(r);
-	printf("    reproduce: ");
-	reproducer(stdout, r);
-	printf("\n");
+	fprintf(f, "%zu %s%s", n, word, n == 1 ? "" : "s");
 }
 
-static void crash_sites_digest(const struct group *groups, size_t ngroups)
+void finding_counts(FILE *f, const struct finding *fd)
 {
-	const char **top = calloc(ngroups ? ngroups : 1, sizeof(*top));
-	double *count = calloc(ngroups ? ngroups : 1, sizeof(*count));
-	if (!top || !count)
-		die(EXIT_USAGE, "out of memory");
-	for (size_t g = 0; g < ngroups; g++) {
-		const struct run *r = &runs[groups[g].first];
-		if (r->outcome == O_CRASH)
-			top[g] = r->crash_top;
-		count[g] = (double)groups[g].count;
+	plural(f, fd->paths, "call path");
+	fputs(", ", f);
+	plural(f, fd->count, "run");
+}
+
+/* The failed allocation's caller as a title names a frame (frame_title:
+ * "make_title inventory.c:98", the program's own line where a library's
+ * code is inlined into it). */
+void path_words(FILE *f, const struct run *r)
+{
+	struct caller c;
+	char title[600];
+	if (!run_caller(r, &c))
+		fprintf(f, "(no injection record)");
+	else if (c.fr.info) {
+		frame_title(c.fr.info, title, sizeof(title));
+		fputs(title, f);
+	} else
+		frame_words(f, &c.fr);
+}
+
+/* One line per finding, and what each class of them means. */
+static void print_summary(const struct finding *fs, size_t nfs)
+{
+	size_t runs_n = 0;
+	bool shown[O_COUNT] = {false};
+	for (size_t f = 0; f < nfs; f++)
+		runs_n += fs[f].count;
+	printf("findings: %zu, from ", nfs);
+	plural(stdout, runs_n, "run");
+	printf("\n");
+	for (size_t f = 0; f < nfs; f++) {
+		const struct run *r = &runs[fs[f].first];
+		printf("  [%zu] ", f + 1);
+		finding_title(stdout, r);
+		printf(" (");
+		finding_counts(stdout, &fs[f]);
+		printf(")\n");
 	}
-	tool_crash_sites_digest(ngroups, top, count, print_group_top, (void *)groups);
-	free(top);
+	for (size_t f = 0; f < nfs; f++) {
+		enum outcome o = runs[fs[f].first].outcome;
+		if (!shown[o])
+			printf("  %s: %s\n", outcome_name[o], outcome_help[o]);
+		shown[o] = true;
+	}
+}
+
+/* A silent finding's receivers: the program frames the failure came back
+ * to, which carried on, each with its runs. */
+static void print_receivers(size_t f, const struct path *p, size_t np)
+{
+	char(*who)[300] = xrealloc(NULL, (np + 1) * sizeof(*who));
+	size_t *count = xrealloc(NULL, (np + 1) * sizeof(*count)), n = 0;
+	for (size_t k = 0; k < np; k++) {
+		struct membuf m;
+		path_words(mem_open(&m), &runs[p[k].first]);
+		fclose(m.f);
+		size_t i = 0;
+		while (i < n && strcmp(who[i], m.buf) != 0)
+			i++;
+		if (i == n) {
+			snprintf(who[n], sizeof(who[0]), "%s", m.buf);
+			count[n++] = 0;
+		}
+		count[i] += p[k].count;
+		free(m.buf);
+	}
+	printf("  the failure came back to, and the program carried on in:\n");
+	for (size_t i = 0; i < n && i < SHOWN_PATHS; i++) {
+		printf("    %s: ", who[i]);
+		plural(stdout, count[i], "run");
+		printf("\n");
+	}
+	if (n > SHOWN_PATHS)
+		printf("    ... and %zu more (--json and --html list every call path)\n",
+		       n - SHOWN_PATHS);
+	(void)f;
+	free(who);
 	free(count);
 }
 
-/* Groups the findings by (injection site, outcome, crash site), counts the
- * outcomes and confirms each group by re-running its first failure point. */
-size_t group_runs(struct group *groups, size_t *counts)
+/* A finding's call paths past its first, each with its reproducer. */
+static void print_paths(size_t f, const struct path *p, size_t np)
 {
-	size_t ngroups = 0;
-	for (size_t i = 0; i < nruns; i++) {
-		counts[runs[i].outcome]++;
-		runs[i].group = -1;
-		if (!is_finding(runs[i].outcome))
-			continue;
-		size_t g = 0;
-		while (g < ngroups && !same_group(&runs[groups[g].first], &runs[i]))
-			g++;
-		if (g == ngroups)
-			groups[ngroups++] = (struct group){.first = i};
-		groups[g].count++;
-		runs[i].group = (long)g;
+	printf("  %zu call paths lead here; each one's first run:\n", np);
+	for (size_t k = 0; k < np && k < SHOWN_PATHS; k++) {
+		const struct run *r = &runs[p[k].first];
+		printf("    [%zu.%zu] ", f + 1, k + 1);
+		path_words(stdout, r);
+		printf(", site %s, %s %llu: ", r->inj_site[0] ? r->inj_site : "-", point_kind(r),
+		       (unsigned long long)r->hit);
+		plural(stdout, p[k].count, "run");
+		printf("\n          reproduce: ");
+		reproducer(stdout, r);
+		printf("\n");
 	}
-	/* Their files' indexes follow every planned run's. */
-	for (size_t g = 0; g < ngroups && !stop_requested(); g++) {
-		progress_phase("confirming finding group %zu of %zu", g + 1, ngroups);
-		groups[g].confirmed =
-		    confirm(&runs[groups[g].first], (int)(opt.runs_planned + 1 + g));
-		groups[g].rerun = !stop_requested();
-	}
-	progress_clear();
-	return ngroups;
+	if (np > SHOWN_PATHS)
+		printf("    ... and %zu more (--json and --html list every call path)\n",
+		       np - SHOWN_PATHS);
 }
 
-/* The outcomes, then each group with its backtraces and reproducer. */
-void print_results(const struct group *groups, size_t ngroups, const size_t *counts)
+static void print_finding(const struct finding *fs, size_t f)
+{
+	const struct run *r = &runs[fs[f].first];
+	printf("\n[%zu] ", f + 1);
+	finding_title(stdout, r);
+	printf("\n  ");
+	outcome_words(stdout, r);
+	printf(" in ");
+	finding_counts(stdout, &fs[f]);
+	printf("; the first: allocation failure at site %s, %s %llu\n",
+	       r->inj_site[0] ? r->inj_site : "-", point_kind(r), (unsigned long long)r->hit);
+	printf("  the failed allocation:\n");
+	print_frames(r->inj_frames, false);
+	if (r->crash_frames[0]) {
+		printf("  %s:\n", r->outcome == O_HANG ? "where it waited when the timeout came"
+		                  : r->fault           ? "the crash (the fault the handler caught)"
+		                                       : "the crash");
+		print_frames(r->crash_frames, true);
+	}
+	if (r->ev.offset >= 0)
+		print_evidence(stdout, &r->ev, "  ");
+	if (r->loss.message[0])
+		printf("  its message on stderr: %s\n", r->loss.message);
+	printf("  reproduce (%s): ", !fs[f].rerun      ? "not re-run: interrupted"
+	                             : fs[f].confirmed ? "confirmed"
+	                                               : "NOT reproduced");
+	reproducer(stdout, r);
+	printf("\n");
+	struct path *p;
+	size_t np = finding_paths(f, &p);
+	if (r->outcome == O_SILENT)
+		print_receivers(f, p, np);
+	if (np > 1)
+		print_paths(f, p, np);
+	free(p);
+}
+
+/* The outcomes, a line per finding, then each finding with its backtraces
+ * and reproducers. */
+void print_results(const struct finding *fs, size_t nfs, const size_t *counts)
 {
 	if (opt.interrupted)
 		printf("interrupted after %zu of %zu runs (SIG%s): the runs in flight were killed, "
@@ -297,31 +388,12 @@ void print_results(const struct group *groups, size_t ngroups, const size_t *cou
 		if (counts[o])
 			printf(" %s %zu", outcome_name[o], counts[o]);
 	printf("%s\n", nruns ? "" : " none");
-	for (size_t g = 0; g < ngroups; g++) {
-		const struct run *r = &runs[groups[g].first];
-		printf("\n[%zu] ", g + 1);
-		outcome_words(stdout, r);
-		printf(" in %zu run%s: allocation failure at site %s, %s %llu\n", groups[g].count,
-		       groups[g].count == 1 ? "" : "s", r->inj_site[0] ? r->inj_site : "-",
-		       r->site[0] ? "hit" : "call", (unsigned long long)r->hit);
-		printf("  the failed allocation:\n");
-		print_frames(r->inj_frames, false);
-		if (r->crash_frames[0]) {
-			printf("  the crash%s:\n",
-			       r->fault ? " (the fault the handler caught)" : "");
-			print_frames(r->crash_frames, true);
-		}
-		if (r->ev.offset >= 0)
-			print_evidence(stdout, &r->ev, "  ");
-		printf("  reproduce (%s): ", !groups[g].rerun      ? "not re-run: interrupted"
-		                             : groups[g].confirmed ? "confirmed"
-		                                                   : "NOT reproduced");
-		reproducer(stdout, r);
-		printf("\n");
-	}
-	if (!ngroups)
+	if (!nfs)
 		printf("no crash, hang or silent data loss behind any failure point\n");
-	crash_sites_digest(groups, ngroups);
+	else
+		print_summary(fs, nfs);
+	for (size_t f = 0; f < nfs; f++)
+		print_finding(fs, f);
 	print_abort_sites();
 	frame_names_hint(stdout);
 }

@@ -1,7 +1,7 @@
 /*
  * html-assets.c - the page's style sheet and script, inline so that the
  * page fetches nothing. The script only adds to a page that is whole
- * without it: it sorts, filters and pages the table of failure points
+ * without it: it sorts, filters and pages the table of findings and failure points
  * (their state in the URL's fragment), shows the Copy buttons, and writes
  * how long the page took to be ready into <html data-ready-ms>.
  *
@@ -114,12 +114,24 @@ const char html_style[] =
     ".bar span:last-child{border-right:0}\n"
     ".n{color:var(--mute);font-size:12px;white-space:nowrap}\n"
     ".n a{margin-left:4px}\n"
-    ".group{border:1px solid var(--line);border-left:6px solid "
+    ".finding{border:1px solid var(--line);border-left:6px solid "
     "var(--crash);border-radius:6px;padding:10px 14px;margin:12px 0;scroll-margin-top:8px}\n"
-    ".group.silent{border-left-color:var(--silent)}\n"
-    ".group.hang{border-left-color:var(--hang)}\n"
-    ".group:target{box-shadow:0 0 0 3px #0969da33}\n"
-    ".group h3 .at{font-weight:500;color:var(--mute)}\n"
+    ".finding.silent{border-left-color:var(--silent)}\n"
+    ".finding.hang{border-left-color:var(--hang)}\n"
+    ".finding:target{box-shadow:0 0 0 3px #0969da33}\n"
+    ".message code{background:var(--code);padding:1px 4px;border-radius:4px}\n"
+    "dl.defs{display:grid;grid-template-columns:max-content 1fr;gap:2px 10px;margin:6px 0 "
+    "8px;color:var(--mute);font-size:13px}\n"
+    "dl.defs dt{font-weight:600}\n"
+    "dl.defs dd{margin:0}\n"
+    "details.paths>summary{cursor:pointer;color:var(--mute);font-size:13px;margin:8px 0 4px}\n"
+    "table.paths{border-collapse:collapse;width:100%}\n"
+    "table.paths th{text-align:left;color:var(--mute);font-weight:500;font-size:12.5px;padding:2px "
+    "8px 2px 0}\n"
+    "table.paths td{padding:3px 8px 3px 0;vertical-align:top;border-top:1px solid #eef1f4}\n"
+    "table.paths td.fn{overflow-wrap:anywhere}\n"
+    "table.points td.hits ul{margin:4px 0 0;padding-left:18px}\n"
+    "table.points td.hits summary{cursor:pointer}\n"
     ".meta{margin:0 0 4px;color:var(--mute)}\n"
     ".yes{color:var(--ok);font-weight:600}\n"
     ".no{color:var(--crash);font-weight:600}\n"
@@ -278,7 +290,7 @@ const char html_script[] =
     "\t\t}\n"
     "\t}\n"
     "\n"
-    "\t/* A fragment without \"=\" is an anchor (#g3), not a state. */\n"
+    "\t/* A fragment without \"=\" is an anchor (#f3), not a state. */\n"
     "\tfunction readHash() {\n"
     "\t\tvar h = location.hash.replace(/^#/, '');\n"
     "\t\tif (h.indexOf('=') < 0)\n"
@@ -403,9 +415,9 @@ const char html_script[] =
     "\t\tapply();\n"
     "\t}\n"
     "\n"
-    "\t/* A link to a group shows its backtraces. */\n"
+    "\t/* A link to a finding shows its backtraces. */\n"
     "\tfunction openTarget() {\n"
-    "\t\tvar el = /^#g\\d+$/.test(location.hash) && "
+    "\t\tvar el = /^#f\\d+$/.test(location.hash) && "
     "document.getElementById(location.hash.slice(1));\n"
     "\t\tvar d = el && el.querySelector('details');\n"
     "\t\tif (d)\n"

@@ -72,8 +72,7 @@ static void bar(FILE *f, const size_t *n, const struct site_runs *points)
 	fprintf(f, "</div>");
 }
 
-static void site_bar(FILE *f, const struct hsites *hs, size_t s, const struct group *groups,
-                     size_t ngroups)
+static void site_bar(FILE *f, const struct hsites *hs, size_t s, size_t nfs)
 {
 	const struct hsite *site = &hs->s[s];
 	fprintf(f, "<code>%s</code>", site->key[0] ? site->key : "(none)");
@@ -85,13 +84,17 @@ static void site_bar(FILE *f, const struct hsites *hs, size_t s, const struct gr
 	fprintf(f, "</span>");
 	bar(f, site->n, &(struct site_runs){hs, s, O_OK});
 	fprintf(f, "<span class=\"n\">%zu", site->total);
-	for (size_t g = 0; g < ngroups && site->key[0]; g++)
-		if (hs->of_run[groups[g].first] == s)
-			fprintf(f, "<a href=\"#g%zu\">[%zu]</a>", g + 1, g + 1);
+	/* the findings its failure points are in */
+	for (size_t fi = 0; fi < nfs && site->key[0]; fi++)
+		for (size_t i = site->first; i < nruns; i++)
+			if (hs->of_run[i] == s && runs[i].finding == (long)fi) {
+				fprintf(f, "<a href=\"#f%zu\">[%zu]</a>", fi + 1, fi + 1);
+				break;
+			}
 	fprintf(f, "</span>\n");
 }
 
-void html_chart(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups)
+void html_chart(FILE *f, const struct hsites *hs, size_t nfs)
 {
 	size_t *order = calloc(hs->n + 1, sizeof(*order));
 	if (!order)
@@ -102,10 +105,10 @@ void html_chart(FILE *f, const struct hsites *hs, const struct group *groups, si
 	qsort(order, hs->n, sizeof(*order), bar_cmp);
 	fprintf(f, "<div class=\"chart\">\n<span class=\"head\">site</span><span class=\"head\">"
 	           "first frame in the program</span><span class=\"head\">outcomes of its failure "
-	           "points</span><span class=\"head\">runs, groups</span>\n");
+	           "points</span><span class=\"head\">runs, findings</span>\n");
 	size_t shown = hs->n > CHART_BARS ? CHART_BARS - 1 : hs->n;
 	for (size_t k = 0; k < shown; k++)
-		site_bar(f, hs, order[k], groups, ngroups);
+		site_bar(f, hs, order[k], nfs);
 	if (shown < hs->n) {
 		size_t n[O_COUNT] = {0}, total = 0;
 		for (size_t k = shown; k < hs->n; k++)

@@ -39,6 +39,11 @@ static void frame_names(const struct frame *fr, struct where *w)
 	}
 }
 
+void where_of(const struct frame *fr, struct where *w)
+{
+	frame_names(fr, w);
+}
+
 static void where_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 {
 	struct where *w = ctx;
@@ -129,9 +134,9 @@ void hsites_build(struct hsites *hs)
 		site_where(hs, s);
 }
 
-bool run_in_group(size_t i, const void *ctx)
+bool run_in_finding(size_t i, const void *ctx)
 {
-	return runs[i].group == *(const long *)ctx;
+	return runs[i].finding == *(const long *)ctx;
 }
 
 bool run_at_site(size_t i, const void *ctx)

@@ -1,86 +1,14 @@
 /*
- * html-table.c - the page's table of failure points, which its script
- * sorts, filters and pages (every row is there without the script), and
- * the crash sites that several finding groups share.
+ * html-table.c - the page's table of findings and failure points, which
+ * its script sorts, filters and pages (every row is there without the
+ * script): a row per finding, opening onto its call paths, and a row per
+ * call site and other outcome; and the abort sites.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "html.h"
-
-/* ------------------------------------------------------------------------
- * Crash sites that several groups share
- * ---------------------------------------------------------------------- */
-
-struct top_frame {
-	FILE *f;
-	const char *top; /* "module+offset symbol" */
-	bool done;
-};
-
-/* The crash site's frame in the crash's backtrace, as the console prints
- * it (frames.c print_crash_top). */
-static void top_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
-{
-	struct top_frame *t = ctx;
-	if (!fr || t->done)
-		return;
-	if (frame_is_top(fr, t->top)) {
-		html_frame(t->f, line, len, fr);
-		t->done = true;
-	}
-}
-
-static const char *crash_top(const struct group *groups, size_t g)
-{
-	const struct run *r = &runs[groups[g].first];
-	return r->outcome == O_CRASH ? r->crash_top : "";
-}
-
-/* As the console's digest (tool_crash_sites_digest): each crash site that
- * two groups or more share, once, at its first group. */
-void html_shared_sites(FILE *f, const struct group *groups, size_t ngroups)
-{
-	bool header = false;
-	for (size_t g = 0; g < ngroups; g++) {
-		const char *top = crash_top(groups, g);
-		size_t n = 0, total = 0;
-		bool seen = false;
-		for (size_t h = 0; top[0] && h < ngroups && !seen; h++) {
-			if (strcmp(crash_top(groups, h), top) != 0)
-				continue;
-			seen = h < g;
-			n++;
-			total += groups[h].count;
-		}
-		if (seen || n < 2)
-			continue;
-		if (!header)
-			fprintf(
-			    f, "<section class=\"shared\" id=\"shared\">\n<h2>Crash sites that "
-			       "several groups share</h2>\n<p class=\"note\">One bug, many failure "
-			       "points: each of these sites crashed after more than one failed "
-			       "allocation.</p>\n");
-		header = true;
-		fprintf(f, "<div class=\"site\"><p><strong>%zu groups, %zu runs</strong>: groups",
-		        n, total);
-		for (size_t h = g; h < ngroups; h++)
-			if (strcmp(crash_top(groups, h), top) == 0)
-				fprintf(f, " <a href=\"#g%zu\">[%zu]</a>", h + 1, h + 1);
-		fprintf(f, "</p>\n<pre class=\"top\">");
-		const struct run *r = &runs[groups[g].first];
-		struct top_frame t = {f, top, false};
-		each_frame(r->crash_frames, true, top_frame, &t);
-		if (!t.done) {
-			esc(f, top, false);
-			fputc('\n', f);
-		}
-		fprintf(f, "</pre></div>\n");
-	}
-	if (header)
-		fprintf(f, "</section>\n");
-}
 
 /* The distinct abort sites, as the console lists them (aborts.c): not
  * findings, but each one a user should check is deliberate. */
@@ -124,43 +52,93 @@ void html_abort_sites(FILE *f)
  * The table of failure points
  * ---------------------------------------------------------------------- */
 
-/* One row: outcome, function, file:line, module, site, failure points,
- * runs, group (0: none). */
-static void row(FILE *f, enum outcome o, const struct hsite *site,
-                bool (*keep)(size_t, const void *), const void *ctx, size_t count, size_t group)
+/* The cells a row starts with: outcome, then function (its leading text
+ * the name the script sorts by; small, what else to say), file:line (the
+ * whole path as its title) and module. */
+static void row_start(FILE *f, enum outcome o, const char *fn, const char *more, const char *file,
+                      const char *path, const char *mod)
 {
-	const struct where *w = &site->w;
 	fprintf(f,
 	        "<tr data-o=\"%s\"><td><span class=\"pill o-%s\">%s</span></td><td class=\"fn\">",
 	        outcome_name[o], outcome_name[o], outcome_name[o]);
-	esc(f, w->fn, false);
-	if (w->via[0]) {
-		fprintf(f, "<small> via ");
-		esc(f, w->via, false);
+	esc(f, fn, false);
+	if (more[0]) {
+		fprintf(f, "<small> ");
+		esc(f, more, false);
 		fprintf(f, "</small>");
 	}
 	fprintf(f, "</td><td class=\"file\"");
-	if (w->path[0]) {
+	if (path[0]) {
 		fprintf(f, " title=\"");
-		esc(f, w->path, true);
+		esc(f, path, true);
 		fputc('"', f);
 	}
 	fputc('>', f);
-	esc(f, w->file, false);
+	esc(f, file, false);
 	fprintf(f, "</td><td class=\"mod\">");
-	esc(f, w->mod, false);
-	fprintf(f, "</td><td><code>%s</code></td><td class=\"hits\">",
+	esc(f, mod, false);
+	fprintf(f, "</td>");
+}
+
+/* One row per site and outcome that is no finding. */
+static void site_row(FILE *f, enum outcome o, const struct hsite *site, const struct site_runs *so,
+                     size_t count)
+{
+	const struct where *w = &site->w;
+	char via[80] = "";
+	if (w->via[0])
+		snprintf(via, sizeof(via), "via %s", w->via);
+	row_start(f, o, w->fn, via, w->file, w->path, w->mod);
+	fprintf(f, "<td><code>%s</code></td><td class=\"hits\">",
 	        site->key[0] ? site->key : "(none)");
-	html_points(f, keep, ctx, 12);
-	fprintf(f, "</td><td class=\"num\">%zu</td><td>", count);
-	if (group)
-		fprintf(f, "<a href=\"#g%zu\">[%zu]</a>", group, group);
-	fprintf(f, "</td></tr>\n");
+	html_points(f, run_at_site, so, 12);
+	fprintf(f, "</td><td class=\"num\">%zu</td><td></td></tr>\n", count);
+}
+
+/* A finding's row: the function of its state (a crash's, a hang's) or of
+ * its first call path (a silent loss's), the title, and its call paths. */
+static void finding_row(FILE *f, const struct hsites *hs, const struct finding *fs, size_t fi)
+{
+	const struct run *r = &runs[fs[fi].first];
+	struct where w = hs->s[hs->of_run[fs[fi].first]].w;
+	struct state st;
+	if (run_state(r, &st)) {
+		size_t k = 0;
+		while (k + 1 < st.n && !st.prog[k])
+			k++;
+		where_of(&st.frame[k], &w);
+		snprintf(w.fn, sizeof(w.fn), "%s", st.name[k]);
+	}
+	struct membuf m;
+	finding_title(mem_open(&m), r);
+	fclose(m.f);
+	row_start(f, r->outcome, w.fn, m.buf, w.file, w.path, w.mod);
+	free(m.buf);
+	struct path *p;
+	size_t np = finding_paths(fi, &p);
+	fprintf(f,
+	        "<td><code>%s</code></td><td class=\"hits\"><details><summary>%zu call path%s"
+	        "</summary><ul>",
+	        r->inj_site[0] ? r->inj_site : "(none)", np, np == 1 ? "" : "s");
+	for (size_t k = 0; k < np; k++) {
+		const struct run *q = &runs[p[k].first];
+		fprintf(f, "<li>");
+		path_words(mem_open(&m), q);
+		mem_flush(&m, f, false);
+		fprintf(f, " <code>%s</code>: ", q->inj_site[0] ? q->inj_site : "-");
+		html_points(f, run_in_path, &p[k], 12);
+		fprintf(f, "</li>");
+	}
+	free(p);
+	fprintf(f,
+	        "</ul></details></td><td class=\"num\">%zu</td><td><a href=\"#f%zu\">[%zu]</a>"
+	        "</td></tr>\n",
+	        fs[fi].count, fi + 1, fi + 1);
 }
 
 static const char *const columns[][2] = {
     {"outcome", "outcome"}, {"function", "function"},   {"file", "file:line"}, {"module", "module"},
-    {"site", "site"},       {"hits", "failure points"}, {"runs", "runs"},      {"", "group"},
+    {"site", "site"},       {"hits", "failure points"}, {"runs", "runs"},      {"", "finding"},
 };
 
 /* The controls the script shows: outcomes, two text filters, the count. */
@@ -187,7 +165,7 @@ static void filters(FILE *f, const struct hsites *hs)
 	           "<output id=\"shown\"></output>\n</form>\n");
 }
 
-void html_table(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups)
+void html_table(FILE *f, const struct hsites *hs, const struct finding *fs, size_t nfs)
 {
 	filters(f, hs);
 	fprintf(f, "<div class=\"scroll\"><table class=\"points\" id=\"points\">\n<thead><tr>");
@@ -200,19 +178,15 @@ void html_table(FILE *f, const struct hsites *hs, const struct group *groups, si
 		else
 			fprintf(f, "<th>%s</th>", columns[c][1]);
 	fprintf(f, "</tr></thead>\n<tbody>\n");
-	for (size_t g = 0; g < ngroups; g++) {
-		long id = (long)g;
-		const struct run *r = &runs[groups[g].first];
-		row(f, r->outcome, &hs->s[hs->of_run[groups[g].first]], run_in_group, &id,
-		    groups[g].count, g + 1);
-	}
+	for (size_t fi = 0; fi < nfs; fi++)
+		finding_row(f, hs, fs, fi);
 	for (size_t s = 0; s < hs->n; s++)
 		for (int k = 0; k < O_COUNT; k++) {
 			enum outcome o = bar_order[k];
 			if (is_finding(o) || !hs->s[s].n[o])
 				continue;
 			struct site_runs so = {hs, s, o};
-			row(f, o, &hs->s[s], run_at_site, &so, hs->s[s].n[o], 0);
+			site_row(f, o, &hs->s[s], &so, hs->s[s].n[o]);
 		}
 	fprintf(f, "</tbody>\n</table></div>\n<nav class=\"pager\" id=\"pager\" hidden><button "
 	           "type=\"button\" data-step=\"-1\">&lsaquo; previous</button><span></span>"

@@ -1,10 +1,11 @@
 /*
  * html.c - --html: one self-contained page people can work in: the
- * summary, the crash sites several groups share, a table of failure points
- * to sort and filter (its state in the URL's fragment), a bar per call site,
- * and each finding group with its backtraces, evidence and a reproducer to
- * copy. Inline CSS and script, nothing fetched: CI archives it, file://
- * opens it, and without the script every row is still there.
+ * summary, a table of findings and failure points to sort and filter (its
+ * state in the URL's fragment), each finding's row opening onto its call
+ * paths, a bar per call site, and each finding with its backtraces,
+ * evidence, call paths and reproducers to copy. Inline CSS and script,
+ * nothing fetched: CI archives it, file:// opens it, and without the script
+ * every row is still there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +16,10 @@
 #include "gfp_build.h"
 #include "html.h"
 
-/* With more groups than this their backtraces start folded. */
-#define OPEN_GROUPS 8
+/* With more findings than this their backtraces start folded; a finding
+ * with more call paths than this has its list folded. */
+#define OPEN_FINDINGS 8
+#define OPEN_PATHS    8
 
 void html_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 {
@@ -66,53 +69,90 @@ static void html_evidence(FILE *f, const struct evidence *ev)
 	fprintf(f, "</span></pre></div>\n");
 }
 
-static void html_group(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups,
-                       size_t g)
+/* A reproducer to copy: the bare command in a <pre>, which the Copy button
+ * (shown by the script) copies or selects. */
+static void html_reproducer(FILE *f, const struct run *r)
 {
-	const struct run *r = &runs[groups[g].first];
-	const struct where *w = &hs->s[hs->of_run[groups[g].first]].w;
-	fprintf(f, "<article class=\"group %s\" id=\"g%zu\">\n<h3><a href=\"#g%zu\">[%zu]</a> %s",
-	        outcome_name[r->outcome], g + 1, g + 1, g + 1, outcome_name[r->outcome]);
-	if (r->signal)
-		fprintf(f, " (signal %d %s)", r->signal, strsignal(r->signal));
-	fprintf(f, " in %zu run%s", groups[g].count, groups[g].count == 1 ? "" : "s");
-	if (w->label[0]) {
-		fprintf(f, " <span class=\"at\">at ");
-		esc(f, w->label, false);
-		fprintf(f, "</span>");
-	}
+	fprintf(f, "<div class=\"repro\"><pre>");
+	struct membuf m;
+	reproducer(mem_open(&m), r);
+	mem_flush(&m, f, false);
+	fprintf(f, "</pre><button type=\"button\" class=\"copy\" hidden>Copy</button></div>\n");
+}
+
+/* Every call path of finding fi: its caller, site, failure points, runs
+ * and reproducer. */
+static void html_paths(FILE *f, size_t fi)
+{
+	struct path *p;
+	size_t np = finding_paths(fi, &p);
 	fprintf(f,
-	        "</h3>\n<p class=\"meta\">allocation failure at site <code>%s</code>, %s %llu "
-	        "&middot; reproducer ",
+	        "<details class=\"paths\"%s><summary>%zu call path%s</summary>\n"
+	        "<table class=\"paths\">\n<tr><th>the failed allocation's caller</th><th>site</th>"
+	        "<th>failure points</th><th>runs</th><th>reproduce</th></tr>\n",
+	        np <= OPEN_PATHS ? " open" : "", np, np == 1 ? "" : "s");
+	for (size_t k = 0; k < np; k++) {
+		const struct run *r = &runs[p[k].first];
+		struct membuf m;
+		fprintf(f, "<tr><td class=\"fn\">");
+		path_words(mem_open(&m), r);
+		mem_flush(&m, f, false);
+		fprintf(f, "</td><td><code>%s</code></td><td>", r->inj_site[0] ? r->inj_site : "-");
+		html_points(f, run_in_path, &p[k], 12);
+		fprintf(f, "</td><td class=\"num\">%zu</td><td>", p[k].count);
+		html_reproducer(f, r);
+		fprintf(f, "</td></tr>\n");
+	}
+	fprintf(f, "</table>\n</details>\n");
+	free(p);
+}
+
+static void html_finding(FILE *f, const struct finding *fs, size_t nfs, size_t fi)
+{
+	const struct run *r = &runs[fs[fi].first];
+	struct membuf m;
+	fprintf(f, "<article class=\"finding %s\" id=\"f%zu\">\n<h3><a href=\"#f%zu\">[%zu]</a> ",
+	        outcome_name[r->outcome], fi + 1, fi + 1, fi + 1);
+	finding_title(mem_open(&m), r);
+	mem_flush(&m, f, false);
+	fprintf(f, "</h3>\n<p class=\"meta\">");
+	outcome_words(mem_open(&m), r);
+	mem_flush(&m, f, false);
+	fprintf(f, " in ");
+	finding_counts(mem_open(&m), &fs[fi]);
+	mem_flush(&m, f, false);
+	fprintf(f,
+	        " &middot; the first: allocation failure at site <code>%s</code>, %s %llu "
+	        "&middot; its reproducer ",
 	        r->inj_site[0] ? r->inj_site : "-", point_kind(r), (unsigned long long)r->hit);
-	fputs(!groups[g].rerun      ? "<span class=\"no\">not re-run: interrupted</span>"
-	      : groups[g].confirmed ? "<span class=\"yes\">confirmed</span>"
-	                            : "<span class=\"no\">NOT reproduced</span>",
+	fputs(!fs[fi].rerun      ? "<span class=\"no\">not re-run: interrupted</span>"
+	      : fs[fi].confirmed ? "<span class=\"yes\">confirmed</span>"
+	                         : "<span class=\"no\">NOT reproduced</span>",
 	      f);
-	fprintf(f, " &middot; runs: ");
-	long id = (long)g;
-	html_points(f, run_in_group, &id, 20);
 	fprintf(f, "</p>\n");
 	if (has_evidence(r))
 		html_evidence(f, &r->ev);
-	fprintf(f, "<details class=\"frames\"%s><summary>backtraces</summary>\n",
-	        ngroups <= OPEN_GROUPS ? " open" : "");
+	if (r->loss.message[0]) {
+		fprintf(f, "<p class=\"message\">Its message on stderr: <code>");
+		esc(f, r->loss.message, false);
+		fprintf(f, "</code></p>\n");
+	}
+	fprintf(f, "<details class=\"frames\"%s><summary>backtraces of the first run</summary>\n",
+	        nfs <= OPEN_FINDINGS ? " open" : "");
 	fprintf(f, "<h4>The failed allocation</h4>\n<pre>");
 	each_frame(r->inj_frames, false, html_frame, f);
 	fprintf(f, "</pre>\n");
 	if (r->crash_frames[0]) {
-		fprintf(f, "<h4>The crash</h4>\n<pre>");
+		fprintf(f, "<h4>%s</h4>\n<pre>",
+		        r->outcome == O_HANG ? "Where it waited when the timeout came"
+		                             : "The crash");
 		each_frame(r->crash_frames, true, html_frame, f);
 		fprintf(f, "</pre>\n");
 	}
-	/* The reproducer stays a bare <pre>: its text is the command, which
-	 * the Copy button (shown by the script) copies or selects. */
-	fprintf(f, "</details>\n<h4>Reproduce</h4>\n<div class=\"repro\"><pre>");
-	struct membuf m;
-	reproducer(mem_open(&m), r);
-	mem_flush(&m, f, false);
-	fprintf(f, "</pre><button type=\"button\" class=\"copy\" hidden>Copy</button></div>\n"
-	           "</article>\n");
+	fprintf(f, "</details>\n<h4>Reproduce</h4>\n");
+	html_reproducer(f, r);
+	html_paths(f, fi);
+	fprintf(f, "</article>\n");
 }
 
 /* A sweep stopped by SIGINT or SIGTERM still writes its page: say first
@@ -160,7 +200,7 @@ static void html_runs(FILE *f)
 	    f,
 	    "<details class=\"runs\">\n<summary>All %zu runs</summary>\n<table class=\"runs\">\n"
 	    "<tr><th>#</th><th>site</th><th>failure point</th><th>outcome</th><th>exit</th>"
-	    "<th>time</th></tr>\n",
+	    "<th>time</th><th>finding</th></tr>\n",
 	    nruns);
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
@@ -176,11 +216,16 @@ static void html_runs(FILE *f)
 			fprintf(f, "signal %d", r->signal);
 		else
 			fprintf(f, "%d", r->status);
-		fprintf(f, "</td><td>%.2f s</td></tr>\n", r->seconds);
+		fprintf(f, "</td><td>%.2f s</td><td>", r->seconds);
+		if (r->finding >= 0)
+			fprintf(f, "<a href=\"#f%ld\">[%ld]</a>", r->finding + 1, r->finding + 1);
+		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f, "</table>\n</details>\n");
 }
 
+/* The outcomes' counts, and what each means (the words of --help, the
+ * man page and the README). */
 static void html_legend(FILE *f, const size_t *counts)
 {
 	fprintf(f, "<div class=\"legend\">");
@@ -189,20 +234,23 @@ static void html_legend(FILE *f, const size_t *counts)
 		fprintf(f, "<span class=\"o-%s%s\">%s %zu</span>", outcome_name[o],
 		        counts[o] ? "" : " zero", outcome_name[o], counts[o]);
 	}
-	fprintf(f, "</div>\n<p class=\"note\">ok: the output matched the recording run; handled: "
-	           "a non-zero exit; abort: an abort the program chose; silent: exit 0 with "
-	           "different output; crash: a signal or a failed memory check; hang: killed "
-	           "after the timeout; unreached: the failure point was never reached.</p>\n");
+	fprintf(f, "</div>\n<dl class=\"defs\">");
+	for (int k = 0; k < O_COUNT; k++) {
+		enum outcome o = bar_order[k];
+		fprintf(f, "<dt>%s</dt><dd>", outcome_name[o]);
+		esc(f, outcome_help[o], false);
+		fprintf(f, "</dd>");
+	}
+	fprintf(f, "</dl>\n");
 }
 
 /* One file with everything inline - no fonts, images or scripts to fetch -
  * so that it can be archived by CI and opened anywhere. */
-void write_html(const char *path, const struct group *groups, size_t ngroups, const size_t *counts)
+void write_html(const char *path, const struct finding *fs, size_t nfs, const size_t *counts)
 {
 	struct report_head h;
 	report_open(&h, path, counts, "%Y-%m-%d %H:%M:%S");
 	FILE *f = h.f;
-	size_t findings = h.findings;
 	struct hsites hs;
 	hsites_build(&hs);
 
@@ -222,9 +270,9 @@ void write_html(const char *path, const struct group *groups, size_t ngroups, co
 	/* The merge with the interrupted sweeps passes opt.interrupted and
 	 * opt.runs_done here. */
 	html_interrupted(f, opt.interrupted, opt.runs_done, opt.runs_planned);
-	if (ngroups)
-		fprintf(f, "<p class=\"verdict bad\">%zu finding%s in %zu group%s</p>\n", findings,
-		        findings == 1 ? "" : "s", ngroups, ngroups == 1 ? "" : "s");
+	if (nfs)
+		fprintf(f, "<p class=\"verdict bad\">%zu finding%s, from %zu run%s</p>\n", nfs,
+		        nfs == 1 ? "" : "s", h.findings, h.findings == 1 ? "" : "s");
 	else
 		fprintf(f, "<p class=\"verdict good\">no crash, hang or silent data loss behind "
 		           "any failure point</p>\n");
@@ -232,27 +280,27 @@ void write_html(const char *path, const struct group *groups, size_t ngroups, co
 	html_legend(f, counts);
 	fprintf(f, "</header>\n");
 
-	html_shared_sites(f, groups, ngroups);
 	html_abort_sites(f);
 
-	fprintf(f, "<section id=\"table\">\n<h2>Failure points</h2>\n<p class=\"note\">One row "
-	           "per finding group, and per call site for each other outcome. Click a "
-	           "column to sort; the filters and the order are kept in the address, so a "
-	           "link shows the same rows.</p>\n");
-	html_table(f, &hs, groups, ngroups);
+	fprintf(f,
+	        "<section id=\"table\">\n<h2>Findings and failure points</h2>\n<p class=\"note\">"
+	        "One row per finding, which opens onto its call paths, and one per call site "
+	        "and other outcome. Click a column to sort; the filters and the order are kept "
+	        "in the address, so a link shows the same rows.</p>\n");
+	html_table(f, &hs, fs, nfs);
 	fprintf(f, "</section>\n");
 
 	fprintf(f, "<section id=\"chart\">\n<h2>Outcomes per call site</h2>\n<p class=\"note\">"
 	           "One bar per site, findings first; hover over a segment for its failure "
 	           "points.</p>\n");
-	html_chart(f, &hs, groups, ngroups);
+	html_chart(f, &hs, nfs);
 	fprintf(f, "</section>\n");
 
 	fprintf(f, "<section id=\"findings\">\n<h2>Findings</h2>\n");
-	if (!ngroups)
+	if (!nfs)
 		fprintf(f, "<p>None.</p>\n");
-	for (size_t g = 0; g < ngroups; g++)
-		html_group(f, &hs, groups, ngroups, g);
+	for (size_t fi = 0; fi < nfs; fi++)
+		html_finding(f, fs, nfs, fi);
 	fprintf(f, "</section>\n");
 
 	html_runs(f);

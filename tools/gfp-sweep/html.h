@@ -1,8 +1,9 @@
 /*
  * html.h - what the files of gfp-sweep's HTML page share: html.c writes the
- * page and its finding groups, html-sites.c finds where each call site is,
- * html-chart.c draws the bars, html-table.c the table of failure points and
- * the shared crash sites, html-assets.c holds the page's CSS and script.
+ * page and its findings, html-sites.c finds where each call site is,
+ * html-chart.c draws the bars, html-table.c the table of findings and
+ * failure points and the abort sites, html-assets.c holds the page's CSS
+ * and script.
  */
 #ifndef GFP_SWEEP_HTML_H
 #define GFP_SWEEP_HTML_H
@@ -47,8 +48,10 @@ void html_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
 /* ", "-separated hit (or call) numbers of the runs for which keep(i, ctx)
  * holds, at most max of them, then ", ..." */
 void html_points(FILE *f, bool (*keep)(size_t i, const void *ctx), const void *ctx, size_t max);
-/* keep for html_points: run i is in the group *(const long *)ctx. */
-bool run_in_group(size_t i, const void *ctx);
+/* keep for html_points: run i is one of the finding *(const long *)ctx. */
+bool run_in_finding(size_t i, const void *ctx);
+/* fr's function, file:line, path and module into w. */
+void where_of(const struct frame *fr, struct where *w);
 /* keep for html_points: run i is one of a site's with outcome o. */
 struct site_runs {
 	const struct hsites *hs;
@@ -57,10 +60,9 @@ struct site_runs {
 };
 bool run_at_site(size_t i, const void *ctx);
 
-void html_chart(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups);
-void html_shared_sites(FILE *f, const struct group *groups, size_t ngroups);
+void html_chart(FILE *f, const struct hsites *hs, size_t nfs);
 void html_abort_sites(FILE *f);
-void html_table(FILE *f, const struct hsites *hs, const struct group *groups, size_t ngroups);
+void html_table(FILE *f, const struct hsites *hs, const struct finding *fs, size_t nfs);
 
 extern const char html_style[], html_script[];
 

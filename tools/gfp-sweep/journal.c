@@ -6,7 +6,7 @@
  *   {"gfp_sweep_state":V,"mode":..,...}        the options, first line
  *   {"t":ID,"target":{"key":..,"eligible":..}}  a target's recording run
  *   {"t":ID,"run":POS,"site":..,...}            a run finished, its plan position
- *   {"t":ID,"done":{"groups":[..],"run_group":[..]}}  its runs done, confirmed
+ *   {"t":ID,"done":{"findings":[..],"run_finding":[..]}}  its runs done, confirmed
  *   {"t":ID,"error":"why","key":..}             a target that could not be swept
  *                                               ("fatal": its recording run ended
  *                                               gfp-sweep; not tried again)
@@ -336,6 +336,8 @@ void journal_run(size_t t, size_t pos, const struct run *r)
 	frames_out(f, r->crash_frames);
 	fprintf(f, ",\"evidence\":");
 	json_evidence(f, &r->ev);
+	fprintf(f, ",\"loss\":");
+	json_loss(f, &r->loss);
 	fprintf(f, ",\"fault\":%d,\"startup\":%s,\"count_startup\":%s,\"call\":%llu", r->fault,
 	        r->startup ? "true" : "false", r->count_startup ? "true" : "false",
 	        (unsigned long long)r->call);
@@ -389,24 +391,31 @@ size_t journal_restore(const struct jval *v, struct run *r)
 		copy_str(r->ev.expected, sizeof(r->ev.expected), ev, "expected");
 		copy_str(r->ev.actual, sizeof(r->ev.actual), ev, "actual");
 	}
-	r->group = -1;
+	const struct jval *loss = json_get(v, "loss");
+	if (loss && loss->type == J_OBJ) {
+		copy_str(r->loss.shape, sizeof(r->loss.shape), loss, "shape");
+		copy_str(r->loss.missing, sizeof(r->loss.missing), loss, "missing");
+		copy_str(r->loss.added, sizeof(r->loss.added), loss, "added");
+		copy_str(r->loss.message, sizeof(r->loss.message), loss, "message");
+	}
+	r->finding = -1;
 	r->done = true;
 	return (size_t)num(v, "run");
 }
 
-/* A target's runs all done: its groups as group_runs made and confirmed
- * them, each run's group, and how many runs were planned. */
-void journal_done(size_t t, const struct group *groups, size_t ngroups)
+/* A target's runs all done: its findings as group_runs made and confirmed
+ * them, each run's finding, and how many runs were planned. */
+void journal_done(size_t t, const struct finding *fs, size_t nfs)
 {
 	struct membuf m;
 	FILE *f = line_start(&m, t);
-	fprintf(f, "\"done\":{\"planned\":%zu,\"groups\":[", opt.runs_planned);
-	for (size_t g = 0; g < ngroups; g++)
-		fprintf(f, "%s[%zu,%zu,%s,%s]", g ? "," : "", groups[g].first, groups[g].count,
-		        groups[g].rerun ? "true" : "false", groups[g].confirmed ? "true" : "false");
-	fprintf(f, "],\"run_group\":[");
+	fprintf(f, "\"done\":{\"planned\":%zu,\"findings\":[", opt.runs_planned);
+	for (size_t i = 0; i < nfs; i++)
+		fprintf(f, "%s[%zu,%zu,%s,%s]", i ? "," : "", fs[i].first, fs[i].count,
+		        fs[i].rerun ? "true" : "false", fs[i].confirmed ? "true" : "false");
+	fprintf(f, "],\"run_finding\":[");
 	for (size_t i = 0; i < nruns; i++)
-		fprintf(f, "%s%ld", i ? "," : "", runs[i].group);
+		fprintf(f, "%s%ld", i ? "," : "", runs[i].finding);
 	fprintf(f, "]}}");
 	journal_add(&m);
 }

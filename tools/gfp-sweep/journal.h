@@ -10,8 +10,9 @@
 
 /* What counts of one target: its last recording ("target": key, eligible,
  * sites, rec_status, unstable, planned, program) or error, the runs
- * finished since, and "done" once they all were (planned, groups as
- * [first, count, rerun, confirmed], run_group). NULL, 0: nothing yet. */
+ * finished since, and "done" once they all were (planned, findings as
+ * [first, count, rerun, confirmed], run_finding; a state of a gfp-sweep
+ * before findings has groups and run_group). NULL, 0: nothing yet. */
 struct segment {
 	const struct jval *target, *done;
 	const char *error, *key;
@@ -28,7 +29,7 @@ const struct segment *journal_segment(size_t t);
 void journal_target(size_t t, const char *key);
 void journal_error(size_t t, const char *key, const char *why, bool fatal);
 void journal_run(size_t t, size_t pos, const struct run *r);
-void journal_done(size_t t, const struct group *groups, size_t ngroups);
+void journal_done(size_t t, const struct finding *fs, size_t nfs);
 /* A "run" line back into *r (done); returns its plan position. */
 size_t journal_restore(const struct jval *line, struct run *r);
 

@@ -1,6 +1,8 @@
 /*
- * json-out.c - --json: every result and group of the sweep as one JSON
- * object, the input of gfp-report and its merge.
+ * json-out.c - --json: every result and finding of the sweep as one JSON
+ * object, the input of gfp-report and its merge. "format" 2: findings
+ * (one per bug, with their call paths) where format 1, without the field,
+ * had groups (one per injection site, outcome and crash site).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +30,24 @@ void json_evidence(FILE *f, const struct evidence *ev)
 	fprintf(f, "}");
 }
 
+/* A silent run's loss as an object; null for any other run. */
+void json_loss(FILE *f, const struct loss *l)
+{
+	if (!l->shape[0]) {
+		fprintf(f, "null");
+		return;
+	}
+	fprintf(f, "{\"shape\":");
+	text_json_str(f, l->shape);
+	fprintf(f, ",\"missing\":");
+	text_json_str(f, l->missing);
+	fprintf(f, ",\"added\":");
+	text_json_str(f, l->added);
+	fprintf(f, ",\"message\":");
+	text_json_str(f, l->message);
+	fprintf(f, "}");
+}
+
 /* The failed allocation's caller as its frame line, "symbol
  * (module+offset)"; "" without an injection record. */
 static void json_caller(FILE *f, const struct run *r)
@@ -40,9 +60,87 @@ static void json_caller(FILE *f, const struct run *r)
 	text_json_str(f, line);
 }
 
-void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size_t *counts)
+static void json_reproducer(FILE *f, const struct run *r)
 {
-	fprintf(f, "\"gfp_sweep\":\"%s\",\"mode\":\"%s\",\"program\":[", GFP_VERSION, opt.mode);
+	struct membuf m;
+	reproducer(mem_open(&m), r);
+	fclose(m.f);
+	text_json_str(f, m.buf);
+	free(m.buf);
+}
+
+static void json_paths(FILE *f, size_t fi)
+{
+	struct path *p;
+	size_t np = finding_paths(fi, &p);
+	fputc('[', f);
+	for (size_t k = 0; k < np; k++) {
+		const struct run *r = &runs[p[k].first];
+		struct caller c;
+		fprintf(f, "%s{\"site\":\"%s\",\"count\":%zu,\"first_run\":%zu,\"caller\":",
+		        k ? "," : "", r->inj_site, p[k].count, p[k].first);
+		if (run_caller(r, &c))
+			frame_json(f, c.fr.info);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"reproducer\":");
+		json_reproducer(f, r);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	free(p);
+}
+
+static void json_finding(FILE *f, const struct finding *fs, size_t fi)
+{
+	const struct run *r = &runs[fs[fi].first];
+	char pol[4096], sig[32] = "";
+	struct membuf m;
+	struct state st;
+	full_policy(r, pol, sizeof(pol));
+	if (r->outcome == O_CRASH)
+		crash_signal(r, sig, sizeof(sig));
+	fprintf(f, "{\"outcome\":\"%s\",\"key\":", outcome_name[r->outcome]);
+	text_json_str(f, fs[fi].key);
+	finding_title(mem_open(&m), r);
+	fclose(m.f);
+	fprintf(f, ",\"title\":");
+	text_json_str(f, m.buf);
+	free(m.buf);
+	fprintf(f, ",\"crash_type\":\"%s\",\"state\":[", sig);
+	run_state(r, &st);
+	for (size_t i = 0; i < st.n; i++) {
+		fputs(i ? "," : "", f);
+		text_json_str(f, st.name[i]);
+	}
+	fprintf(f, "],\"count\":%zu,\"paths\":%zu,\"first_run\":%zu,\"site\":\"%s\",\"policy\":",
+	        fs[fi].count, fs[fi].paths, fs[fi].first, r->inj_site);
+	text_json_str(f, pol);
+	fprintf(f, ",\"reproducer\":");
+	json_reproducer(f, r);
+	fprintf(f,
+	        ",\"confirmed\":%s,\"rerun\":%s,\"signal\":%d,\"fault_signal\":%d,\"startup\":%s,"
+	        "\"crash_site\":",
+	        fs[fi].confirmed ? "true" : "false", fs[fi].rerun ? "true" : "false", r->signal,
+	        r->fault, r->startup ? "true" : "false");
+	text_json_str(f, r->crash_top);
+	fprintf(f, ",\"injection_frames\":");
+	frames_json(f, r->inj_frames, false);
+	fprintf(f, ",\"crash_frames\":");
+	frames_json(f, r->crash_frames, true);
+	fprintf(f, ",\"evidence\":");
+	json_evidence(f, &r->ev);
+	fprintf(f, ",\"loss\":");
+	json_loss(f, &r->loss);
+	fprintf(f, ",\"call_paths\":");
+	json_paths(f, fi);
+	fprintf(f, "}");
+}
+
+void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *counts)
+{
+	fprintf(f, "\"gfp_sweep\":\"%s\",\"format\":2,\"mode\":\"%s\",\"program\":[", GFP_VERSION,
+	        opt.mode);
 	for (char **a = opt.argv; *a; a++) {
 		if (a != opt.argv)
 			fputc(',', f);
@@ -58,6 +156,11 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 	fprintf(f, "\"outcomes\":{");
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], counts[o]);
+	fprintf(f, "},\"definitions\":{");
+	for (int o = 0; o < O_COUNT; o++) {
+		fprintf(f, "%s\"%s\":", o ? "," : "", outcome_name[o]);
+		text_json_str(f, outcome_help[o]);
+	}
 	fprintf(f, "},\"results\":[");
 	for (size_t i = 0; i < nruns; i++) {
 		const struct run *r = &runs[i];
@@ -69,54 +172,34 @@ void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size
 		        r->status, r->signal, r->fault, r->startup ? "true" : "false", r->inj_site,
 		        r->seconds);
 		json_caller(f, r);
+		fprintf(f, ",\"crash_site\":");
+		text_json_str(f, r->crash_top);
+		fprintf(f, ",\"key\":");
+		text_json_str(f, r->finding >= 0 ? fs[r->finding].key : "");
 		fprintf(f, ",\"evidence\":");
 		json_evidence(f, &r->ev);
+		fprintf(f, ",\"loss\":");
+		json_loss(f, &r->loss);
 		if (r->call)
 			fprintf(f, ",\"call\":%llu}", (unsigned long long)r->call);
 		else
 			fprintf(f, ",\"call\":null}");
 	}
-	fprintf(f, "],\"groups\":[");
-	for (size_t g = 0; g < ngroups; g++) {
-		const struct run *r = &runs[groups[g].first];
-		char pol[4096];
-		full_policy(r, pol, sizeof(pol));
-		fprintf(f,
-		        "%s{\"outcome\":\"%s\",\"count\":%zu,\"first_run\":%zu,\"site\":\"%s\","
-		        "\"policy\":",
-		        g ? "," : "", outcome_name[r->outcome], groups[g].count, groups[g].first,
-		        r->inj_site);
-		text_json_str(f, pol);
-		struct membuf m;
-		reproducer(mem_open(&m), r);
-		fclose(m.f);
-		fprintf(f, ",\"reproducer\":");
-		text_json_str(f, m.buf);
-		free(m.buf);
-		fprintf(f,
-		        ",\"confirmed\":%s,\"signal\":%d,\"fault_signal\":%d,\"startup\":%s,"
-		        "\"crash_site\":",
-		        groups[g].confirmed ? "true" : "false", r->signal, r->fault,
-		        r->startup ? "true" : "false");
-		text_json_str(f, r->crash_top);
-		fprintf(f, ",\"injection_frames\":");
-		frames_json(f, r->inj_frames, false);
-		fprintf(f, ",\"crash_frames\":");
-		frames_json(f, r->crash_frames, true);
-		fprintf(f, ",\"evidence\":");
-		json_evidence(f, &r->ev);
-		fprintf(f, "}");
+	fprintf(f, "],\"findings\":[");
+	for (size_t fi = 0; fi < nfs; fi++) {
+		fputs(fi ? "," : "", f);
+		json_finding(f, fs, fi);
 	}
 	fprintf(f, "],\"abort_sites\":");
 	abort_sites_json(f);
 }
 
-void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts)
+void write_json(const char *path, struct finding *fs, size_t nfs, const size_t *counts)
 {
 	struct tool_out o;
 	FILE *f = report_file(&o, path);
 	fputc('{', f);
-	json_sweep_fields(f, groups, ngroups, counts);
+	json_sweep_fields(f, fs, nfs, counts);
 	fprintf(f, "}\n");
 	report_done(&o);
 }

@@ -1,5 +1,8 @@
 /*
- * junit.c - --junit: one JUnit testcase per failure point, for CI.
+ * junit.c - --junit: one JUnit testcase per finding, for CI: a failure per
+ * bug, named by its state, with its call paths; one more testcase passes
+ * for the failure points without a finding, so that a clean sweep is a
+ * passing test rather than none.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,17 +14,18 @@
 #include "gfp_build.h"
 #include "sweep.h"
 
-/* "crash (signal 11)": the JUnit failure message. */
-static void failure_message(FILE *f, const struct run *r)
+/* "crash (signal 11) in 2 call paths, 5 runs": the JUnit failure message. */
+static void failure_message(FILE *f, const struct finding *fd)
 {
+	const struct run *r = &runs[fd->first];
 	if (r->outcome == O_HANG)
 		fprintf(f, "hang (killed after %.0f s)", run_timeout());
 	else if (r->outcome == O_SILENT && r->ev.offset >= 0)
-		fprintf(f, "silent (exit %d, output differs at offset %lld)", r->status,
-		        r->ev.offset);
+		fprintf(f, "silent%s (exit %d, output differs at offset %lld)",
+		        r->loss.message[0] ? ", with a message" : "", r->status, r->ev.offset);
 	else if (r->outcome == O_SILENT)
-		fprintf(f, "silent (exit %d where the recording run exited %d)", r->status,
-		        opt.rec_status);
+		fprintf(f, "silent%s (exit %d where the recording run exited %d)",
+		        r->loss.message[0] ? ", with a message" : "", r->status, opt.rec_status);
 	else if (r->fault)
 		fprintf(f, "%s (signal %d, caught by the program's handler)",
 		        outcome_name[r->outcome], r->fault);
@@ -29,6 +33,10 @@ static void failure_message(FILE *f, const struct run *r)
 		fprintf(f, "%s (signal %d)", outcome_name[r->outcome], r->signal);
 	else
 		fprintf(f, "%s (exit status %d)", outcome_name[r->outcome], r->status);
+	if (r->startup)
+		fprintf(f, " at start-up, before main");
+	fprintf(f, " in ");
+	finding_counts(f, fd);
 }
 
 /* The last bytes of a run's standard error (the program's messages and
@@ -50,7 +58,7 @@ static void stderr_tail(FILE *f, const struct run *r)
 	}
 	if (*from) {
 		fprintf(f, "      <system-err>");
-		esc(f, from, false);
+		esc_program_text(f, from);
 		fprintf(f, "</system-err>\n");
 	}
 	free(err);
@@ -90,94 +98,10 @@ static void junit_properties(FILE *f)
 }
 
 /* ------------------------------------------------------------------------
- * Testcase names: the failed allocation's caller
+ * A testcase per finding
  * ---------------------------------------------------------------------- */
 
-/* A testcase's names: the failed allocation's caller "make_title
- * inventory.c:98 (hit 1)", else its frame "sym (module+offset) (hit 1)",
- * else the failure point "site ID (hit 1)" or "call N"; file and line where
- * CI shows the test (file: the source file, else the module; "" unknown). */
-struct case_name {
-	char *name, *file;
-	long line;
-	bool shared; /* another site's run has the same name */
-};
-
-static char *copy(const char *s)
-{
-	char *c = strdup(s);
-	if (!c)
-		die(EXIT_USAGE, "out of memory");
-	return c;
-}
-
-static void name_one(struct case_name *n, const struct run *r, bool with_site)
-{
-	struct caller c;
-	char where[600], name[700];
-	free(n->name), free(n->file);
-	n->line = 0;
-	if (!run_caller(r, &c)) {
-		if (r->site[0])
-			snprintf(name, sizeof(name), "site %s (hit %llu)", r->site,
-			         (unsigned long long)r->hit);
-		else
-			snprintf(name, sizeof(name), "call %llu", (unsigned long long)r->hit);
-		n->name = copy(name), n->file = copy("");
-		return;
-	}
-	if (c.line) { /* the file's path is the attribute's */
-		const char *base = strrchr(c.file, '/');
-		snprintf(where, sizeof(where), "%s %s:%ld", c.func, base ? base + 1 : c.file,
-		         c.line);
-		n->line = c.line;
-	} else {
-		bool sym = c.fr.sym[0];
-		snprintf(where, sizeof(where), "%s%s%s+%s%s", c.fr.sym, sym ? " (" : "", c.fr.mod,
-		         c.fr.off, sym ? ")" : "");
-	}
-	snprintf(name, sizeof(name), "%s (%s %llu%s%s%s)", where, point_kind(r),
-	         (unsigned long long)r->hit, r->startup ? ", start-up" : "",
-	         with_site ? ", site " : "", with_site ? r->inj_site : "");
-	n->name = copy(name), n->file = copy(c.line ? c.file : c.fr.mod);
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct case_name *)a)->name, ((const struct case_name *)b)->name);
-}
-
-/* Every run's names. Two sites can fail under the same caller (a program's
- * own xmalloc): CI merges testcases of one name, so those name their site. */
-static struct case_name *case_names(void)
-{
-	struct case_name *names = calloc(nruns + 1, sizeof(*names)),
-	                 *sorted = calloc(nruns + 1, sizeof(*sorted));
-	if (!names || !sorted)
-		die(EXIT_USAGE, "out of memory");
-	for (size_t i = 0; i < nruns; i++)
-		name_one(&names[i], &runs[i], false);
-	memcpy(sorted, names, nruns * sizeof(*names));
-	qsort(sorted, nruns, sizeof(*sorted), name_cmp);
-	for (size_t i = 0; i < nruns; i++) {
-		struct case_name *dup =
-		    bsearch(&names[i], sorted, nruns, sizeof(*sorted), name_cmp);
-		names[i].shared = (dup > sorted && name_cmp(dup - 1, dup) == 0) ||
-		                  (dup + 1 < sorted + nruns && name_cmp(dup + 1, dup) == 0);
-	}
-	free(sorted); /* its names are names[]'s: renamed only now */
-	for (size_t i = 0; i < nruns; i++)
-		if (names[i].shared && runs[i].inj_site[0])
-			name_one(&names[i], &runs[i], true);
-	return names;
-}
-
-static void free_names(struct case_name *names)
-{
-	for (size_t i = 0; i < nruns; i++)
-		free(names[i].name), free(names[i].file);
-	free(names);
-}
+#define JUNIT_PATHS 50 /* call paths listed in a failure's text */
 
 /* The program's name as its user typed it, without the directory. */
 static const char *program_name(void)
@@ -186,87 +110,148 @@ static const char *program_name(void)
 	return slash ? slash + 1 : opt.argv[0];
 }
 
-/* One testcase per failure point: CI shows each finding as a failed test
- * with both backtraces and its reproducer, unreached points as skipped. A
- * campaign's target (id) names its testsuite and is its testcases' class. */
-void junit_testsuite(FILE *f, const struct report_head *h, const struct group *groups,
+/* Where CI shows a finding: the place a title names (frame_title_place:
+ * the program's own source line) of its state's first frame that has one,
+ * the program's first; else of its first call path's caller. */
+static const struct sym_place *finding_place(const struct run *r)
+{
+	struct state st;
+	const struct sym_place *p;
+	if (run_state(r, &st))
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < st.n; i++)
+				if ((pass || st.prog[i]) && st.frame[i].info &&
+				    (p = frame_title_place(st.frame[i].info)) && p->file &&
+				    p->line > 0)
+					return p;
+	struct caller c;
+	if (run_caller(r, &c) && c.fr.info && (p = frame_title_place(c.fr.info)) && p->file &&
+	    p->line > 0)
+		return p;
+	return NULL;
+}
+
+/* What a failure's text says: the class and what it means, the first
+ * run's backtraces, evidence and reproducer, then every call path. */
+static void failure_text(FILE *t, const struct finding *fs, size_t f)
+{
+	const struct run *r = &runs[fs[f].first];
+	fprintf(t, "%s: %s\n", outcome_name[r->outcome], outcome_help[r->outcome]);
+	finding_title(t, r);
+	fprintf(t, "\nthe first of its runs: ");
+	outcome_words(t, r);
+	fprintf(t, ": allocation failure at site %s, %s %llu\nthe failed allocation:\n",
+	        r->inj_site[0] ? r->inj_site : "-", point_kind(r), (unsigned long long)r->hit);
+	each_frame(r->inj_frames, false, print_frame, t);
+	if (r->crash_frames[0]) {
+		fprintf(t, "%s:\n",
+		        r->outcome == O_HANG ? "where it waited when the timeout came"
+		                             : "the crash");
+		each_frame(r->crash_frames, true, print_frame, t);
+	}
+	if (r->ev.offset >= 0)
+		print_evidence(t, &r->ev, "");
+	if (r->loss.message[0])
+		fprintf(t, "its message on stderr: %s\n", r->loss.message);
+	fprintf(t, "reproduce (%s): ",
+	        !fs[f].rerun      ? "not re-run: interrupted"
+	        : fs[f].confirmed ? "confirmed"
+	                          : "NOT reproduced");
+	reproducer(t, r);
+	struct path *p;
+	size_t np = finding_paths(f, &p);
+	fprintf(t, "\n%zu call path%s:\n", np, np == 1 ? "" : "s");
+	for (size_t k = 0; k < np && k < JUNIT_PATHS; k++) {
+		const struct run *q = &runs[p[k].first];
+		path_words(t, q);
+		fprintf(t,
+		        ", site %s: %zu run%s\n  reproduce: ", q->inj_site[0] ? q->inj_site : "-",
+		        p[k].count, p[k].count == 1 ? "" : "s");
+		reproducer(t, q);
+		fputc('\n', t);
+	}
+	if (np > JUNIT_PATHS)
+		fprintf(t, "... and %zu more (the --json report lists them all)\n",
+		        np - JUNIT_PATHS);
+	free(p);
+}
+
+static void finding_case(FILE *f, const struct finding *fs, size_t fi, const char *id)
+{
+	const struct run *r = &runs[fs[fi].first];
+	struct membuf m;
+	double seconds = 0;
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].finding == (long)fi)
+			seconds += runs[i].seconds;
+	fprintf(f, "    <testcase classname=\"");
+	esc(f, id ? id : program_name(), true);
+	fprintf(f, "\" name=\"");
+	finding_title(mem_open(&m), r);
+	mem_flush(&m, f, true);
+	fprintf(f, "\"");
+	const struct sym_place *place = finding_place(r);
+	if (place) {
+		fprintf(f, " file=\"");
+		esc(f, place->file, true);
+		fprintf(f, "\" line=\"%d\"", place->line);
+	}
+	fprintf(f, " time=\"%.3f\">\n      <failure message=\"", seconds);
+	failure_message(mem_open(&m), &fs[fi]);
+	mem_flush(&m, f, true);
+	fprintf(f, "\" type=\"%s\">", outcome_name[r->outcome]);
+	failure_text(mem_open(&m), fs, fi);
+	mem_flush(&m, f, false);
+	fprintf(f, "</failure>\n");
+	stderr_tail(f, r);
+	fprintf(f, "    </testcase>\n");
+}
+
+/* The failure points without a finding: one passing testcase. */
+static void rest_case(FILE *f, const size_t *counts, const char *id)
+{
+	double seconds = 0;
+	for (size_t i = 0; i < nruns; i++)
+		if (!is_finding(runs[i].outcome))
+			seconds += runs[i].seconds;
+	fprintf(f, "    <testcase classname=\"");
+	esc(f, id ? id : program_name(), true);
+	fprintf(f,
+	        "\" name=\"failure points without a finding\" time=\"%.3f\">\n"
+	        "      <system-out>",
+	        seconds);
+	struct membuf m;
+	FILE *t = mem_open(&m);
+	for (int o = 0; o < O_COUNT; o++)
+		if (!is_finding((enum outcome)o))
+			fprintf(t, "%s %zu: %s\n", outcome_name[o], counts[o], outcome_help[o]);
+	mem_flush(&m, f, false);
+	fprintf(f, "</system-out>\n    </testcase>\n");
+}
+
+/* A testcase per finding, one for the rest. A campaign's target (id) names
+ * its testsuite and is its testcases' class. */
+void junit_testsuite(FILE *f, const struct report_head *h, const struct finding *fs, size_t nfs,
                      const size_t *counts, const char *id)
 {
-	size_t failures = 0;
-	for (int o = 0; o < O_COUNT; o++)
-		failures += is_finding((enum outcome)o) ? counts[o] : 0;
 	const char *stamp = h->stamp, *host = h->host[0] ? h->host : "localhost";
 	double total = now() - opt.started;
 	fprintf(f, "  <testsuite name=\"gfp-sweep ");
 	esc(f, id ? id : opt.argv[0], true);
 	fprintf(f,
-	        "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" time=\"%.3f\" "
+	        "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\" "
 	        "timestamp=\"%s\" hostname=\"",
-	        nruns, failures, counts[O_UNREACHED], total, stamp);
+	        nfs + 1, nfs, total, stamp);
 	esc(f, host, true);
 	fprintf(f, "\">\n");
 	junit_properties(f);
-	struct membuf m;
-	struct case_name *names = case_names();
-
-	for (size_t i = 0; i < nruns; i++) {
-		const struct run *r = &runs[i];
-		fprintf(f, "    <testcase classname=\"");
-		esc(f, id ? id : program_name(), true);
-		fprintf(f, "\" name=\"");
-		esc(f, names[i].name, true);
-		fprintf(f, "\"");
-		if (names[i].file[0]) {
-			fprintf(f, " file=\"");
-			esc(f, names[i].file, true);
-			fprintf(f, "\"");
-		}
-		if (names[i].line)
-			fprintf(f, " line=\"%ld\"", names[i].line);
-		fprintf(f, " time=\"%.3f\"", r->seconds);
-		if (r->outcome == O_UNREACHED) {
-			fprintf(f, ">\n      <skipped message=\"the program made fewer eligible "
-			           "calls than this failure point needs\"/>\n    </testcase>\n");
-			continue;
-		}
-		if (!is_finding(r->outcome)) {
-			fprintf(f, "/>\n");
-			continue;
-		}
-		fprintf(f, ">\n      <failure message=\"");
-		failure_message(mem_open(&m), r);
-		mem_flush(&m, f, true);
-		fprintf(f, "\" type=\"%s\">", outcome_name[r->outcome]);
-		FILE *t = mem_open(&m);
-		long g = runs[i].group;
-		outcome_words(t, r);
-		fprintf(t, ": allocation failure at site %s, %s %llu",
-		        r->inj_site[0] ? r->inj_site : "-", point_kind(r),
-		        (unsigned long long)r->hit);
-		if (g >= 0)
-			fprintf(t, "; finding group [%ld] of %zu run%s", g + 1, groups[g].count,
-			        groups[g].count == 1 ? "" : "s");
-		fprintf(t, "\nthe failed allocation:\n");
-		each_frame(r->inj_frames, false, print_frame, t);
-		if (r->crash_frames[0]) {
-			fprintf(t, "the crash:\n");
-			each_frame(r->crash_frames, true, print_frame, t);
-		}
-		if (r->ev.offset >= 0)
-			print_evidence(t, &r->ev, "");
-		fprintf(t, "reproduce: ");
-		reproducer(t, r);
-		fprintf(t, "\n");
-		mem_flush(&m, f, false);
-		fprintf(f, "</failure>\n");
-		stderr_tail(f, r);
-		fprintf(f, "    </testcase>\n");
-	}
+	for (size_t fi = 0; fi < nfs; fi++)
+		finding_case(f, fs, fi, id);
+	rest_case(f, counts, id);
 	fprintf(f, "  </testsuite>\n");
-	free_names(names);
 }
 
-void write_junit(const char *path, const struct group *groups, const size_t *counts)
+void write_junit(const char *path, const struct finding *fs, size_t nfs, const size_t *counts)
 {
 	struct report_head h;
 	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
@@ -275,8 +260,8 @@ void write_junit(const char *path, const struct group *groups, const size_t *cou
 	fprintf(f,
 	        "<testsuites name=\"gfp-sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
 	        "time=\"%.3f\">\n",
-	        nruns, h.findings, now() - opt.started);
-	junit_testsuite(f, &h, groups, counts, NULL);
+	        nfs + 1, nfs, now() - opt.started);
+	junit_testsuite(f, &h, fs, nfs, counts, NULL);
 	fprintf(f, "</testsuites>\n");
 	report_done(&h.out);
 }

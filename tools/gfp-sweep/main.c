@@ -62,6 +62,20 @@ static unsigned fail_on_arg(const char *v)
 	}
 }
 
+/* "  NAME       TEXT", TEXT wrapped at 79 columns under itself. */
+static void help_line(FILE *f, const char *name, const char *text)
+{
+	int col = fprintf(f, "  %-10s", name);
+	for (const char *w = text; *w;) {
+		size_t n = strcspn(w, " ");
+		if (col + 1 + (int)n > 79 && col > 13)
+			col = fprintf(f, "\n%12s", "") - 1;
+		col += fprintf(f, " %.*s", (int)n, w);
+		w += n + strspn(w + n, " ");
+	}
+	fputc('\n', f);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -75,9 +89,12 @@ static void usage(FILE *f)
 	        "Runs PROG once to record its allocation call sites, then once per failure point\n"
 	        "(sites: the first, second and last hit of every site; nth: every Nth call;\n"
 	        "with --max-runs, every site's first hit or first call comes first),\n"
-	        "and reports the crashes, hangs and silent data losses it finds.\n"
+	        "and reports the crashes, hangs and silent data losses it finds: one finding\n"
+	        "per bug, a crash by its state (its signal and top three frames), a hang by the\n"
+	        "stack it waited in, a silent run by the data it lost, each with the failed\n"
+	        "allocations (call paths) that lead to it.\n"
 	        "--json, --junit and --html also write every result as JSON, as a JUnit XML\n"
-	        "report (one testcase per failure point) and as one self-contained HTML page.\n"
+	        "report (one testcase per finding) and as one self-contained HTML page.\n"
 	        "--input FILE is every run's standard input (else /dev/null).\n"
 	        "Failure points before main (constructors) are swept too and reported as\n"
 	        "start-up; --no-startup leaves them out.\n"
@@ -108,7 +125,10 @@ static void usage(FILE *f)
 	        "  129  stopped by SIGHUP, the runs in flight killed (128 + the signal)\n"
 	        "  130  stopped by SIGINT (Ctrl-C)\n"
 	        "  143  stopped by SIGTERM\n"
-	        "See gfp-sweep(1) and gfpshim(7).\n");
+	        "Outcomes of a run:\n");
+	for (int o = 0; o < O_COUNT; o++)
+		help_line(f, outcome_name[o], outcome_help[o]);
+	fprintf(f, "See gfp-sweep(1) and gfpshim(7).\n");
 }
 
 struct sweep_opt opt = {.mode = "sites",
@@ -332,11 +352,11 @@ static void sweep(void)
 		execute(plan_missed_sites());
 }
 
-/* 1 when a group's outcome is one of --fail-on's classes. */
-int exit_status(const struct group *groups, size_t ngroups)
+/* 1 when a finding's outcome is one of --fail-on's classes. */
+int exit_status(const struct finding *fs, size_t nfs)
 {
-	for (size_t g = 0; g < ngroups; g++)
-		if (opt.fail_on & 1u << runs[groups[g].first].outcome)
+	for (size_t f = 0; f < nfs; f++)
+		if (opt.fail_on & 1u << runs[fs[f].first].outcome)
 			return EXIT_FINDINGS;
 	return 0;
 }
@@ -361,24 +381,24 @@ int main(int argc, char **argv)
 	keep_finished_runs();
 
 	size_t counts[O_COUNT] = {0};
-	struct group *groups = calloc(nruns + 1, sizeof(*groups));
-	if (!groups)
+	struct finding *fs = calloc(nruns + 1, sizeof(*fs));
+	if (!fs)
 		die(EXIT_USAGE, "out of memory");
-	size_t ngroups = group_runs(groups, counts);
+	size_t nfs = group_runs(fs, counts);
 	opt.interrupted = stop_requested() != 0;
 	if (opt.interrupted)
 		tool_error("stopped by SIG%s: the runs in flight were killed; the reports hold the "
 		           "%zu runs of %zu that finished",
 		           sigabbrev_np(stop_requested()), opt.runs_done, opt.runs_planned);
-	print_results(groups, ngroups, counts);
+	print_results(fs, nfs, counts);
 	if (opt.json)
-		write_json(opt.json, groups, ngroups, counts);
+		write_json(opt.json, fs, nfs, counts);
 	if (opt.junit)
-		write_junit(opt.junit, groups, counts);
+		write_junit(opt.junit, fs, nfs, counts);
 	if (opt.html)
-		write_html(opt.html, groups, ngroups, counts);
+		write_html(opt.html, fs, nfs, counts);
 	fflush(stdout);
-	status = opt.interrupted ? 128 + stop_requested() : exit_status(groups, ngroups);
-	free(groups);
+	status = opt.interrupted ? 128 + stop_requested() : exit_status(fs, nfs);
+	free(fs);
 	return status;
 }

@@ -405,7 +405,9 @@ static void execute_list(const size_t *list, size_t n)
 			int st;
 			pid_t w = reap(r->pid, &st, WNOHANG);
 			bool to = false;
+			char waits[sizeof(r->crash_frames)] = "";
 			if (w == 0 && now() - r->started > run_timeout()) {
+				hang_stack(r->idx, r->pid, waits, sizeof(waits));
 				end_run(r->pid, &st);
 				to = true;
 				w = r->pid;
@@ -418,6 +420,8 @@ static void execute_list(const size_t *list, size_t n)
 				continue;
 			r->seconds = now() - r->started;
 			classify(r, r->idx, st, to, &rec_out);
+			if (r->outcome == O_HANG && waits[0])
+				memcpy(r->crash_frames, waits, sizeof(waits));
 			r->done = true;
 			if (run_done_hook && !went_elsewhere(r))
 				run_done_hook(r);

@@ -22,6 +22,10 @@
 
 enum outcome { O_OK, O_SILENT, O_HANDLED, O_ABORT, O_CRASH, O_HANG, O_UNREACHED, O_COUNT };
 extern const char *const outcome_name[O_COUNT];
+/* What each outcome means, in the words every report, --help, the man page
+ * and the README use (the README and the man page are tested to hold them
+ * verbatim). */
+extern const char *const outcome_help[O_COUNT];
 static inline bool is_finding(enum outcome o)
 {
 	return o == O_SILENT || o == O_CRASH || o == O_HANG;
@@ -37,6 +41,22 @@ struct evidence {
 	char expected[256], actual[256];
 };
 
+/* How a silent run's output lost data against the recording run's
+ * (classify.c), and what it wrote to stderr that the plain runs did not.
+ * The lines are quoted as struct evidence's; shape "" when the run is not
+ * silent. */
+struct loss {
+	/* "no output", "output ends early", "lines lost", "lines added",
+	 * "lines changed", or "same output" (only the exit status differs) */
+	char shape[24];
+	/* the first line missing from the output (lines lost or changed),
+	 * the first line that took its place or was added */
+	char missing[200], added[200];
+	/* the first line of stderr the plain runs did not write, the shim's
+	 * own lines left out; "" none: "silent, with a message" when set */
+	char message[200];
+};
+
 struct run {
 	char site[17];     /* sites mode: the site to fail */
 	char inj_site[17]; /* the site that failed, from the injection record */
@@ -47,6 +67,8 @@ struct run {
 	enum outcome outcome;
 	int status, signal;
 	char inj_frames[2048]; /* from the injection record */
+	/* The crash's backtrace; a hang's, the stack the program waited in
+	 * when the timeout came (hang.c), its first frame the pc. */
 	char crash_frames[2048];
 	char crash_top[160]; /* the crash site: top frame's module+offset */
 	/* A fault (SEGV, BUS, FPE, ILL) the program's own handler caught and
@@ -60,9 +82,10 @@ struct run {
 	pid_t pid;
 	int idx; /* the index its files are named by (run_paths) */
 	double started, seconds;
-	long group; /* its finding group's index, -1 if it is no finding */
-	bool done;  /* classified: it ran to its end (not killed by a stop) */
+	long finding; /* its finding's index, -1 if it is no finding */
+	bool done;    /* classified: it ran to its end (not killed by a stop) */
 	struct evidence ev;
+	struct loss loss;
 };
 
 struct sweep_opt {
@@ -111,11 +134,15 @@ struct output {
 	size_t len;
 };
 
-struct group {
-	size_t first; /* index of the first run */
-	size_t count;
+/* One bug: the runs of one outcome with one key (findings.c) - a crash's
+ * or a hang's state, a silent run's loss - whatever allocation failed. */
+struct finding {
+	size_t first;   /* index of the first run */
+	size_t count;   /* its runs */
+	size_t paths;   /* the distinct failed allocations (injection sites) */
 	bool rerun;     /* its first run was re-run (not when the sweep was stopped) */
 	bool confirmed; /* ... and gave the same outcome again */
+	char key[1024]; /* a state of four whole C++ names fits */
 };
 
 /* One frame of a run's backtrace (a line of frames_of's output), taken
@@ -209,6 +236,10 @@ void print_frames(const char *frames, bool crash);
 /* frames as a JSON array of frame.h's objects. */
 void frames_json(FILE *f, const char *frames, bool crash);
 
+/* hang.c: the stack a hung run waits in, before it is killed: the thread
+ * that made the failed call, as frames_of's lines; false without one. */
+bool hang_stack(int idx, pid_t keeper, char *out, size_t n);
+
 /* classify.c */
 
 bool same_output(int idx, const struct output *rec_out);
@@ -250,8 +281,55 @@ void reproducer(FILE *f, const struct run *r);
  * directory of the runs, "" when unknown. */
 void reproducer_exec(FILE *f, const struct run *r);
 const char *run_dir(void);
-size_t group_runs(struct group *groups, size_t *counts);
-void print_results(const struct group *groups, size_t ngroups, const size_t *counts);
+void print_results(const struct finding *fs, size_t nfs, const size_t *counts);
+/* "2 call paths, 5 runs" */
+void finding_counts(FILE *f, const struct finding *fd);
+/* A call path by the failed allocation's caller: "make_title inventory.c:98". */
+void path_words(FILE *f, const struct run *r);
+
+/* findings.c */
+/* libc and ld.so: a state's frames there are no program frames. */
+bool libc_module(const char *mod);
+/* A crash's or a hang's state: at most STATE_FRAMES names of functions
+ * (module+offset without one), innermost first, each name's physical frame,
+ * and whether it is outside libc and the tool's modules; cut when it ends at
+ * the activation that made the failed call. */
+#define STATE_FRAMES 4
+struct state {
+	size_t n;
+	char name[STATE_FRAMES][200];
+	struct frame frame[STATE_FRAMES];
+	bool prog[STATE_FRAMES];
+	bool cut;
+};
+/* false (st->n 0) for a run with no backtrace, or no crash or hang */
+bool run_state(const struct run *r, struct state *st);
+/* The state's names, "f < g < h": whole (a key's), or as the console cuts
+ * them (shown). */
+void state_text(FILE *f, const struct state *st, bool shown);
+/* s with each run of digits as "#" and each run of blanks as one space,
+ * trimmed: how keys compare lines. */
+void alike_text(char *out, size_t n, const char *s);
+/* "SIGSEGV", from a caught fault where there was one. */
+void crash_signal(const struct run *r, char *out, size_t n);
+/* What makes two finding runs one finding ("crash SIGSEGV in f < g < h",
+ * "silent: lines lost, \"#. item\""), and the same with the first run's
+ * own text for people. */
+void finding_key(const struct run *r, char *out, size_t n);
+void finding_title(FILE *f, const struct run *r);
+/* The findings of runs[], each run's in its .finding, the outcomes counted
+ * into counts; fs has room for nruns. group_runs also re-runs the first run
+ * of each to confirm it. */
+size_t find_findings(struct finding *fs, size_t *counts);
+size_t group_runs(struct finding *fs, size_t *counts);
+/* A finding's call paths: its runs by the failed allocation's site, in
+ * the order of their first runs. *out to be freed. */
+struct path {
+	size_t first, count;
+};
+size_t finding_paths(size_t f, struct path **out);
+/* keep for html_points: run i is one of the path's (ctx). */
+bool run_in_path(size_t i, const void *ctx);
 
 /* aborts.c: the distinct places the program aborted (outcome abort), by
  * the frame that called abort() and the failed allocation it aborted for
@@ -275,6 +353,12 @@ void abort_sites_json(FILE *f);
 FILE *mem_open(struct membuf *m);
 void esc_n(FILE *f, const char *s, size_t n, bool attr);
 void esc(FILE *f, const char *s, bool attr);
+/* The code point of the well-formed UTF-8 character p[0..k) when it is a
+ * control a terminal or a browser acts on (C1, bidirectional overrides and
+ * isolates, line and paragraph separators), else 0. */
+unsigned hidden_control(const unsigned char *p, size_t k);
+/* A program's own text as esc writes it, those controls as U+FFFD too. */
+void esc_program_text(FILE *f, const char *s);
 void mem_flush(struct membuf *m, FILE *f, bool attr);
 const char *point_kind(const struct run *r);
 /* A report file (outfile.h): opened, or exit 2 with why; put in place
@@ -289,19 +373,21 @@ void report_open(struct report_head *h, const char *path, const size_t *counts,
 /* json-out.c */
 /* A silent run's evidence as an object; null for any other run. */
 void json_evidence(FILE *f, const struct evidence *ev);
+/* A silent run's loss as an object; null for any other run. */
+void json_loss(FILE *f, const struct loss *l);
 /* The fields of one sweep's JSON object, without its braces. */
-void json_sweep_fields(FILE *f, struct group *groups, size_t ngroups, const size_t *counts);
-void write_json(const char *path, struct group *groups, size_t ngroups, const size_t *counts);
+void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *counts);
+void write_json(const char *path, struct finding *fs, size_t nfs, const size_t *counts);
 
 /* junit.c */
 /* One <testsuite> of the runs: named after the program and classed by its
  * name, or after a campaign's target id. */
-void junit_testsuite(FILE *f, const struct report_head *h, const struct group *groups,
+void junit_testsuite(FILE *f, const struct report_head *h, const struct finding *fs, size_t nfs,
                      const size_t *counts, const char *id);
-void write_junit(const char *path, const struct group *groups, const size_t *counts);
+void write_junit(const char *path, const struct finding *fs, size_t nfs, const size_t *counts);
 
 /* html.c */
-void write_html(const char *path, const struct group *groups, size_t ngroups, const size_t *counts);
+void write_html(const char *path, const struct finding *fs, size_t nfs, const size_t *counts);
 
 /* frames.c: the path and build-id of module number n (NULL: unknown). */
 void module_of(size_t n, const char **path, const char **build_id);
@@ -310,7 +396,7 @@ void module_of(size_t n, const char **path, const char **build_id);
 int program_check(char *why, size_t n);
 void make_tmp(void);
 void sweep_header(void);
-int exit_status(const struct group *groups, size_t ngroups);
+int exit_status(const struct finding *fs, size_t nfs);
 
 /* shard.c: --shard auto, from the job runner's environment (or exit 2). */
 void shard_auto(void);
@@ -331,8 +417,8 @@ struct target {
 };
 /* The reports' loop over the targets (campaign-out.c): each target's
  * results loaded into the globals above (opt.argv, runs, nruns, eligible,
- * ...) as after a sweep of it alone, then fn with its groups and counts. */
-typedef void target_fn(void *ctx, const struct target *t, struct group *groups, size_t ngroups,
+ * ...) as after a sweep of it alone, then fn with its findings and counts. */
+typedef void target_fn(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
                        const size_t *counts);
 void campaign_each_target(target_fn *fn, void *ctx);
 /* The console result and the reports of targets[0..n), from the journal;

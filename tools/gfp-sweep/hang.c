@@ -1,0 +1,165 @@
+/*
+ * hang.c - where a hung run waits: before the timeout kills it, the stack
+ * of the thread that made the failed call (the process's initial thread
+ * when that one has ended), read from outside through elfutils' libdwfl
+ * (ptrace and the modules' CFI, as eu-stack reads it). Its frames are
+ * written as classify.c writes a record's, so that a hang's state is read
+ * the way a crash's is. A process that cannot be traced (it has a tracer, or
+ * the sweep may not trace it) gives no stack: its hang is keyed by the
+ * failed allocation instead.
+ */
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "record_reader.h"
+#include "text.h"
+#include "sweep.h"
+
+#define HANG_FRAMES 64
+
+struct hang_ctx {
+	Dwfl *dwfl;
+	char exe[PATH_MAX], exe_name[128]; /* the program's file and name as the shim names it */
+	char *out;
+	size_t n, len;
+	int frames;
+};
+
+/* The shim names a frame's module by its file's base name, the program by
+ * the name it was run as (program_invocation_name). */
+static void module_name(const struct hang_ctx *h, const char *file, char *out, size_t n)
+{
+	const char *slash = strrchr(file, '/');
+	if (h->exe_name[0] && strcmp(file, h->exe) == 0)
+		snprintf(out, n, "%s", h->exe_name);
+	else
+		snprintf(out, n, "%s", slash ? slash + 1 : file);
+}
+
+static int take_frame(Dwfl_Frame *state, void *arg)
+{
+	struct hang_ctx *h = arg;
+	Dwarf_Addr pc;
+	bool activation;
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	/* A return address names the call before it. */
+	Dwarf_Addr at = activation ? pc : pc - 1, start = 0;
+	Dwfl_Module *m = dwfl_addrmodule(h->dwfl, at);
+	const char *file = NULL;
+	const char *name =
+	    m ? dwfl_module_info(m, NULL, &start, NULL, NULL, NULL, &file, NULL) : NULL;
+	if (!name || name[0] != '/')
+		return ++h->frames < HANG_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+	char mod[128], sym[160] = "", bid[130] = "";
+	module_name(h, name, mod, sizeof(mod));
+	GElf_Off symoff = 0;
+	GElf_Sym s;
+	const char *sname = dwfl_module_addrinfo(m, at, &symoff, &s, NULL, NULL, NULL);
+	if (sname)
+		snprintf(sym, sizeof(sym), "%s+%#llx", sname,
+		         (unsigned long long)(symoff + (activation ? 0 : 1)));
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int nb = dwfl_module_build_id(m, &bits, &vaddr);
+	for (int i = 0; i < nb && i < 64; i++)
+		snprintf(bid + 2 * i, sizeof(bid) - 2 * (size_t)i, "%02x", bits[i]);
+	for (char *p = sym; *p; p++)
+		if (*p == '\t' || *p == '\n')
+			*p = ' ';
+	int w = snprintf(h->out + h->len, h->n - h->len, "%s\t%#llx\t%s\t%zu\n", mod,
+	                 (unsigned long long)(pc - start), sym,
+	                 module_index(mod, file ? file : name, nb > 0 ? bid : NULL));
+	if (w > 0 && (size_t)w < h->n - h->len)
+		h->len += (size_t)w;
+	return ++h->frames < HANG_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* pid is keeper's descendant: a pid reused by another process since the
+ * injection record was written is not traced. */
+static bool descendant(pid_t pid, pid_t keeper)
+{
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		char path[64], stat[512];
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			return false;
+		size_t n = fread(stat, 1, sizeof(stat) - 1, f);
+		fclose(f);
+		stat[n] = '\0';
+		char *close = strrchr(stat, ')');
+		int ppid;
+		if (!close || sscanf(close + 1, " %*c %d", &ppid) != 1)
+			return false;
+		if (ppid == keeper)
+			return true;
+		pid = ppid;
+	}
+	return false;
+}
+
+/* The name the process was run as: its argv[0]'s base name. */
+static void run_name(pid_t pid, char *out, size_t n)
+{
+	char path[64], arg[PATH_MAX] = "";
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (f) {
+		size_t len = fread(arg, 1, sizeof(arg) - 1, f);
+		arg[len] = '\0';
+		fclose(f);
+	}
+	const char *slash = strrchr(arg, '/');
+	snprintf(out, n, "%s", slash ? slash + 1 : arg);
+}
+
+bool hang_stack(int idx, pid_t keeper, char *out, size_t n)
+{
+	out[0] = '\0';
+	char path[PATH_MAX + 16];
+	size_t len = 0;
+	run_paths(idx, "rec", path, sizeof(path));
+	char *text = text_slurp(path, &len);
+	struct jval inj;
+	if (!text || !rec_find(text, len, "injection", &inj)) {
+		free(text);
+		return false;
+	}
+	double p = 0, t = 0;
+	json_num(&inj, "pid", &p);
+	json_num(&inj, "tid", &t);
+	json_free(&inj);
+	free(text);
+	pid_t pid = (pid_t)p, tid = (pid_t)t;
+	if (pid <= 1 || !descendant(pid, keeper))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)tid);
+	if (tid <= 0 || access(path, F_OK) != 0)
+		tid = pid;
+
+	static const Dwfl_Callbacks callbacks = {
+	    .find_elf = dwfl_linux_proc_find_elf,
+	    .find_debuginfo = dwfl_standard_find_debuginfo,
+	};
+	struct hang_ctx h = {.out = out, .n = n};
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	ssize_t l = readlink(path, h.exe, sizeof(h.exe) - 1);
+	h.exe[l > 0 ? l : 0] = '\0';
+	run_name(pid, h.exe_name, sizeof(h.exe_name));
+	h.dwfl = dwfl_begin(&callbacks);
+	if (!h.dwfl)
+		return false;
+	if (dwfl_linux_proc_report(h.dwfl, pid) == 0 && dwfl_report_end(h.dwfl, NULL, NULL) == 0 &&
+	    dwfl_linux_proc_attach(h.dwfl, pid, false) == 0)
+		dwfl_getthread_frames(h.dwfl, tid, take_frame, &h);
+	dwfl_end(h.dwfl); /* detaches: the keeper kills it next */
+	return out[0] != '\0';
+}
