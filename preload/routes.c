@@ -224,13 +224,13 @@ static void *counted_aligned_alloc(size_t align, size_t n)
 }
 
 /* While anyone waits for memory (a gfp_malloc with flags in the slow
- * path) free's route is the shim's, which wakes them (route.c). */
+ * path) free's route is the shim's, which wakes them (route.c). Every free
+ * is counted in its thread's block, as the shim's path counts it: the
+ * counts of a thread that is not registered (yet), or is past its exit, are
+ * read by nobody, and the shim's own code frees nothing of the program's
+ * (a signal handler that frees inside it is the program's). */
 static void counted_free(void *p)
 {
-	if (unlikely(!thread_counts_plain())) {
-		shim_free(p);
-		return;
-	}
 	gfp_count(&gfp_tls.stats[GFP_E_free].calls, 1);
 	gfp_je_free(p);
 }
@@ -269,23 +269,30 @@ static void *sized_realloc(void *old, size_t n)
 	return watched_realloc(old, n);
 }
 
+/* An aligned request jemalloc cannot fail: alignment and size at most
+ * GFP_ROUTE_SURE, in one compare. */
+static inline bool aligned_sure(size_t align, size_t n)
+{
+	return (align | n) <= GFP_ROUTE_SURE;
+}
+
 static int sized_posix_memalign(void **memptr, size_t align, size_t n)
 {
-	if (likely(sure(n + align) && sure(n)))
+	if (likely(aligned_sure(align, n))) /* jemalloc refuses a bad alignment itself */
 		return gfp_je_posix_memalign(memptr, align, n);
 	return watched_posix_memalign(memptr, align, n);
 }
 
 static void *sized_memalign(size_t align, size_t n)
 {
-	if (likely(glibc_aligns_as_jemalloc(align) && sure(n + align) && sure(n)))
+	if (likely(glibc_aligns_as_jemalloc(align) && aligned_sure(align, n)))
 		return gfp_je_aligned_alloc(align, n);
 	return watched_memalign(align, n);
 }
 
 static void *sized_aligned_alloc(size_t align, size_t n)
 {
-	if (likely(glibc_aligns_as_jemalloc(align) && sure(n + align) && sure(n)))
+	if (likely(glibc_aligns_as_jemalloc(align) && aligned_sure(align, n)))
 		return gfp_je_aligned_alloc(align, n);
 	return watched_aligned_alloc(align, n);
 }
@@ -327,7 +334,7 @@ static int counted_sized_posix_memalign(void **memptr, size_t align, size_t n)
 {
 	/* EINVAL is counted nowhere: a bad alignment takes the other way */
 	if (unlikely(!thread_counts_plain() || !glibc_aligns_as_jemalloc(align) ||
-	             !sure(n + align) || !sure(n)))
+	             !aligned_sure(align, n) || !n))
 		return counted_posix_memalign(memptr, align, n);
 	COUNTED_SURE(GFP_E_posix_memalign, n);
 	return gfp_je_posix_memalign(memptr, align, n);
@@ -336,7 +343,7 @@ static int counted_sized_posix_memalign(void **memptr, size_t align, size_t n)
 static void *counted_sized_memalign(size_t align, size_t n)
 {
 	if (unlikely(!thread_counts_plain() || !glibc_aligns_as_jemalloc(align) ||
-	             !sure(n + align) || !sure(n)))
+	             !aligned_sure(align, n) || !n))
 		return counted_memalign(align, n);
 	COUNTED_SURE(GFP_E_memalign, n);
 	return gfp_je_aligned_alloc(align, n);
@@ -345,7 +352,7 @@ static void *counted_sized_memalign(size_t align, size_t n)
 static void *counted_sized_aligned_alloc(size_t align, size_t n)
 {
 	if (unlikely(!thread_counts_plain() || !glibc_aligns_as_jemalloc(align) ||
-	             !sure(n + align) || !sure(n)))
+	             !aligned_sure(align, n) || !n))
 		return counted_aligned_alloc(align, n);
 	COUNTED_SURE(GFP_E_aligned_alloc, n);
 	return gfp_je_aligned_alloc(align, n);
@@ -362,9 +369,9 @@ static void *counted_sized_aligned_alloc(size_t align, size_t n)
  * the route's arguments a and b ask it. */
 static inline __attribute__((always_inline)) void *je_alloc(enum gfp_entry e, size_t a, size_t b)
 {
-	return e == GFP_E_malloc   ? gfp_je_malloc(a)
-	       : e == GFP_E_calloc ? gfp_je_calloc(a, b)
-	                           : gfp_je_aligned_alloc(a, b);
+	return e == GFP_E_malloc || e == GFP_E_realloc ? gfp_je_malloc(a)
+	       : e == GFP_E_calloc                     ? gfp_je_calloc(a, b)
+	                                               : gfp_je_aligned_alloc(a, b);
 }
 
 /* The mallocx flags of a profiled route's request. */
@@ -478,9 +485,54 @@ static void *profiled_aligned_alloc(size_t align, size_t n)
 	return shim_aligned_alloc(align, n);
 }
 
-/* realloc stays the shim's: profile.c takes a moving block out of the map
- * before jemalloc may hand its address to another thread. */
-#define profiled_realloc shim_realloc
+/* jemalloc failed the realloc: the old block is still its caller's, in
+ * the map as it was, and the shim's policy path takes the request. */
+static __attribute__((noinline)) void *profiled_realloc_failed(void *old, size_t n, uint32_t *w,
+                                                               uint32_t v, uintptr_t caller)
+{
+	__atomic_store_n(w, v, __ATOMIC_RELAXED);
+	return gfp_realloc_policy(GFP_E_realloc, old, n, caller);
+}
+
+/* A realloc's new block beyond the small sizes: its usable size is
+ * jemalloc's (a large block resized in place may keep more). */
+static __attribute__((noinline)) void *profiled_realloc_large(void *p, size_t n, uintptr_t caller)
+{
+	size_t usable = sallocx(p, 0);
+	unsigned idx;
+	struct gfp_caller_counts *c;
+	if (usable <= GFP_SIZE_MID_MAX && profile_route_caller(GFP_E_realloc, caller, &idx, &c) &&
+	    profile_route_put(p, GFP_E_realloc, n, gfp_size_word_of(usable), idx, c))
+		return p;
+	return gfp_alloc_profiled(p, GFP_E_realloc, n, 0, 0, caller);
+}
+
+/* A realloc to up to 112 KiB of a block the map word describes: the old
+ * block leaves the map before jemalloc may hand its address to another
+ * thread (once it has moved), and the new one is counted at the realloc's
+ * caller, as profile.c counts it; a small one's usable size is the table's
+ * (a small block jemalloc keeps in place is already of the new size's
+ * class). Any other realloc is the shim's, and so is every one while anyone
+ * waits for memory (a shrink or a move frees, and wakes them). */
+static void *profiled_realloc(void *old, size_t n)
+{
+	if (unlikely(old == NULL))
+		PROFILED_CALL(GFP_E_realloc, n, 0, n, n, 0);
+	uint32_t *w, v;
+	if (unlikely(n - 9 > GFP_SIZE_MID_MAX - 9 || !gfp_route_word(old, &w) ||
+	             (int32_t)(v = __atomic_load_n(w, __ATOMIC_RELAXED)) >= 0 ||
+	             __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		return shim_realloc(old, n);
+	__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+	void *p = gfp_je_realloc(old, n);
+	if (unlikely(p == NULL))
+		return profiled_realloc_failed(old, n, w, v, CALLER);
+	if (unlikely(n > GFP_SIZE_TABLE_MAX))
+		return profiled_realloc_large(p, n, CALLER);
+	if (unlikely(!profile_route_count(p, GFP_E_realloc, n, n, CALLER)))
+		return profiled_miss(p, GFP_E_realloc, n, n, 0, CALLER);
+	return p;
+}
 
 /* A block in a chunk the routes have no leaf of: profile.c finds it in the
  * map; else the shim's free. */

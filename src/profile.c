@@ -86,11 +86,6 @@ static struct {
 	uint16_t *leaf;
 } dir[DIR_LEN];
 
-static uint32_t size_word(size_t usable)
-{
-	return (uint32_t)((usable >> GRANULE) | GFP_SHADOW_SIZE) << 16;
-}
-
 /* The tables, a size class at a time: one nallocx per class, not per size
  * (14 337 of them cost three quarters of a million instructions at every
  * start). */
@@ -103,7 +98,7 @@ void profile_init(void)
 	int saved = errno;
 	for (size_t n = 0; n <= GFP_SIZE_TABLE_MAX;) {
 		size_t usable = nallocx(n ? n : 1, 0);
-		uint32_t w = size_word(usable);
+		uint32_t w = gfp_size_word_of(usable);
 		if (usable < n) /* cannot be: a size class holds its sizes */
 			usable = n;
 		for (; n <= usable && n <= GFP_SIZE_TABLE_MAX; n++)
@@ -115,7 +110,7 @@ void profile_init(void)
 		if (lo <= GFP_SIZE_TABLE_MAX)
 			lo = GFP_SIZE_TABLE_MAX + 1;
 		if (usable == nallocx(lo, 0) && usable <= GFP_SIZE_MID_MAX)
-			gfp_route_map.size_mid[pages] = size_word(usable);
+			gfp_route_map.size_mid[pages] = gfp_size_word_of(usable);
 	}
 	errno = saved;
 }

@@ -134,6 +134,13 @@ static inline uint32_t gfp_size_word(size_t fit)
 	return 0;
 }
 
+/* The upper half of the map word of a block of `usable` bytes (at most
+ * GFP_SIZE_MID_MAX). */
+static inline uint32_t gfp_size_word_of(size_t usable)
+{
+	return (uint32_t)((usable >> GFP_GRANULE) | GFP_SHADOW_SIZE) << 16;
+}
+
 /* Counts block p, a request of `size` bytes whose map word's upper half is
  * sw, at caller index idx whose counts are c, and writes the word: false
  * when p is outside the routes' chunk (NULL is). The counts and the word

@@ -164,8 +164,8 @@ static void log_routes(void)
 {
 	struct gfp_routes *in = __atomic_load_n(&inner, __ATOMIC_RELAXED);
 	/* By the function each route holds: a family may share one with
-	 * another (the profiled realloc is the shim's). The watched and
-	 * counted families, where they watch every request: +all. */
+	 * another. The watched and counted families, where they watch every
+	 * request: +all. */
 #define KIND(f)                                                                                    \
 	(live->f == fam[ROUTE_SHIM].f                    ? "shim"                                  \
 	 : live->f == sized[ROUTE_SIZED_WATCHED].f       ? "watched"                               \

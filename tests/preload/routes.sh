@@ -9,7 +9,7 @@
 # answer where jemalloc can fail a small request: ulimit -v or -d), and
 # frees are jemalloc's; stats=totals
 # alone counts in the routes, and stats=sites alone counts per call site
-# there (the profiled routes; realloc stays the shim's); the watched and
+# there (the profiled routes); the watched and
 # counted routes look at jemalloc's answer only to a request larger than
 # 128 KiB, but at every answer where jemalloc can fail a small one (+all),
 # and their frees are jemalloc's (counted: and counted); anything else,
@@ -50,9 +50,7 @@ expect_eq "statistics under ulimit -v" "$(all counted+all counted)" \
 	"$(ulimit -v 8000000 && route "stats=totals")"
 expect_eq "default= under ulimit -v" "$(all watched+all jemalloc)" \
 	"$(ulimit -v 8000000 && route "default=NOFAIL")"
-expect_eq "per-site statistics" \
-	"malloc=profiled calloc=profiled realloc=shim posix_memalign=profiled memalign=profiled aligned_alloc=profiled free=profiled" \
-	"$(route "stats=sites")"
+expect_eq "per-site statistics" "$(all profiled profiled)" "$(route "stats=sites")"
 expect_eq "per-site statistics with call paths" "$(all shim shim)" "$(route "stats=paths")"
 expect_eq "per-site statistics with a budget" "$(all shim shim)" "$(route "stats=sites;limit=1G")"
 expect_eq "default=" "$(all watched jemalloc)" "$(route "default=NOFAIL")"

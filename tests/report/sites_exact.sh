@@ -1,10 +1,10 @@
 #!/bin/bash
 # stats=sites stays exact however a block is counted: sitesprog's threads
-# allocate from eight sites every kind of size the shadow map tells apart
+# allocate from nine sites every kind of size the shadow map tells apart
 # (8 bytes and less, the small sizes, the page-sized classes up to 112 KiB,
-# larger blocks counted apart), calloc and aligned blocks from three entry
-# points in turn, a live set over many 2 MiB chunks, blocks freed by
-# another thread; each site's calls, bytes, live calls and live bytes in
+# larger blocks counted apart), calloc, realloc chains and aligned blocks
+# from three entry points in turn, a live set over many 2 MiB chunks,
+# blocks freed by another thread; each site's calls, bytes, live calls and live bytes in
 # the report are what the program made and holds (malloc_usable_size),
 # under the profiled routes, the shim's own (ctl=1) and a tree's budget
 # (limit.scope=tree), with 1 and 4 threads. stats=totals counts the same
@@ -21,7 +21,7 @@ for line in out:
     if line.strip():
         name, *nums = line.split()
         want[name] = tuple(int(x) for x in nums)
-if len(want) != 8:
+if len(want) != 9:
     sys.exit(f"FAIL: {what}: sitesprog printed {len(want)} sites")
 bad = []
 for name, exp in sorted(want.items()):

@@ -1,13 +1,14 @@
 /*
  * sitesprog - what stats=sites must count exactly, every way the profiled
- * routes and profile.c count a block: threads allocate from eight call
+ * routes and profile.c count a block: threads allocate from nine call
  * sites (one noinline function each, so that the report names them) with
  * sizes of every kind the shadow map tells apart (8 bytes and less, the
  * small table, the page-sized classes up to 112 KiB, larger blocks counted
- * apart), calloc, and aligned blocks from three entry points in turn at
- * alignments 16..8192; a live set that spans many 2 MiB chunks; blocks
- * handed to another thread, which frees them. At the end each thread keeps
- * some of its blocks, and the program prints, per site, what it holds:
+ * apart), calloc, realloc chains, and aligned blocks from three entry
+ * points in turn at alignments 16..8192; a live set that spans many 2 MiB
+ * chunks; blocks handed to another thread, which frees them. At the end
+ * each thread keeps some of its blocks, and the program prints, per site,
+ * what it holds:
  * "SITE calls bytes live_calls live_bytes" (bytes as the shim counts a
  * request: n, or 1 for n = 0; live bytes by malloc_usable_size).
  *
@@ -24,10 +25,10 @@
 #define SLOTS    256
 #define HANDOFF  64
 
-enum { TINY, SMALL, MID, LARGE, ZEROED, PM, AA, MA, NSITES };
+enum { TINY, SMALL, MID, LARGE, ZEROED, PM, AA, MA, RE, NSITES };
 static const char *const site_name[NSITES] = {
-    "site_tiny",   "site_small",          "site_mid",           "site_large",
-    "site_calloc", "site_posix_memalign", "site_aligned_alloc", "site_memalign"};
+    "site_tiny",           "site_small",         "site_mid",      "site_large",  "site_calloc",
+    "site_posix_memalign", "site_aligned_alloc", "site_memalign", "site_realloc"};
 
 /* One allocation call each; the empty asm keeps them apart. */
 #define SITE(name, call)                                                                           \
@@ -55,6 +56,13 @@ NOINLINE void *site_posix_memalign(size_t align, size_t n)
 NOINLINE void *site_aligned_alloc(size_t align, size_t n)
 {
 	void *p = aligned_alloc(align, (n + align - 1) & ~(align - 1));
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+
+NOINLINE void *site_realloc(void *old, size_t n)
+{
+	void *p = realloc(old, n);
 	__asm__ volatile("" ::: "memory");
 	return p;
 }
@@ -128,10 +136,23 @@ static struct block make(uint64_t *r, struct counts *c)
 		p = site_aligned_alloc(align, n);
 		n = (n + align - 1) & ~(align - 1);
 		break;
-	default:
+	case MA:
 		n = (x >> 16) % 5000;
 		p = site_memalign(align, n);
 		break;
+	default: {
+		/* a block of its own, grown or shrunk: two calls of the site */
+		size_t first = 1 + (x >> 16) % 20000;
+		n = 1 + (x >> 32) % 20000;
+		p = site_realloc(NULL, first);
+		if (p) {
+			memset(p, 0x5a, first < 64 ? first : 64);
+			p = site_realloc(p, n);
+		}
+		c[site].calls++;
+		c[site].bytes += (long long)first;
+		break;
+	}
 	}
 	if (!p) {
 		fprintf(stderr, "sitesprog: %s(%zu) failed\n", site_name[site], n);
