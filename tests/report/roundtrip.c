@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "infile.h"
 #include "internal.h"
 #include "json.h"
 #include "record_reader.h"
@@ -185,7 +186,7 @@ int main(void)
 		record_event(kinds[i].event, kinds[i].has_req ? &req : NULL, frames, 3,
 		             kinds[i].extra);
 	size_t len = 0;
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	CHECK(text != NULL);
 	for (size_t i = 0; text && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		check_kind(text, len, &kinds[i]);

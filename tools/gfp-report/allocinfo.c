@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "frame.h"
 #include "text.h"
 #include "report.h"
@@ -142,7 +143,7 @@ static bool print_allocinfo(const char *path, const struct jval *rep, const stru
 bool show_allocinfo(const char *path, long top, enum ai_sort sort)
 {
 	size_t len = 0;
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	if (!text) {
 		error("cannot read %s: %s", path, strerror(errno));
 		return false;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "outfile.h"
 #include "text.h"
 #include "report.h"
@@ -122,7 +123,7 @@ static bool parse_shard(struct part *p)
 static bool load_part(struct part *p)
 {
 	size_t len = 0;
-	char *text = text_slurp(p->path, &len);
+	char *text = infile_read(p->path, &len);
 	char err[256];
 	if (!text) {
 		error("cannot read %s: %s", p->path, strerror(errno));
@@ -720,9 +721,9 @@ static bool merge_write(const char *output, struct part *parts, size_t np)
 		return false;
 	bool ok = true;
 	/* -o OUT: a new file renamed over OUT once whole (outfile.h). */
-	struct tool_out o = {.f = stdout, .path = NULL, .slot = -1};
+	struct outfile o = {.f = stdout, .path = NULL, .slot = -1};
 	char why[PATH_MAX + 200];
-	if (output && !tool_out_open(&o, output, why, sizeof(why))) {
+	if (output && !outfile_open(&o, output, why, sizeof(why))) {
 		error("cannot write %s: %s", output, why);
 		ok = false;
 	} else {
@@ -731,7 +732,7 @@ static bool merge_write(const char *output, struct part *parts, size_t np)
 			merge_campaign(f, parts, np, tp, nt);
 		else
 			merge_sweep(f, parts, np);
-		if (output ? !tool_out_close(&o) : fflush(f) != 0 || ferror(f)) {
+		if (output ? !outfile_close(&o) : fflush(f) != 0 || ferror(f)) {
 			error("cannot write %s: %s", output ? output : "the standard output",
 			      strerror(errno));
 			ok = false;

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "infile.h"
+#include "tool.h"
 #include "record_reader.h"
 #include "text.h"
 #include "report.h"
@@ -215,6 +216,38 @@ static void print_group_site(size_t g, void *groups)
 		printf("    reproduce: %s\n", json_str(o, "reproducer"));
 }
 
+/* One bug is often reached from many failure points: prints the crash sites
+ * that several crash groups share, each once, with their groups and runs.
+ * top[g] is group g's crash site (NULL or "" when it did not crash), runs[g]
+ * its runs; print_site(g, ctx) prints group g's crash site. */
+static void shared_crash_sites(size_t n, const char *const *top, const double *runs,
+                               void (*print_site)(size_t g, void *ctx), void *ctx)
+{
+	bool header = false;
+	for (size_t g = 0; g < n; g++) {
+		if (!top[g] || !*top[g])
+			continue;
+		size_t groups = 0;
+		double total = 0;
+		bool seen = false;
+		for (size_t h = 0; h < n && !seen; h++) {
+			if (!top[h] || strcmp(top[h], top[g]) != 0)
+				continue;
+			seen = h < g; /* printed at its first group */
+			groups++;
+			total += runs[h];
+		}
+		if (seen || groups < 2)
+			continue;
+		if (!header)
+			printf("\ncrash sites that several groups share (one bug, many failure "
+			       "points):\n");
+		header = true;
+		printf("  %zu groups, %.0f runs, first [%zu]:\n", groups, total, g + 1);
+		print_site(g, ctx);
+	}
+}
+
 static void crash_sites_digest(const struct jval *groups, size_t ng)
 {
 	const char **top = xrealloc(NULL, (ng ? ng : 1) * sizeof(*top));
@@ -226,7 +259,7 @@ static void crash_sites_digest(const struct jval *groups, size_t ng)
 		top[g] = oc && strcmp(oc, "crash") == 0 ? json_str(o, "crash_site") : NULL;
 		runs[g] = json_num(o, "count", &count) ? count : 0;
 	}
-	tool_crash_sites_digest(ng, top, runs, print_group_site, (void *)groups);
+	shared_crash_sites(ng, top, runs, print_group_site, (void *)groups);
 	free(top);
 	free(runs);
 }
@@ -617,7 +650,7 @@ static bool show_records(const char *path, const char *text, size_t len)
 bool show_file(const char *path)
 {
 	size_t len = 0;
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	if (!text) {
 		error("cannot read %s: %s", path, strerror(errno));
 		return false;

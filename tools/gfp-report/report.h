@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "common.h"
+#include "tool.h"
 #include "json.h"
 
 enum kind { K_NONE, K_REPORT, K_SWEEP, K_RECORD };
@@ -50,7 +50,7 @@ bool show_allocinfo(const char *path, long top, enum ai_sort sort);
 /* merge.c */
 int merge_main(int argc, char **argv);
 
-/* The tools' messages, xrealloc and xstrdup (common.h), by the names this
+/* The tools' messages, xrealloc and xstrdup (tool.h), by the names this
  * tool's files call them. */
 #define error   tool_error
 #define warning tool_warning

@@ -228,7 +228,7 @@ static void json_target(void *ctx, const struct target *t, struct finding *fs, s
 
 static void campaign_json(const char *path, const struct totals *tot)
 {
-	struct tool_out o;
+	struct outfile o;
 	FILE *f = report_file(&o, path);
 	fprintf(f, "{\"gfp_sweep\":\"%s\",\"format\":2,\"campaign\":", GFP_VERSION);
 	text_json_str(f, opt.campaign);

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "infile.h"
 #include "text.h"
 #include "journal.h"
 #include "sweep.h"
@@ -162,7 +163,7 @@ static char *read_campaign(const char *path, size_t *len)
 		    : S_ISFIFO(st.st_mode) ? "a FIFO"
 		    : S_ISCHR(st.st_mode)  ? "a character device"
 		                           : "not a regular file");
-	char *text = text_slurp_fd(fd, len);
+	char *text = infile_read_fd(fd, len);
 	if (!text)
 		die(EXIT_USAGE, "--campaign %s: %s", path, strerror(errno));
 	close(fd);

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "common.h"
+#include "infile.h"
+#include "launch.h"
+#include "tool.h"
 #include "record_reader.h"
 #include "text.h"
 #include "sweep.h"
@@ -112,7 +114,7 @@ static void quote_line(char *out, size_t n, const char *s, size_t from, size_t t
 	while (p < end) {
 		char piece[12];
 		size_t k = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-		unsigned cp = k > 1 ? hidden_control(p, k) : 0;
+		unsigned cp = k > 1 ? text_hidden_control(p, k) : 0;
 		if (cp)
 			snprintf(piece, sizeof(piece), "\\u%04x", cp);
 		else if (k > 1)
@@ -267,7 +269,7 @@ static void err_lines(int idx, struct err_lines *e)
 	char path[PATH_MAX + 16];
 	size_t len = 0;
 	run_paths(idx, "err", path, sizeof(path));
-	char *err = text_slurp(path, &len);
+	char *err = infile_read(path, &len);
 	for (size_t i = 0; err && i < len && e->n < MESSAGE_LINES;) {
 		const char *nl = memchr(err + i, '\n', len - i);
 		size_t end = nl ? (size_t)(nl - err) : len;
@@ -412,7 +414,7 @@ void classify(struct run *r, int idx, int st, bool timed_out, const struct outpu
 	char path[PATH_MAX + 16];
 	run_paths(idx, "rec", path, sizeof(path));
 	size_t len = 0;
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	struct jval inj_rec, crash_rec;
 	r->ev.offset = -1;
 	memset(&r->loss, 0, sizeof(r->loss));

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "launch.h"
+#include "tool.h"
 #include "text.h"
 #include "sweep.h"
 
@@ -134,7 +135,7 @@ static const char *gfp_run_path(void)
 			return path;
 		}
 	}
-	if (!tool_resolve("gfp-run", path, sizeof(path)))
+	if (!launch_resolve("gfp-run", path, sizeof(path)))
 		snprintf(path, sizeof(path), "gfp-run");
 	return path;
 }

@@ -26,7 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "launch.h"
+#include "demangle.h"
+#include "tool.h"
 #include "symbolize.h"
 #include "sweep.h"
 
@@ -367,12 +369,12 @@ void crash_signal(const struct run *r, char *out, size_t n)
 void state_text(FILE *f, const struct state *st, bool shown)
 {
 	for (size_t i = 0; i < st->n; i++) {
-		char name[SYM_SHORT_LONGEST + 8];
+		char name[DEMANGLE_SHORT_LONGEST + 8];
 		size_t len = 0;
 		name[0] = '\0';
 		/* the key keeps whole names; people read them as the console cuts them */
 		if (shown)
-			sym_short_name(st->name[i], name, sizeof(name), &len);
+			demangle_short(st->name[i], name, sizeof(name), &len);
 		fprintf(f, "%s%s", i ? " < " : "", shown ? name : st->name[i]);
 	}
 }

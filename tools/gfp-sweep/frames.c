@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "demangle.h"
+#include "tool.h"
 #include "sweep.h"
 
 char prog_path[PATH_MAX];
@@ -114,7 +115,7 @@ static bool parse_frame(const char *line, size_t len, bool return_address, struc
 	snprintf(fr->off, sizeof(fr->off), "%s", field[1]);
 	snprintf(fr->sym, sizeof(fr->sym), "%s", field[2]);
 	const struct frame_info *fi = name_frame((size_t)mod, fr->off, fr->sym, return_address);
-	sym_symbol_text(field[2], fr->sym, sizeof(fr->sym), &(size_t){0}); /* demangled */
+	demangle_symbol(field[2], fr->sym, sizeof(fr->sym), &(size_t){0}); /* demangled */
 	if (fi->located)
 		snprintf(fr->src, sizeof(fr->src), "%.*s", (int)sizeof(fr->src) - 1, fi->desc);
 	fr->path = fi->path;

@@ -17,7 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "infile.h"
+#include "tool.h"
 #include "record_reader.h"
 #include "text.h"
 #include "sweep.h"
@@ -127,7 +128,7 @@ bool hang_stack(int idx, pid_t keeper, char *out, size_t n)
 	char path[PATH_MAX + 16];
 	size_t len = 0;
 	run_paths(idx, "rec", path, sizeof(path));
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	struct jval inj;
 	if (!text || !rec_find(text, len, "injection", &inj)) {
 		free(text);

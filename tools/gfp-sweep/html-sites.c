@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "launch.h"
+#include "tool.h"
 #include "html.h"
 
 const char *site_key(const struct run *r)

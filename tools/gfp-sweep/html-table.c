@@ -34,7 +34,8 @@ void html_abort_sites(FILE *f)
 			frame_words(w, &a->alloc);
 		else
 			fputs("-", w);
-		fprintf(f, "<div class=\"site abort\"><p><strong>[A%zu] %zu run%s</strong>: ", k + 1,
+		fprintf(f,
+		        "<div class=\"site abort\"><p><strong>[A%zu] %zu run%s</strong>: ", k + 1,
 		        a->count, a->count == 1 ? "" : "s");
 		mem_flush(&m, f, false);
 		fprintf(f, "</p>\n<pre class=\"repro\">");

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "tool.h"
 #include "gfp_build.h"
 #include "html.h"
 

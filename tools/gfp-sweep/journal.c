@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "infile.h"
 #include "outfile.h"
 #include "text.h"
 #include "gfp_build.h"
@@ -148,12 +149,12 @@ void journal_open(const char *state, const struct target *ts, size_t n)
 	 * a file of its own (outfile.h), then read through the same
 	 * descriptor. */
 	char why[PATH_MAX + 200];
-	fd = tool_append_open(path, why, sizeof(why));
+	fd = outfile_append_open(path, why, sizeof(why));
 	if (fd < 0)
 		die(EXIT_USAGE, "cannot write %s: %s (--state PATH chooses another file)", path,
 		    why);
 	size_t len = 0;
-	char *text = text_slurp_fd(fd, &len);
+	char *text = infile_read_fd(fd, &len);
 	if (!text)
 		die(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
 	size_t lineno = 0, bad = 0;
@@ -314,7 +315,7 @@ static void stderr_out(FILE *f, const struct run *r)
 	char p[PATH_MAX + 16];
 	size_t len = 0;
 	run_paths(r->idx, "err", p, sizeof(p));
-	char *err = text_slurp(p, &len);
+	char *err = infile_read(p, &len);
 	fprintf(f, ",\"stderr\":");
 	text_json_str(f, err ? err + (len > 4097 ? len - 4097 : 0) : "");
 	free(err);

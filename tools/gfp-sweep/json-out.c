@@ -196,7 +196,7 @@ void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *co
 
 void write_json(const char *path, struct finding *fs, size_t nfs, const size_t *counts)
 {
-	struct tool_out o;
+	struct outfile o;
 	FILE *f = report_file(&o, path);
 	fputc('{', f);
 	json_sweep_fields(f, fs, nfs, counts);

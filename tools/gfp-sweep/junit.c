@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "text.h"
 #include "gfp_build.h"
 #include "sweep.h"
@@ -46,7 +47,7 @@ static void stderr_tail(FILE *f, const struct run *r)
 	char path[PATH_MAX + 16];
 	size_t len;
 	run_paths(r->idx, "err", path, sizeof(path));
-	char *err = text_slurp(path, &len);
+	char *err = infile_read(path, &len);
 	if (!err)
 		return;
 	const char *from = err;

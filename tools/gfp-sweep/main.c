@@ -11,7 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "launch.h"
+#include "tool.h"
 #include "gfp_build.h"
 #include "sweep.h"
 
@@ -261,13 +262,13 @@ int program_check(char *why, size_t n)
 {
 	char resolved[PATH_MAX];
 	prog_path[0] = '\0';
-	if (!tool_resolve(opt.argv[0], resolved, sizeof(resolved)))
+	if (!launch_resolve(opt.argv[0], resolved, sizeof(resolved)))
 		return snprintf(why, n, "%s: command not found", opt.argv[0]), 127;
 	if (!realpath(resolved, prog_path))
 		prog_path[0] = '\0';
 	if (access(resolved, X_OK) != 0)
 		return snprintf(why, n, "%s is not executable: %s", resolved, strerror(errno)), 126;
-	if (tool_is_static_elf(resolved))
+	if (launch_is_static_elf(resolved))
 		return snprintf(why, n,
 		                "%s is statically linked: LD_PRELOAD cannot reach its allocations",
 		                resolved),
@@ -287,7 +288,7 @@ void make_tmp(void)
 void report_check(const char *path)
 {
 	char why[PATH_MAX + 200];
-	if (path && !tool_out_check(path, why, sizeof(why)))
+	if (path && !outfile_check(path, why, sizeof(why)))
 		die(EXIT_USAGE, "cannot write %s: %s", path, why);
 }
 
@@ -305,13 +306,13 @@ static void prepare(const char *lib)
 	stop_on_signals();
 	if (lib)
 		snprintf(opt.lib, sizeof(opt.lib), "%s", lib);
-	else if (!tool_find_library(opt.lib, sizeof(opt.lib))) {
+	else if (!launch_find_library(opt.lib, sizeof(opt.lib))) {
 		char why[4 * PATH_MAX];
-		tool_library_missing(why, sizeof(why));
+		launch_library_missing(why, sizeof(why));
 		die(EXIT_USAGE, "%s", why);
 	}
 	char why[PATH_MAX + 200];
-	if (!tool_can_preload(opt.lib, why, sizeof(why)))
+	if (!launch_can_preload(opt.lib, why, sizeof(why)))
 		die(EXIT_USAGE, "%s", why);
 	int status = opt.campaign ? 0 : program_check(why, sizeof(why));
 	if (status)

@@ -70,20 +70,6 @@ void esc(FILE *f, const char *s, bool attr)
 	esc_n(f, s, strlen(s), attr);
 }
 
-/* The code point of the well-formed UTF-8 character p[0..k) when it is a
- * control a terminal or a browser acts on - C1 (a CSI), the bidirectional
- * overrides and isolates, the line and paragraph separators - else 0: what
- * a program wrote must not reorder or drive what shows it. */
-unsigned hidden_control(const unsigned char *p, size_t k)
-{
-	unsigned cp = k == 2   ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
-	              : k == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
-	                       : 0;
-	bool hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
-	              (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-	return hidden ? cp : 0;
-}
-
 /* A program's own text (its stderr) as esc writes it, each control above
  * as U+FFFD too. */
 void esc_program_text(FILE *f, const char *s)
@@ -91,7 +77,7 @@ void esc_program_text(FILE *f, const char *s)
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s), *from = p;
 	while (p < end) {
 		size_t k = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-		if (k > 1 && hidden_control(p, k)) {
+		if (k > 1 && text_hidden_control(p, k)) {
 			esc_n(f, (const char *)from, (size_t)(p - from), false);
 			fputs("&#xFFFD;", f);
 			from = p + k;
@@ -114,17 +100,17 @@ const char *point_kind(const struct run *r)
 	return r->site[0] ? "hit" : "call";
 }
 
-FILE *report_file(struct tool_out *o, const char *path)
+FILE *report_file(struct outfile *o, const char *path)
 {
 	char why[PATH_MAX + 200];
-	if (!tool_out_open(o, path, why, sizeof(why)))
+	if (!outfile_open(o, path, why, sizeof(why)))
 		die(EXIT_USAGE, "cannot write %s: %s", path, why);
 	return o->f;
 }
 
-void report_done(struct tool_out *o)
+void report_done(struct outfile *o)
 {
-	if (!tool_out_close(o))
+	if (!outfile_close(o))
 		die(EXIT_USAGE, "cannot write %s: %s", o->path, strerror(errno));
 }
 

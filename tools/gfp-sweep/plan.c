@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "infile.h"
 #include "record_reader.h"
 #include "text.h"
 #include "sweep.h"
@@ -57,7 +58,7 @@ static void add_site(void *ctx, const struct rec_site *one)
 static size_t read_sites(const char *path)
 {
 	size_t len = 0;
-	char *rep = text_slurp(path, &len);
+	char *rep = infile_read(path, &len);
 	if (!rep)
 		return 0;
 	struct jval v;
@@ -93,7 +94,7 @@ static void check_site(void *ctx, const struct rec_site *one)
 static bool recorded_again(const char *path)
 {
 	size_t len = 0;
-	char *rep = text_slurp(path, &len);
+	char *rep = infile_read(path, &len);
 	struct jval v;
 	char err[256];
 	same_sites = rep && json_parse(rep, len, 1, &v, err, sizeof(err));
@@ -131,7 +132,7 @@ void record(void)
 		char path[PATH_MAX + 16];
 		run_paths(0, "err", path, sizeof(path));
 		size_t len = 0;
-		char *err = text_slurp(path, &len);
+		char *err = infile_read(path, &len);
 		while (err && len && err[len - 1] == '\n') /* the message adds its own */
 			err[--len] = '\0';
 		die(125, "the shim refused the policy:\n%s", err ? err : "");

@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "infile.h"
+#include "launch.h"
+#include "tool.h"
 #include "keeper.h"
 #include "text.h"
 #include "sweep.h"
@@ -131,7 +133,7 @@ static void on_stop(int sig)
 	w = write(2, msg, sizeof(msg) - 1);
 	(void)w;
 	remove_tmp_now();
-	tool_out_remove_now();
+	outfile_remove_now();
 	_exit(128 + sig);
 }
 
@@ -263,7 +265,7 @@ static void start_run(void *arg)
 		snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
 		setenv("GFP_INJECT_PID", pidbuf, 1);
 	}
-	tool_set_preload(opt.lib);
+	launch_set_preload(opt.lib);
 	execvp(opt.argv[0], opt.argv);
 	_exit(127);
 }
@@ -310,7 +312,7 @@ struct output read_output(int idx)
 	char path[PATH_MAX + 16];
 	run_paths(idx, "out", path, sizeof(path));
 	struct output o = {NULL, 0};
-	o.text = text_slurp(path, &o.len);
+	o.text = infile_read(path, &o.len);
 	if (!o.text)
 		o.text = strdup(""), o.len = 0;
 	return o;

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "common.h" /* die() and the other messages */
+#include "tool.h" /* die() and the other messages */
 #include "frame.h"
 #include "outfile.h"
 #include "record_reader.h"
@@ -182,7 +182,7 @@ struct membuf {
  * this host's name ("" when unknown). */
 struct report_head {
 	FILE *f;
-	struct tool_out out;
+	struct outfile out;
 	size_t findings;
 	char stamp[64], host[256];
 };
@@ -353,20 +353,16 @@ void abort_sites_json(FILE *f);
 FILE *mem_open(struct membuf *m);
 void esc_n(FILE *f, const char *s, size_t n, bool attr);
 void esc(FILE *f, const char *s, bool attr);
-/* The code point of the well-formed UTF-8 character p[0..k) when it is a
- * control a terminal or a browser acts on (C1, bidirectional overrides and
- * isolates, line and paragraph separators), else 0. */
-unsigned hidden_control(const unsigned char *p, size_t k);
 /* A program's own text as esc writes it, those controls as U+FFFD too. */
 void esc_program_text(FILE *f, const char *s);
 void mem_flush(struct membuf *m, FILE *f, bool attr);
 const char *point_kind(const struct run *r);
 /* A report file (outfile.h): opened, or exit 2 with why; put in place
  * whole, or exit 2 with the old file left as it was. */
-FILE *report_file(struct tool_out *o, const char *path);
+FILE *report_file(struct outfile *o, const char *path);
 /* main.c: that a report can be written at path (NULL: none), or exit 2. */
 void report_check(const char *path);
-void report_done(struct tool_out *o);
+void report_done(struct outfile *o);
 void report_open(struct report_head *h, const char *path, const size_t *counts,
                  const char *stamp_fmt);
 
