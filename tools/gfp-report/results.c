@@ -222,7 +222,7 @@ static void finding_counts(const struct jval *fd)
 }
 
 /* A call path's caller, "make_title inventory.c:98", as gfp-sweep's
- * frame_words writes it. */
+ * frames_words writes it. */
 static void caller_words(FILE *f, const struct jval *c)
 {
 	const char *fn = json_str(c, "function"), *file = json_str(c, "file"),

@@ -9,8 +9,6 @@
  * failed allocation instead.
  */
 #include <elfutils/libdwfl.h>
-#include <dwarf.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +16,6 @@
 #include <unistd.h>
 
 #include "infile.h"
-#include "tool.h"
-#include "record_reader.h"
-#include "text.h"
 #include "sweep.h"
 
 #define HANG_FRAMES 64
@@ -77,7 +72,7 @@ static int take_frame(Dwfl_Frame *state, void *arg)
 			*p = ' ';
 	int w = snprintf(h->out + h->len, h->n - h->len, "%s\t%#llx\t%s\t%zu\n", mod,
 	                 (unsigned long long)(pc - start), sym,
-	                 module_index(mod, file ? file : name, nb > 0 ? bid : NULL));
+	                 frames_module_index(mod, file ? file : name, nb > 0 ? bid : NULL));
 	if (w > 0 && (size_t)w < h->n - h->len)
 		h->len += (size_t)w;
 	return ++h->frames < HANG_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
