@@ -1,7 +1,7 @@
 /*
  * roundtrip.c - every record kind written by the shim's own writer
  * (src/records.c, record_event) and read back by the tools' one reader
- * (tools/lib/records.c): each field as written, frames in order, symbols
+ * (tools/lib/record_reader.c): each field as written, frames in order, symbols
  * with JSON escapes, a frame without module or symbol. A change to what
  * records.c writes that the tools would misread fails here, not in a sweep.
  * Likewise the report's "sites" array (stats=paths, inject.c's hit table,
