@@ -26,12 +26,12 @@ cg_make memcg $((64 * MiB))
 note "cgroup v$CG_V $CG, limit 64 MiB"
 kills=$(cg_kills)
 
-# run TAG POLICY CMD...: CMD in the cgroup under the shim, killed after 30 s.
+# run TAG POLICY CMD...: CMD in the cgroup under the shim, killed after 60 s.
 run() {
 	local tag=$1 pol=$2
 	shift 2
 	STATUS=0
-	cg_run timeout -s KILL 30 env LD_PRELOAD="$SHIM" GFP_POLICY="$pol" GFP_LOG="$TMP/$tag.log" \
+	cg_bounded 60 env LD_PRELOAD="$SHIM" GFP_POLICY="$pol" GFP_LOG="$TMP/$tag.log" \
 		GFP_REPORT="$TMP/$tag.json" "$@" >"$TMP/$tag.out" 2>&1 || STATUS=$?
 }
 

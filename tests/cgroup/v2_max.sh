@@ -66,7 +66,7 @@ for ((i = 0; i < 400; i++)); do
 	sleep 0.05
 done
 rc=0
-timeout -s KILL 20 "$BUILD/tools/gfp-ctl" $pid report >"$TMP/ctl.json" 2>"$TMP/ctl.err" || rc=$?
+bounded 60 "$BUILD/tools/gfp-ctl" $pid report >"$TMP/ctl.json" 2>"$TMP/ctl.err" || rc=$?
 exec {ctl_in}>&-
 wait $pid || fail "the gfp-ctl target exited $?"
 [ "$rc" = 0 ] || { cat "$TMP/ctl.err" >&2; fail "gfp-ctl report: status $rc"; }

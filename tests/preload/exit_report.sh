@@ -9,7 +9,7 @@ PROG=$BUILD/tests/preload/exitprog
 
 for mode in plain fork vfork thread; do
 	rm -rf "$TMP/$mode" && mkdir "$TMP/$mode"
-	timeout 20 env LD_PRELOAD="$SHIM" GFP_POLICY=stats=totals \
+	bounded 60 env LD_PRELOAD="$SHIM" GFP_POLICY=stats=totals \
 		GFP_REPORT="$TMP/$mode/r.%p.json" "$PROG" $mode >"$TMP/$mode.out" ||
 		fail "$mode: exit status $?"
 	/usr/bin/python3 - "$TMP/$mode" "$(cat "$TMP/$mode.out")" "$mode" <<'PY' || fail "$mode: see above"

@@ -33,7 +33,7 @@ PY
 
 # Chromium, offline and headless. --no-sandbox: the tests may run as root.
 chrome() {
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+	bounded 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --user-data-dir="$TMP/chrome" --window-size=1200,900 \
 		--enable-logging=stderr --v=0 "$@" "file://$TMP/n.html"

@@ -16,7 +16,7 @@ sweep() { # TAG ARGS...: runs gfp-sweep --json TAG.json ARGS; SWEEP_RC
 	local tag=$1
 	shift
 	SWEEP_RC=0
-	timeout 120 "$SWEEP" --json "$TMP/$tag.json" "$@" </dev/null >"$TMP/$tag.out" \
+	bounded 120 "$SWEEP" --json "$TMP/$tag.json" "$@" </dev/null >"$TMP/$tag.out" \
 		2>"$TMP/$tag.err" || SWEEP_RC=$?
 }
 findings() { # TAG: "outcome site" of each finding

@@ -48,7 +48,7 @@ expect_eq "B's NOWAIT request of 8 MiB while a stopped process holds the tree's 
 
 # A member that may block still decides (without the lock, after its
 # wait), from 4 threads at once, each a block above a batch.
-GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD="$SHIM" timeout -s KILL 60 "$PROG" thold 4 $((1 << 20)) \
+GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD="$SHIM" bounded 60 "$PROG" thold 4 $((1 << 20)) \
 	</dev/null >"$TMP/A.out" 2>"$TMP/A.err" || true
 expect_eq "A's threads, which may block, hold their 1 MiB" $((1 << 20)) "$(field "$TMP/A.out" holding bytes)"
 
