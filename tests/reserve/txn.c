@@ -135,31 +135,14 @@ static void hog_free_first(struct hog *h, int k)
 	h->n -= k;
 }
 
-/* How many canaries of a request of `size` GFP_LOG holds (read without
- * stdio, whose buffer is a malloc). */
+/* How many canaries of a request of `size` GFP_LOG holds. */
 static int canaries(size_t size)
 {
-	const char *path = getenv("GFP_LOG");
-	char pat[96], buf[8192 + 96];
-	int n = 0;
-	size_t keep = 0;
-	ssize_t r;
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0)
+	char pat[96];
+	if (!getenv("GFP_LOG"))
 		sp_die("block: no GFP_LOG to read the canaries from\n");
-	int plen =
-	    snprintf(pat, sizeof(pat), "possible memory allocation deadlock size %zu ", size);
-	while ((r = read(fd, buf + keep, sizeof(buf) - keep - 1)) > 0) {
-		size_t len = keep + (size_t)r;
-		buf[len] = '\0';
-		for (char *p = buf; (p = strstr(p, pat)) != NULL; p += plen)
-			n++;
-		/* A match cut at the end of the buffer is counted next time. */
-		keep = len < (size_t)plen ? len : (size_t)plen - 1;
-		memmove(buf, buf + len - keep, keep);
-	}
-	close(fd);
-	return n;
+	snprintf(pat, sizeof(pat), SP_CANARY " size %zu ", size);
+	return sp_log_count(pat);
 }
 
 /* Waits (for up to a generous minute) until there are more than `seen`. */
