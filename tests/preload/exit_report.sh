@@ -28,7 +28,7 @@ done
 
 # dash runs the last command of -c in a child and ends by _exit.
 printf 'b\na\n' >"$TMP/f.txt"
-"$BUILD/tools/gfp-sweep" -j 2 --json "$TMP/sh.json" -- /bin/sh -c "sort $TMP/f.txt | head -1" \
+"$BUILD/tools/gfp-sweep" --timeout 60 -j 2 --json "$TMP/sh.json" -- /bin/sh -c "sort $TMP/f.txt | head -1" \
 	>"$TMP/sh.out" 2>"$TMP/sh.err" || { cat "$TMP/sh.err" >&2; fail "the sweep of sh -c failed"; }
 /usr/bin/python3 - "$TMP/sh.json" <<'PY' || fail "see above"
 import json, sys

@@ -10,7 +10,7 @@ SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt
 
-"$SWEEP" --mode nth --json "$TMP/n.json" --junit "$TMP/n.xml" --html "$TMP/n.html" \
+"$SWEEP" --timeout 5 --mode nth --json "$TMP/n.json" --junit "$TMP/n.xml" --html "$TMP/n.html" \
 	-- "$PROG" "$INPUT" >"$TMP/n.txt" 2>&1
 expect_eq "exit status with findings" 1 "$?"
 
