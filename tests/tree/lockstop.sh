@@ -19,7 +19,7 @@ wait_line "$TMP/B.out" try
 "$PROG" lockstop >"$TMP/L.out" 2>"$TMP/L.err" &
 l_pid=$!
 wait_line "$TMP/L.out" locked
-for i in $(seq 100); do
+for i in $(seq 600); do
 	[ "$(awk '{print $3}' /proc/$l_pid/stat)" = T ] && break
 	sleep 0.05
 done

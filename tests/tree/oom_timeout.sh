@@ -29,7 +29,7 @@ member_start A hold $((32 * MiB)) 0
 member_start B hold $((20 * MiB)) 0
 echo "${MEMBER_PID[A]}" >"$FRZ/cgroup.procs" || fail "cannot move A into $FRZ"
 echo FROZEN >"$FRZ/freezer.state"
-for i in $(seq 100); do
+for i in $(seq 600); do
 	[ "$(cat "$FRZ/freezer.state")" = FROZEN ] && break
 	sleep 0.05
 done
