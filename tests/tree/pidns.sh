@@ -43,7 +43,7 @@ member_end B
 member_end A
 [ ! -e "$GFP_TREE" ] || fail "the segment is still there after the last member ended"
 
-export GFP_TREE=$TMP/kill.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms'
+export GFP_TREE=$TMP/kill.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms;oom.victim_timeout=60s'
 member_start_ns Ak hold $((40 * MiB))
 rc=0
 bounded 60 unshare --pid --fork --kill-child --mount-proc env LD_PRELOAD="$SHIM" \

@@ -35,7 +35,7 @@ state() {
 for variant in :hold --mount-proc:hold --mount-proc:holdx; do
 	mount=${variant%:*} mode=${variant#*:}
 	name=A$mount-$mode
-	export GFP_TREE=$TMP/$name.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms'
+	export GFP_TREE=$TMP/$name.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms;oom.victim_timeout=60s'
 	# The namespace's init (bash, no member) makes the next pid S and
 	# starts A with it.
 	MEMBER_WRAP=(unshare --pid --fork --kill-child $mount bash -c \
