@@ -60,7 +60,7 @@ mkfifo "$TMP/ctl.in"
 	"$MEMCG_PROG" fillwait 'KERNEL|RETRY_MAYFAIL' 65536 $((32 * MiB))) <"$TMP/ctl.in" >"$TMP/ctl.out" 2>&1 &
 pid=$!
 exec {ctl_in}>"$TMP/ctl.in"
-for ((i = 0; i < 400; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	grep -q total "$TMP/ctl.out" && break
 	kill -0 $pid 2>/dev/null || { show ctl; fail "the gfp-ctl target ended"; }
 	sleep 0.05
