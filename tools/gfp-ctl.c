@@ -30,7 +30,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "infile.h"
+#include "tool.h"
 #include "json.h"
 #include "policy.h"
 #include "text.h"
@@ -153,7 +154,7 @@ static int by_pid(const void *a, const void *b)
  * looks in, listening now: "PID\tNAME" lines, by pid. */
 static int list(void)
 {
-	char *table = text_slurp("/proc/net/unix", NULL);
+	char *table = infile_read("/proc/net/unix", NULL);
 	long *pids = NULL;
 	size_t n = 0;
 	char first[PATH_MAX] = "";

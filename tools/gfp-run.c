@@ -10,7 +10,7 @@
  *
  * It validates the policy with the engine's own parser (the same messages,
  * status 125), sets the variables, prepends the library to LD_PRELOAD and
- * execs PROG. The library is looked for as tool_find_library says: the build
+ * execs PROG. The library is looked for as launch_find_library says: the build
  * tree, then an installed tree relative to gfp-run's real path, then the
  * configured libdir.
  */
@@ -26,7 +26,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "infile.h"
+#include "launch.h"
+#include "tool.h"
 #include "record_reader.h"
 #include "gfp_build.h"
 #include "policy.h"
@@ -124,7 +126,7 @@ static unsigned long long count_site_hits(char **argv, const char *policy, const
 	int st = 0;
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	char *text = pid > 0 ? text_slurp(report, NULL) : NULL;
+	char *text = pid > 0 ? infile_read(report, NULL) : NULL;
 	struct site_hits sh = {strtoull(site, NULL, 16), 0};
 	struct jval rep;
 	char err[256];
@@ -239,31 +241,31 @@ int main(int argc, char **argv)
 			tool_error("--lib: no file '%s'", lib);
 			return EXIT_USAGE;
 		}
-	} else if (!tool_find_library(libpath, sizeof(libpath))) {
+	} else if (!launch_find_library(libpath, sizeof(libpath))) {
 		char why[4 * PATH_MAX];
-		tool_library_missing(why, sizeof(why));
+		launch_library_missing(why, sizeof(why));
 		tool_error("%s", why);
 		return EXIT_USAGE;
 	}
 	char why[PATH_MAX + 200];
-	if (!tool_can_preload(libpath, why, sizeof(why))) {
+	if (!launch_can_preload(libpath, why, sizeof(why))) {
 		tool_error("%s", why);
 		return EXIT_USAGE;
 	}
 
 	const char *prog = argv[optind];
 	char resolved[PATH_MAX];
-	if (!tool_resolve(prog, resolved, sizeof(resolved))) {
+	if (!launch_resolve(prog, resolved, sizeof(resolved))) {
 		tool_error("%s: command not found", prog);
 		return EXIT_NOTFOUND;
 	}
-	if (tool_is_static_elf(resolved)) {
+	if (launch_is_static_elf(resolved)) {
 		tool_error("%s is statically linked: LD_PRELOAD cannot reach its allocations",
 		           resolved);
 		return EXIT_NOEXEC;
 	}
 
-	tool_set_preload(libpath);
+	launch_set_preload(libpath);
 	if (no_follow) {
 		/* PROG keeps this process's id (exec): the programs it runs get
 		 * no injected failure, as under gfp-sweep without --follow. */

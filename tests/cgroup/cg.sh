@@ -85,8 +85,17 @@ mib_between() {
 
 # cg_run CMD...: runs CMD inside cgroup CG (only CMD: the test's shell stays
 # where it is).
+CG_ENTER='echo $$ >"$0/cgroup.procs" && exec "$@"'
 cg_run() {
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
+	sh -c "$CG_ENTER" "$CG" "$@"
+}
+
+# cg_bounded SECS CMD...: cg_run under bounded, whose reaper stays outside
+# CG (its memory is not CG's).
+cg_bounded() {
+	local secs=$1
+	shift
+	bounded "$secs" sh -c "$CG_ENTER" "$CG" "$@"
 }
 
 # cg_child NAME [LIMIT]: a cgroup inside CG (none when not given); CG

@@ -26,12 +26,12 @@ cg_make memcg $((64 * MiB))
 note "cgroup v$CG_V $CG, limit 64 MiB"
 kills=$(cg_kills)
 
-# run TAG POLICY CMD...: CMD in the cgroup under the shim, killed after 30 s.
+# run TAG POLICY CMD...: CMD in the cgroup under the shim, killed after 60 s.
 run() {
 	local tag=$1 pol=$2
 	shift 2
 	STATUS=0
-	cg_run timeout -s KILL 30 env LD_PRELOAD="$SHIM" GFP_POLICY="$pol" GFP_LOG="$TMP/$tag.log" \
+	cg_bounded 60 env LD_PRELOAD="$SHIM" GFP_POLICY="$pol" GFP_LOG="$TMP/$tag.log" \
 		GFP_REPORT="$TMP/$tag.json" "$@" >"$TMP/$tag.out" 2>&1 || STATUS=$?
 }
 
@@ -53,13 +53,13 @@ expect_eq "RETRY_MAYFAIL: memory_events" True \
 
 # The tree: A holds 40 MiB and waits; C takes 30 MiB.
 export GFP_TREE=$TMP/tree
-POL='limit=cgroup;limit.scope=tree'
+POL='limit=cgroup;limit.scope=tree;oom.victim_timeout=60s'
 mkfifo "$TMP/A.in"
 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" env LD_PRELOAD="$SHIM" GFP_POLICY="$POL" \
 	GFP_LOG="$TMP/A.log" "$MEMCG_PROG" hold $((40 * MiB)) <"$TMP/A.in" >"$TMP/A.out" 2>&1 &
 a_pid=$!
 exec {a_in}>"$TMP/A.in"
-for ((i = 0; i < 400; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	grep -q ready "$TMP/A.out" 2>/dev/null && break
 	kill -0 $a_pid 2>/dev/null || { cat "$TMP/A.out" "$TMP/A.log" >&2; fail "A ended"; }
 	sleep 0.05
@@ -67,7 +67,7 @@ done
 grep -q ready "$TMP/A.out" || { kill -KILL $a_pid; fail "A never held its 40 MiB"; }
 run C "$POL" "$MEMCG_PROG" fill KERNEL 4096 $((30 * MiB))
 a_status=0
-for ((i = 0; i < 400; i++)); do kill -0 $a_pid 2>/dev/null || break; sleep 0.05; done
+for ((i = 0; i < 1200; i++)); do kill -0 $a_pid 2>/dev/null || break; sleep 0.05; done
 kill -KILL $a_pid 2>/dev/null && a_status=alive
 [ "$a_status" = alive ] || wait $a_pid || a_status=$?
 cg_survived C "$STATUS" "$kills"

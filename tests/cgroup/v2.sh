@@ -30,7 +30,7 @@ v2_run() {
 	local tag=$1 pol=$2
 	shift 2
 	STATUS=0
-	timeout -s KILL 60 env LD_PRELOAD="$SHIM" GFP_TEST_CGROUP="$CG" GFP_POLICY="$pol" \
+	bounded 60 env LD_PRELOAD="$SHIM" GFP_TEST_CGROUP="$CG" GFP_POLICY="$pol" \
 		GFP_LOG="$TMP/$tag.log" GFP_REPORT="$TMP/$tag.json" "$@" >"$TMP/$tag.out" 2>&1 || STATUS=$?
 }
 

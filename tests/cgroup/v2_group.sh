@@ -33,7 +33,7 @@ member() {
 	exec {fd}>"$TMP/$1.in"
 	eval "IN_$1=$fd"
 	local i
-	for ((i = 0; i < 400; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		grep -q ready "$TMP/$1.out" 2>/dev/null && return 0
 		kill -0 "$pid" 2>/dev/null || { show "$1"; fail "$1 ended before it held $2 bytes"; }
 		sleep 0.05
@@ -42,22 +42,22 @@ member() {
 }
 
 # status_of PID: its exit status in ST once it ended, "alive" if it has
-# not within 20 s (not in a subshell: only this shell may wait for it).
+# not within 60 s (not in a subshell: only this shell may wait for it).
 status_of() {
 	local i line
-	for ((i = 0; i < 400; i++)); do
+	for ((i = 0; i < 1200; i++)); do
 		read -r line 2>/dev/null <"/proc/$1/stat" || break
 		line=${line##*) }
 		[ "${line%% *}" = Z ] && break
 		sleep 0.05
 	done
 	ST=alive
-	[ "$i" = 400 ] && return
+	[ "$i" = 1200 ] && return
 	ST=0
 	wait "$1" 2>/dev/null || ST=$?
 }
 
-POL='limit=cgroup;limit.scope=tree'
+POL='limit=cgroup;limit.scope=tree;oom.victim_timeout=60s'
 for group in 0 1; do
 	v2_dir g$group $((32 * MiB)) max 0 $group
 	export GFP_TREE=$TMP/tree$group

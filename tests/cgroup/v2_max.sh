@@ -60,13 +60,13 @@ mkfifo "$TMP/ctl.in"
 	"$MEMCG_PROG" fillwait 'KERNEL|RETRY_MAYFAIL' 65536 $((32 * MiB))) <"$TMP/ctl.in" >"$TMP/ctl.out" 2>&1 &
 pid=$!
 exec {ctl_in}>"$TMP/ctl.in"
-for ((i = 0; i < 400; i++)); do
+for ((i = 0; i < 1200; i++)); do
 	grep -q total "$TMP/ctl.out" && break
 	kill -0 $pid 2>/dev/null || { show ctl; fail "the gfp-ctl target ended"; }
 	sleep 0.05
 done
 rc=0
-timeout -s KILL 20 "$BUILD/tools/gfp-ctl" $pid report >"$TMP/ctl.json" 2>"$TMP/ctl.err" || rc=$?
+bounded 60 "$BUILD/tools/gfp-ctl" $pid report >"$TMP/ctl.json" 2>"$TMP/ctl.err" || rc=$?
 exec {ctl_in}>&-
 wait $pid || fail "the gfp-ctl target exited $?"
 [ "$rc" = 0 ] || { cat "$TMP/ctl.err" >&2; fail "gfp-ctl report: status $rc"; }

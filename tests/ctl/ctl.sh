@@ -42,12 +42,12 @@ ctl_show() {
 }
 
 # ctl_read PREFIX [SECONDS]: reads the program's next line (within SECONDS,
-# default 10) into CTL_LINE; it must start with PREFIX.
+# default 30) into CTL_LINE; it must start with PREFIX.
 ctl_read() {
 	CTL_LINE=
-	if ! IFS= read -r -t "${2:-10}" CTL_LINE <&"$CTL_OUT"; then
+	if ! IFS= read -r -t "${2:-30}" CTL_LINE <&"$CTL_OUT"; then
 		ctl_show
-		fail "$CTL_TAG: no line '$1...' within ${2:-10} s"
+		fail "$CTL_TAG: no line '$1...' within ${2:-30} s"
 	fi
 	echo "$CTL_LINE" >>"$TMP/$CTL_TAG.out"
 	case $CTL_LINE in

@@ -14,7 +14,7 @@ sock=$XDG_RUNTIME_DIR/gfpshim/$CTL_PID.sock
 
 # raw TAG PYTHON-BYTES-EXPR: sends those bytes, half-closes, prints the reply.
 raw() {
-	bounded 10 python3 - "$sock" "$2" >"$TMP/$1.out" 2>&1 <<'PY' || fail "$1: the client failed: $(cat "$TMP/$1.out")"
+	bounded 60 python3 - "$sock" "$2" >"$TMP/$1.out" 2>&1 <<'PY' || fail "$1: the client failed: $(cat "$TMP/$1.out")"
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 s.connect(sys.argv[1])

@@ -14,7 +14,7 @@ start() {
 	local tag=$1
 	shift
 	START_RC=0
-	bounded 20 env "$@" LD_PRELOAD="$SHIM" GFP_POLICY=ctl=1 "$CTL_PROG" seq 10 \
+	bounded 60 env "$@" LD_PRELOAD="$SHIM" GFP_POLICY=ctl=1 "$CTL_PROG" seq 10 \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" || START_RC=$?
 }
 # refused TAG PATTERN: exit 125 before main, one error line matching PATTERN.

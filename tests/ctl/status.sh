@@ -16,7 +16,7 @@ unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY
 mkdir -m 0700 "$TMP/xdg" || fail "mkdir $TMP/xdg"
 export XDG_RUNTIME_DIR=$TMP/xdg LC_ALL=C.UTF-8
 
-/usr/bin/python3 - "$SHIM" "$GFP_CTL" <<'PY' || fail "see above"
+GFPTEST_REAPER=$_GFP_REAPER_PY /usr/bin/python3 - "$SHIM" "$GFP_CTL" <<'PY' || fail "see above"
 import json, os, re, signal, subprocess, sys
 
 shim, gfp_ctl = sys.argv[1:3]
@@ -50,8 +50,10 @@ def check(what, cond, detail=""):
 
 
 def start(policy):
-    # Killed after 50 s whatever becomes of this test (timeout outside the shim).
-    p = subprocess.Popen(["timeout", "-s", "KILL", "50", "env", f"LD_PRELOAD={shim}",
+    # Killed after 50 s whatever becomes of this test, with all it started
+    # (lib.sh's reaper, outside the shim).
+    p = subprocess.Popen([sys.executable, "-c", os.environ["GFPTEST_REAPER"], "--deadline", "50",
+                          "--", "env", f"LD_PRELOAD={shim}",
                           f"GFP_POLICY={policy}", "/usr/bin/python3", "-c", TARGET],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
     line = p.stdout.readline().decode()
@@ -62,10 +64,10 @@ def start(policy):
 
 
 def stop(proc):
-    """End of input: the target ends, or is killed after 20 s."""
+    """End of input: the target ends, or is killed after 40 s."""
     proc.stdin.close()
     try:
-        proc.wait(timeout=20)
+        proc.wait(timeout=40)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -73,7 +75,7 @@ def stop(proc):
 
 
 def ctl(*args):
-    p = subprocess.run([gfp_ctl] + [str(a) for a in args], capture_output=True, timeout=30)
+    p = subprocess.run([gfp_ctl] + [str(a) for a in args], capture_output=True, timeout=50)
     for stream in (p.stdout, p.stderr):
         check(f"gfp-ctl {' '.join(map(str, args))}: no raw control byte",
               not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", stream), stream)

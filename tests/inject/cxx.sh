@@ -38,7 +38,7 @@ note "the new_handler runs before std::bad_alloc"
 expect_out=$(LD_PRELOAD=$SHIM "$INJ/inj_cxx" work) || fail "work without injection failed"
 run_work() {
 	local n=$1 rc=0
-	GFP_POLICY="fail.nth=$n" LD_PRELOAD=$SHIM bounded 20 "$INJ/inj_cxx" work >"$TMP/w$n.out" 2>"$TMP/w$n.err" || rc=$?
+	GFP_POLICY="fail.nth=$n" LD_PRELOAD=$SHIM bounded 60 "$INJ/inj_cxx" work >"$TMP/w$n.out" 2>"$TMP/w$n.err" || rc=$?
 	echo "$rc" >"$TMP/w$n.rc"
 }
 n=0 last=0

@@ -71,7 +71,7 @@ expect_records() {
 dots() { local s; s=$(printf "%${1}s" ''); echo "${s// /${2:-.}}"; }
 
 # nth_sweep TAG "N..." CMD...: runs CMD under fail.nth=N for each N of the
-# list, two at a time, each with a 20 s timeout, stdin from $STDIN
+# list, two at a time, each with a 60 s timeout, stdin from $STDIN
 # (default /dev/null). Leaves $TMP/TAG.N.{out,err,log,rec,rc}.
 nth_sweep() {
 	local tag=$1 list=$2 n running=0
@@ -80,7 +80,7 @@ nth_sweep() {
 		(
 			rc=0
 			GFP_POLICY="fail.nth=$n" GFP_LOG=$TMP/$tag.$n.log GFP_RECORD=$TMP/$tag.$n.rec \
-				bounded 20 env LD_PRELOAD="$SHIM" "$@" <"${STDIN:-/dev/null}" \
+				bounded 60 env LD_PRELOAD="$SHIM" "$@" <"${STDIN:-/dev/null}" \
 				>"$TMP/$tag.$n.out" 2>"$TMP/$tag.$n.err" || rc=$?
 			echo "$rc" >"$TMP/$tag.$n.rc"
 			touch "$TMP/$tag.$n.rec" "$TMP/$tag.$n.log"

@@ -80,7 +80,7 @@ note "with .symtab: hidden_alloc named, $n named frames hold"
 if [ -x /usr/bin/sqlite3 ]; then
 	LIBSQLITE=$(ldd /usr/bin/sqlite3 | awk '$1 ~ /^libsqlite3\.so/ {print $3}')
 	LANG=C GFP_POLICY='fail.probability=0.05;fail.seed=3;fail.verbose=1' GFP_LOG=$TMP/sqlite.log \
-		LD_PRELOAD=$SHIM bounded 30 /usr/bin/sqlite3 :memory: \
+		LD_PRELOAD=$SHIM bounded 60 /usr/bin/sqlite3 :memory: \
 		'create table t(a); insert into t values(1); select * from t;' >/dev/null 2>&1 </dev/null || true
 	[ "$(grep -c FAULT_INJECTION "$TMP/sqlite.log")" -ge 1 ] || fail "no injection logged for sqlite3"
 	n=$($SYMSIZE "$TMP/sqlite.log" /usr/bin/sqlite3 "$LIBSQLITE" "$LIBC") || fail "$n"
@@ -93,7 +93,7 @@ GIT=$(command -v git) || { note "SKIP git: not installed"; exit 0; }
 # Failures at 5% of git init's requests: git reports them and exits.
 rm -rf "$TMP/repo"
 LANG=C GFP_POLICY='fail.probability=0.05;fail.seed=3;fail.verbose=1' GFP_LOG=$TMP/git.log \
-	LD_PRELOAD=$SHIM bounded 30 "$GIT" init -q "$TMP/repo" >/dev/null 2>&1 </dev/null || true
+	LD_PRELOAD=$SHIM bounded 60 "$GIT" init -q "$TMP/repo" >/dev/null 2>&1 </dev/null || true
 [ "$(grep -c FAULT_INJECTION "$TMP/git.log")" -ge 1 ] || fail "no injection logged for git init"
 n=$($SYMSIZE "$TMP/git.log" "$GIT" "$LIBC") || fail "$n"
 note "git init: $n named frames of git and libc hold their address"

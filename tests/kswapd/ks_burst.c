@@ -6,13 +6,19 @@
  * the cache fills the budget every burst needs reclaim: direct (the
  * allocating thread stalls) or background (kswapd=1).
  *
- * ks_burst THREADS BURSTS BLOCKS SIZE GAP_US [SCAN_US]
+ * ks_burst THREADS BURSTS BLOCKS SIZE GAP_US [SCAN_US [PACE_LIVE]]
  * SCAN_US: what one call of the shrinker costs besides the frees (a cache
  * that compresses or writes back; spent spinning, 0 by default).
+ * PACE_LIVE: after each burst a thread waits until the budget's live bytes
+ * are at most PACE_LIVE (the low watermark: kswapd has caught up), or a
+ * second has passed (kswapd went to sleep just as they passed it: the next
+ * burst's grant wakes it). Then how fast kswapd runs beside the threads
+ * decides nothing: each burst starts with a band below the watermark.
  * Prints one JSON line: what ran, how many bytes the shrinker freed and on
  * which threads (the allocating ones or another: kswapd).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +41,36 @@ static struct {
 static unsigned bursts, blocks;
 static size_t size;
 static unsigned gap_us, scan_us;
+static long pace_live;
 static __thread int worker; /* this thread allocates bursts */
 static uint64_t freed_by_worker, freed_elsewhere, scans_elsewhere; /* atomic */
+static uint64_t paced, pace_late;                                  /* atomic */
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Waits until kswapd has brought live bytes down to pace_live. */
+static void pace(void)
+{
+	struct gfp_budget_usage u;
+	double give_up = now_s() + 1;
+	bool waited = false;
+	while (gfp_budget_usage(&u) == 0 && u.live > pace_live) {
+		if (now_s() > give_up) {
+			__atomic_add_fetch(&pace_late, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		waited = true;
+		struct timespec ts = {0, 200 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	if (waited)
+		__atomic_add_fetch(&paced, 1, __ATOMIC_RELAXED);
+}
 
 static size_t scan(void *arg, size_t want, gfp_t ctx)
 {
@@ -96,6 +130,8 @@ static void *work(void *arg)
 		pthread_mutex_unlock(&cache.lock);
 		struct timespec ts = {0, (long)gap_us * 1000};
 		nanosleep(&ts, NULL);
+		if (pace_live)
+			pace();
 	}
 	free(burst);
 	return NULL;
@@ -103,8 +139,10 @@ static void *work(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 6 && argc != 7) {
-		fprintf(stderr, "usage: ks_burst THREADS BURSTS BLOCKS SIZE GAP_US [SCAN_US]\n");
+	if (argc < 6 || argc > 8) {
+		fprintf(
+		    stderr,
+		    "usage: ks_burst THREADS BURSTS BLOCKS SIZE GAP_US [SCAN_US [PACE_LIVE]]\n");
 		return 2;
 	}
 	unsigned threads = (unsigned)atoi(argv[1]);
@@ -112,7 +150,8 @@ int main(int argc, char **argv)
 	blocks = (unsigned)atoi(argv[3]);
 	size = (size_t)atol(argv[4]);
 	gap_us = (unsigned)atoi(argv[5]);
-	scan_us = argc == 7 ? (unsigned)atoi(argv[6]) : 0;
+	scan_us = argc >= 7 ? (unsigned)atoi(argv[6]) : 0;
+	pace_live = argc == 8 ? atol(argv[7]) : 0;
 	if (threads < 1 || threads > 64 || size < sizeof(struct block)) {
 		fprintf(stderr, "ks_burst: 1-64 threads, blocks of at least %zu bytes\n",
 		        sizeof(struct block));
@@ -131,8 +170,10 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 	printf("{\"threads\":%u,\"bursts\":%u,\"blocks\":%u,\"size\":%zu,\"cached\":%zu,"
-	       "\"freed_by_workers\":%llu,\"freed_elsewhere\":%llu,\"scans_elsewhere\":%llu}\n",
+	       "\"freed_by_workers\":%llu,\"freed_elsewhere\":%llu,\"scans_elsewhere\":%llu,"
+	       "\"paced\":%llu,\"pace_late\":%llu}\n",
 	       threads, bursts, blocks, size, cache.bytes, (unsigned long long)freed_by_worker,
-	       (unsigned long long)freed_elsewhere, (unsigned long long)scans_elsewhere);
+	       (unsigned long long)freed_elsewhere, (unsigned long long)scans_elsewhere,
+	       (unsigned long long)paced, (unsigned long long)pace_late);
 	return 0;
 }

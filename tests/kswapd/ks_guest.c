@@ -117,9 +117,10 @@ static int kswapd_tid(void)
 	return tid;
 }
 
+/* Waits for it (a generous minute: a loaded machine is slow to run it). */
 static int wait_kswapd(void)
 {
-	for (int i = 0; i < 500; i++) {
+	for (int i = 0; i < 6000; i++) {
 		int tid = kswapd_tid();
 		if (tid)
 			return tid;
@@ -162,9 +163,13 @@ static int guest(size_t bytes)
 	int on_kswapd = 0;
 	for (int i = 0; i < 20; i++) {
 		kill(getpid(), SIGUSR1);
-		for (int w = 0; w < 1000 && __atomic_load_n(&nhandled, __ATOMIC_ACQUIRE) <= i; w++)
+		for (int w = 0; w < 60000 && __atomic_load_n(&nhandled, __ATOMIC_ACQUIRE) <= i; w++)
 			pause_ms(1);
 	}
+	/* The fill left live bytes above the high watermark: the thread,
+	 * woken, calls the shrinker once it runs. */
+	for (int w = 0; w < 60000 && !__atomic_load_n(&freed_elsewhere, __ATOMIC_RELAXED); w++)
+		pause_ms(1);
 	for (int i = 0; i < nhandled && i < 64; i++)
 		on_kswapd += handled[i] == tid;
 	drop_all();

@@ -17,7 +17,7 @@ KS_REVIVE=$BUILD/tests/kswapd/ks_revive
 unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY
 
 status=0
-timeout -s KILL 100 env LD_PRELOAD="$SHIM" GFP_POLICY='limit=4M;kswapd=1;oom=wait' \
+bounded 100 env LD_PRELOAD="$SHIM" GFP_POLICY='limit=4M;kswapd=1;oom=wait' \
 	GFP_REPORT="$TMP/r.json" GFP_LOG="$TMP/log" "$KS_REVIVE" 2 100000 256 >"$TMP/out" 2>&1 || status=$?
 [ "$status" = 0 ] || { cat "$TMP/out" "$TMP/log" >&2; fail "ks_revive: status $status"; }
 python3 - "$TMP/r.json" "$TMP/out" <<'PY' || fail "the counters (above)"

@@ -8,7 +8,7 @@ HELLO=$BUILD/tests/preload/hello
 try() {
 	local want=$1 pat=$2
 	shift 2
-	timeout -k 2 20 env "$@" LD_PRELOAD="$SHIM" "$HELLO" >"$TMP/out" 2>"$TMP/err"
+	bounded 60 env "$@" LD_PRELOAD="$SHIM" "$HELLO" >"$TMP/out" 2>"$TMP/err"
 	local st=$?
 	[ "$st" = "$want" ] || { cat "$TMP/err" >&2; fail "$*: status $st, expected $want"; }
 	[ -z "$pat" ] || expect_contains "$*" "$TMP/err" "$pat"
@@ -28,7 +28,7 @@ try 125 "^gfpshim: error: GFP_POLICY_FILE: '$TMP' is not a regular file \(a dire
 mkfifo "$TMP/fifo"
 try 125 "^gfpshim: error: GFP_POLICY_FILE: '$TMP/fifo' is not a regular file \(a FIFO\)" GFP_POLICY_FILE="$TMP/fifo"
 try 125 "^gfpshim: error: GFP_POLICY_FILE: '/dev/null' is not a regular file \(a character device\)" GFP_POLICY_FILE=/dev/null
-out=$(printf 'stats=totals\nline two\n' | timeout -k 2 20 env GFP_POLICY_FILE=/dev/stdin LD_PRELOAD="$SHIM" cat 2>"$TMP/err")
+out=$(printf 'stats=totals\nline two\n' | bounded 60 env GFP_POLICY_FILE=/dev/stdin LD_PRELOAD="$SHIM" cat 2>"$TMP/err")
 st=$?
 expect_eq "GFP_POLICY_FILE=/dev/stdin (a pipe): status" 125 "$st"
 expect_eq "GFP_POLICY_FILE=/dev/stdin: main did not run" "" "$out"

@@ -19,13 +19,13 @@ for v in $(compgen -e); do
 	case $v in GFP_*) unset "$v" ;; esac
 done
 
-# bounded NAME CMD...: CMD with a time bound, stdout and stderr in
+# capture NAME CMD...: CMD with a time bound, stdout and stderr in
 # $TMP/NAME.out and .err, its status in $TMP/NAME.rc.
-bounded() {
+capture() {
 	local name=$1
 	shift
 	local rc=0
-	timeout -s KILL 60 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
+	bounded 120 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
 	echo "$rc" >"$TMP/$name.rc"
 }
 
@@ -70,33 +70,33 @@ PY
 }
 
 listing() {
-	bounded plain "$PROG" lslo
+	capture plain "$PROG" lslo
 	expect_eq "plain run" 0 "$(cat "$TMP/plain.rc")"
 	local pol i=0
 	for pol in '' 'limit=8G' 'stats=sites' 'fail.probability=0' 'stats=paths' \
 		'limit=8G;stats=sites;fail.probability=0'; do
 		i=$((i + 1))
-		bounded "pol$i.$1" env GFP_POLICY="$pol" LD_PRELOAD="$SHIM" "$PROG" lslo
+		capture "pol$i.$1" env GFP_POLICY="$pol" LD_PRELOAD="$SHIM" "$PROG" lslo
 		expect_eq "GFP_POLICY='$pol': status" 0 "$(cat "$TMP/pol$i.$1.rc")"
 		[ ! -s "$TMP/pol$i.$1.err" ] || fail "GFP_POLICY='$pol': stderr: $(cat "$TMP/pol$i.$1.err")"
 		compare "pol$i.$1" 0 "" "GFP_POLICY='$pol'"
 	done
 	rm -f "$TMP/l.log" "$TMP/l.rec"
-	bounded "log$1" env GFP_LOG="$TMP/l.log" GFP_POLICY=confirm=1 LD_PRELOAD="$SHIM" "$PROG" lslo
+	capture "log$1" env GFP_LOG="$TMP/l.log" GFP_POLICY=confirm=1 LD_PRELOAD="$SHIM" "$PROG" lslo
 	expect_eq "GFP_LOG=file: status" 0 "$(cat "$TMP/log$1.rc")"
 	expect_contains "GFP_LOG=file: the log" "$TMP/l.log" "policy:"
 	compare "log$1" 1 "$TMP/l.log" "GFP_LOG=file"
-	bounded "rec$1" env GFP_RECORD="$TMP/l.rec" LD_PRELOAD="$SHIM" "$PROG" lslo
+	capture "rec$1" env GFP_RECORD="$TMP/l.rec" LD_PRELOAD="$SHIM" "$PROG" lslo
 	expect_eq "GFP_RECORD=file: status" 0 "$(cat "$TMP/rec$1.rc")"
 	compare "rec$1" 1 "$TMP/l.rec" "GFP_RECORD=file"
 	mkdir -p -m 700 "$TMP/run"
-	bounded "ctl$1" env XDG_RUNTIME_DIR="$TMP/run" GFP_POLICY=ctl=1 LD_PRELOAD="$SHIM" "$PROG" lslo
+	capture "ctl$1" env XDG_RUNTIME_DIR="$TMP/run" GFP_POLICY=ctl=1 LD_PRELOAD="$SHIM" "$PROG" lslo
 	expect_eq "ctl=1: status ($(cat "$TMP/ctl$1.err"))" 0 "$(cat "$TMP/ctl$1.rc")"
 	compare "ctl$1" 1 "" "ctl=1"
 	# (the trigger is armed by the shim's thread: the program waits for
 	# the line that says so, and closes what it read it with)
 	rm -f "$TMP/psi.log"
-	bounded "psi$1" env GFP_LOG="$TMP/psi.log" GFP_POLICY='limit=1G;kswapd=1;kswapd.psi=1;confirm=1' \
+	capture "psi$1" env GFP_LOG="$TMP/psi.log" GFP_POLICY='limit=1G;kswapd=1;kswapd.psi=1;confirm=1' \
 		LD_PRELOAD="$SHIM" "$PROG" wlslo "$TMP/psi.log" "kswapd.psi: "
 	expect_eq "kswapd.psi=1: status" 0 "$(cat "$TMP/psi$1.rc")"
 	if grep -q "no memory pressure trigger" "$TMP/psi.log"; then
@@ -117,7 +117,7 @@ hostile() {
 	shift 2
 	printf 'precious\n' >"$TMP/own"
 	rm -f "$TMP/$name.log" "$TMP/$name.rec"
-	bounded "$name" env GFP_LOG="$TMP/$name.log" GFP_RECORD="$TMP/$name.rec" \
+	capture "$name" env GFP_LOG="$TMP/$name.log" GFP_RECORD="$TMP/$name.rec" \
 		GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$@" "$PROG" "$ops" "$TMP/own" 40
 	expect_eq "$name: status (stdout: $(head -c 300 "$TMP/$name.out"))" 0 "$(cat "$TMP/$name.rc")"
 	expect_eq "$name: the program's file" precious "$(cat "$TMP/own")"
@@ -137,7 +137,7 @@ expect_contains "full: the warning" "$TMP/full.err" \
 # fd:N closed by the program and reused for a file of its own: the shim
 # does not write into it, and says so once on stderr.
 printf 'precious\n' >"$TMP/own"
-bounded fdn env GFP_LOG=fd:7 GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$PROG" cFmtmvp "$TMP/own" 40 7>"$TMP/fd7"
+capture fdn env GFP_LOG=fd:7 GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$PROG" cFmtmvp "$TMP/own" 40 7>"$TMP/fd7"
 expect_eq "fd:7 reused: status" 0 "$(cat "$TMP/fdn.rc")"
 expect_eq "fd:7 reused: the program's file" precious "$(cat "$TMP/own")"
 expect_eq "fd:7 reused: one warning" 1 "$(wc -l <"$TMP/fdn.err")"

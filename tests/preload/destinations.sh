@@ -18,7 +18,7 @@ run() {
 	local vars=()
 	while [ "$1" != -- ]; do vars+=("$1"); shift; done
 	shift
-	timeout -k 2 30 env "${vars[@]}" LD_PRELOAD="$SHIM" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+	bounded 60 env "${vars[@]}" LD_PRELOAD="$SHIM" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
 	local st=$?
 	[ "$st" = "$want" ] || { cat "$TMP/$name.err" >&2; fail "$name: status $st, expected $want"; }
 }
@@ -81,7 +81,7 @@ done
 # second injection goes to the files opened at start, never to the victim.
 victim
 mkfifo "$TMP/ctl"
-timeout -k 2 30 env GFP_LOG="$TMP/swap.log" GFP_RECORD="$TMP/swap.rec" GFP_POLICY="$INJECT" \
+bounded 60 env GFP_LOG="$TMP/swap.log" GFP_RECORD="$TMP/swap.rec" GFP_POLICY="$INJECT" \
 	LD_PRELOAD="$SHIM" "$PROG" mwm <"$TMP/ctl" >"$TMP/swap.out" 2>"$TMP/swap.err" &
 pid=$!
 exec 5>"$TMP/ctl"
@@ -111,7 +111,7 @@ expect_eq "daemon: records" 2 "$(grep -c '"event":"injection"' "$TMP/d.rec")"
 
 # Started with stdout closed: the log's descriptor must not take its number,
 # or the program's output would land in the log.
-timeout -k 2 30 env GFP_LOG="$TMP/c.log" GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$HELLO" >&- 2>"$TMP/c.err"
+bounded 60 env GFP_LOG="$TMP/c.log" GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$HELLO" >&- 2>"$TMP/c.err"
 ! grep -q '^main$' "$TMP/c.log" || fail "the program's stdout went into the log"
 # The names of the standard descriptors are symlinks, yet name them.
 run 0 dev_stderr GFP_LOG=/dev/stderr GFP_POLICY=confirm=1 -- "$HELLO"
@@ -120,7 +120,7 @@ expect_contains "GFP_LOG=/dev/stderr" "$TMP/dev_stderr.err" '^gfpshim: info: gfp
 # A reader that goes away: the writes fail with EPIPE, the program is not
 # killed by SIGPIPE and ends with its own status; one line says so.
 for var in GFP_LOG GFP_RECORD; do
-	timeout -k 2 30 env $var=fd:3 GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$PROG" lp \
+	bounded 60 env $var=fd:3 GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$PROG" lp \
 		3>&1 >"$TMP/pipe.out" 2>"$TMP/pipe.err" | head -c1 >/dev/null
 	expect_eq "$var=fd:3, reader gone: status" 0 "${PIPESTATUS[0]}"
 	expect_eq "$var=fd:3, reader gone: the program ran to its end" ok "$(cat "$TMP/pipe.out")"
@@ -129,7 +129,7 @@ for var in GFP_LOG GFP_RECORD; do
 	expect_eq "$var: reported once" 1 "$(grep -c "$var: cannot write" "$TMP/pipe.err")"
 done
 # The same with messages on stderr (the default), the program's stdout a file.
-timeout -k 2 30 env GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$PROG" lp 2>&1 >"$TMP/pipe.out" |
+bounded 60 env GFP_POLICY="$INJECT" LD_PRELOAD="$SHIM" "$PROG" lp 2>&1 >"$TMP/pipe.out" |
 	head -c1 >/dev/null
 expect_eq "stderr, reader gone: status" 0 "${PIPESTATUS[0]}"
 expect_eq "stderr, reader gone: the program ran to its end" ok "$(cat "$TMP/pipe.out")"

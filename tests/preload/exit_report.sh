@@ -9,7 +9,7 @@ PROG=$BUILD/tests/preload/exitprog
 
 for mode in plain fork vfork thread; do
 	rm -rf "$TMP/$mode" && mkdir "$TMP/$mode"
-	timeout 20 env LD_PRELOAD="$SHIM" GFP_POLICY=stats=totals \
+	bounded 60 env LD_PRELOAD="$SHIM" GFP_POLICY=stats=totals \
 		GFP_REPORT="$TMP/$mode/r.%p.json" "$PROG" $mode >"$TMP/$mode.out" ||
 		fail "$mode: exit status $?"
 	/usr/bin/python3 - "$TMP/$mode" "$(cat "$TMP/$mode.out")" "$mode" <<'PY' || fail "$mode: see above"
@@ -28,7 +28,7 @@ done
 
 # dash runs the last command of -c in a child and ends by _exit.
 printf 'b\na\n' >"$TMP/f.txt"
-"$BUILD/tools/gfp-sweep" -j 2 --json "$TMP/sh.json" -- /bin/sh -c "sort $TMP/f.txt | head -1" \
+"$BUILD/tools/gfp-sweep" --timeout 60 -j 2 --json "$TMP/sh.json" -- /bin/sh -c "sort $TMP/f.txt | head -1" \
 	>"$TMP/sh.out" 2>"$TMP/sh.err" || { cat "$TMP/sh.err" >&2; fail "the sweep of sh -c failed"; }
 /usr/bin/python3 - "$TMP/sh.json" <<'PY' || fail "see above"
 import json, sys

@@ -12,19 +12,19 @@ for v in $(compgen -e); do
 done
 line='^gfpshim: info: pid [0-9]+: [0-9]+ calls, '
 for pol in stats=totals stats=sites stats=paths 'stats=sites;limit=8G;fail.probability=0'; do
-	timeout -s KILL 60 env GFP_POLICY="$pol" LD_PRELOAD="$SHIM" "$PROG" sp >"$TMP/out" 2>"$TMP/err" ||
+	bounded 60 env GFP_POLICY="$pol" LD_PRELOAD="$SHIM" "$PROG" sp >"$TMP/out" 2>"$TMP/err" ||
 		fail "$pol: status $?"
 	expect_eq "$pol: stdout" ok "$(cat "$TMP/out")"
 	[ ! -s "$TMP/err" ] || fail "$pol, nothing failed: stderr: $(cat "$TMP/err")"
-	timeout -s KILL 60 env GFP_POLICY="$pol" GFP_LOG="$TMP/$pol.log" LD_PRELOAD="$SHIM" "$PROG" sp >/dev/null ||
+	bounded 60 env GFP_POLICY="$pol" GFP_LOG="$TMP/$pol.log" LD_PRELOAD="$SHIM" "$PROG" sp >/dev/null ||
 		fail "$pol, GFP_LOG: status $?"
 	expect_contains "$pol, GFP_LOG=file" "$TMP/$pol.log" "${line}0 failures$"
 done
-timeout -s KILL 60 env GFP_POLICY='stats=totals;fail.probability=1;fail.min=1M' LD_PRELOAD="$SHIM" \
+bounded 60 env GFP_POLICY='stats=totals;fail.probability=1;fail.min=1M' LD_PRELOAD="$SHIM" \
 	"$PROG" mtp >"$TMP/out" 2>"$TMP/err" || fail "an injection: status $?"
 expect_eq "21 injections: one line" 1 "$(wc -l <"$TMP/err")"
 expect_contains "21 injections: the line" "$TMP/err" "${line}21 failures$"
-timeout -s KILL 60 env GFP_POLICY='stats=sites;fail.probability=1;fail.min=1M' GFP_REPORT="$TMP/r.json" \
+bounded 60 env GFP_POLICY='stats=sites;fail.probability=1;fail.min=1M' GFP_REPORT="$TMP/r.json" \
 	LD_PRELOAD="$SHIM" "$PROG" mp >"$TMP/out" 2>"$TMP/err" || fail "with a report: status $?"
 [ ! -s "$TMP/err" ] || fail "with GFP_REPORT: stderr: $(cat "$TMP/err")"
 expect_contains "with GFP_REPORT: the report" "$TMP/r.json" '"failures":1\}'

@@ -25,7 +25,7 @@ run() {
 	while [ "$1" != -- ]; do vars+=("$1"); shift; done
 	shift
 	local st=0
-	timeout -s KILL 60 env "${vars[@]}" LD_PRELOAD="$SHIM" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || st=$?
+	bounded 60 env "${vars[@]}" LD_PRELOAD="$SHIM" "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" || st=$?
 	[ "$st" = "$want" ] || { cat "$TMP/$name.err" >&2; fail "$name: status $st, expected $want"; }
 }
 # one_line NAME REGEX: NAME's stderr is that one line.
@@ -105,7 +105,7 @@ ls "$ROOT"/r.*.json >/dev/null 2>&1 || fail "GFP_REPORT: the parent's report is 
 
 # The first process to read a value it cannot open still exits 125.
 st=0
-timeout -s KILL 60 "${drop[@]}" env GFP_LOG="$ROOT/log" LD_PRELOAD="$SHIM" "$PROG" p \
+bounded 60 "${drop[@]}" env GFP_LOG="$ROOT/log" LD_PRELOAD="$SHIM" "$PROG" p \
 	>"$TMP/first.out" 2>"$TMP/first.err" || st=$?
 expect_eq "the first reader: status" 125 "$st"
 expect_contains "the first reader" "$TMP/first.err" "^gfpshim: error: GFP_LOG: cannot open '$ROOT/log': Permission denied"

@@ -15,7 +15,7 @@ unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY
 pg=$(getconf PAGESIZE)
 
 for policy in 'limit=64M;stats=sites' 'limit=64M;limit.scope=tree' 'stats=totals'; do
-	timeout -s KILL 60 env GFP_POLICY="$policy" GFP_REPORT="$TMP/r.json" LD_PRELOAD="$SHIM" \
+	bounded 60 env GFP_POLICY="$policy" GFP_REPORT="$TMP/r.json" LD_PRELOAD="$SHIM" \
 		"$PROG" hostile >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "$policy: map_prog hostile exited $?"; }
 	/usr/bin/python3 - "$TMP" "$pg" "$policy" <<'PY' || fail "$policy: the report (above)"
 import json, os, sys

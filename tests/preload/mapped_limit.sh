@@ -21,7 +21,7 @@ run() {
 	local tag=$1 policy=$2
 	shift 2
 	rc=0
-	timeout -s KILL 60 env GFP_POLICY="$policy" GFP_LOG="$TMP/$tag.log" GFP_RECORD="$TMP/$tag.rec" \
+	bounded 60 env GFP_POLICY="$policy" GFP_LOG="$TMP/$tag.log" GFP_RECORD="$TMP/$tag.rec" \
 		GFP_REPORT="$TMP/$tag.json" LD_PRELOAD="$SHIM" "$PROG" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" || rc=$?
 }
 
@@ -78,7 +78,7 @@ expect_contains "oom=fail: the failure report" "$TMP/small_fail.log" 'allocation
 # what another thread unmaps. The pool before it is NORETRY (a rule on its
 # function): it stops where 16 KiB no longer fit.
 rc=0
-timeout -s KILL 60 env GFP_RULES='sym:fill_until_refused* => NORETRY' \
+bounded 60 env GFP_RULES='sym:fill_until_refused* => NORETRY' \
 	GFP_POLICY='limit=16M;oom=wait;stats=sites' GFP_REPORT="$TMP/waiter.json" GFP_LOG="$TMP/waiter.log" \
 	LD_PRELOAD="$SHIM" "$PROG" wait 16384 $MAX >"$TMP/waiter.out" 2>&1 || rc=$?
 expect_eq "waiter: status" 0 "$rc"
@@ -93,7 +93,7 @@ print(f"# waiter: {rows[0]['retries'] + 1} rounds, {rows[0]['max_stall_us']} us"
 PY
 # The context is the thread's, as a malloc's: a rule makes them NORETRY.
 rc=0
-timeout -s KILL 60 env GFP_RULES='size<64K => NORETRY' GFP_POLICY='limit=16M' GFP_LOG="$TMP/rule.log" \
+bounded 60 env GFP_RULES='size<64K => NORETRY' GFP_POLICY='limit=16M' GFP_LOG="$TMP/rule.log" \
 	LD_PRELOAD="$SHIM" "$PROG" fill 16384 $MAX >"$TMP/rule.out" 2>&1 || rc=$?
 expect_eq "NORETRY: status" 0 "$rc"
 expect_contains "NORETRY: ENOMEM" "$TMP/rule.out" '"errno":12'

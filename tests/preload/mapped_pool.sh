@@ -13,7 +13,7 @@ unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY
 
 for policy in 'limit=1G;stats=sites' 'stats=sites'; do
 	rm -f "$TMP"/r.*.json
-	timeout -s KILL 120 env GFP_POLICY="$policy" GFP_REPORT="$TMP/r.%p.json" LD_PRELOAD="$SHIM" \
+	bounded 120 env GFP_POLICY="$policy" GFP_REPORT="$TMP/r.%p.json" LD_PRELOAD="$SHIM" \
 		"$PROG" pool 8 3000 4 >"$TMP/out" 2>"$TMP/err" || {
 		cat "$TMP/err" >&2
 		fail "$policy: map_prog pool exited $?"

@@ -87,7 +87,7 @@ s.serve_forever()
 PY
 server=$!
 trap 'kill $server 2>/dev/null; rm -rf "$TMP"' EXIT
-for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 [ -s "$TMP/port" ] || fail "the debuginfod stand-in did not start"
 DEBUGINFOD_URLS=http://127.0.0.1:$(cat "$TMP/port") DEBUGINFOD_CACHE_PATH=$TMP/cache \
 	report "$TMP/served.out"

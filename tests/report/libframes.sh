@@ -22,7 +22,7 @@ LIB_ID=$(build_id "$LIB")
 
 mkdir "$TMP/elsewhere"
 cd "$TMP/elsewhere" || fail "cd"
-"$SWEEP" --json "$TMP/sweep.json" -- "$PROG" >"$TMP/console" 2>"$TMP/err"
+"$SWEEP" --timeout 60 --json "$TMP/sweep.json" -- "$PROG" >"$TMP/console" 2>"$TMP/err"
 expect_eq "gfp-sweep: exit status (findings)" 1 "$?"
 want="^    dup_name libfoo\.c:$L_DUP \(libfoo\.so\+0x[0-9a-f]+\)$"
 expect_contains "sweep console: the library's frame" "$TMP/console" "$want"

@@ -11,9 +11,9 @@ REPORT=$BUILD/tools/gfp-report
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt
 
-"$SWEEP" --json "$TMP/whole.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
-"$SWEEP" --shard 1/2 --json "$TMP/s1.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
-"$SWEEP" --shard 2/2 --json "$TMP/s2.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+"$SWEEP" --timeout 5 --json "$TMP/whole.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+"$SWEEP" --timeout 5 --shard 1/2 --json "$TMP/s1.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+"$SWEEP" --timeout 5 --shard 2/2 --json "$TMP/s2.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
 for f in whole s1 s2; do [ -s "$TMP/$f.json" ] || fail "gfp-sweep wrote no $f.json"; done
 
 "$REPORT" merge "$TMP/s1.json" "$TMP/s2.json" >"$TMP/merged.json" 2>"$TMP/err"
@@ -70,9 +70,9 @@ expect_contains "inline chain of the example" "$TMP/out" \
 # Abort sites (not findings) merge too: abortprog's xmalloc aborts from two
 # callers; the shards' abort sites, joined, are the unsharded sweep's.
 ABORT=$BUILD/tests/sweep/abortprog
-"$SWEEP" --json "$TMP/aw.json" -- "$ABORT" </dev/null >/dev/null 2>&1
-"$SWEEP" --shard 1/2 --json "$TMP/a1.json" -- "$ABORT" </dev/null >/dev/null 2>&1
-"$SWEEP" --shard 2/2 --json "$TMP/a2.json" -- "$ABORT" </dev/null >/dev/null 2>&1
+"$SWEEP" --timeout 60 --json "$TMP/aw.json" -- "$ABORT" </dev/null >/dev/null 2>&1
+"$SWEEP" --timeout 60 --shard 1/2 --json "$TMP/a1.json" -- "$ABORT" </dev/null >/dev/null 2>&1
+"$SWEEP" --timeout 60 --shard 2/2 --json "$TMP/a2.json" -- "$ABORT" </dev/null >/dev/null 2>&1
 "$REPORT" merge -o "$TMP/am.json" "$TMP/a1.json" "$TMP/a2.json" || fail "merge of abortprog failed"
 /usr/bin/python3 - "$TMP/aw.json" "$TMP/am.json" "$TMP/a1.json" "$TMP/a2.json" <<'PY' || fail "abort sites: merge differs"
 import json, sys

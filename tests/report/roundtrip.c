@@ -1,7 +1,7 @@
 /*
  * roundtrip.c - every record kind written by the shim's own writer
  * (src/records.c, record_event) and read back by the tools' one reader
- * (tools/lib/records.c): each field as written, frames in order, symbols
+ * (tools/lib/record_reader.c): each field as written, frames in order, symbols
  * with JSON escapes, a frame without module or symbol. A change to what
  * records.c writes that the tools would misread fails here, not in a sweep.
  * Likewise the report's "sites" array (stats=paths, inject.c's hit table,
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "infile.h"
 #include "internal.h"
 #include "json.h"
 #include "record_reader.h"
@@ -185,7 +186,7 @@ int main(void)
 		record_event(kinds[i].event, kinds[i].has_req ? &req : NULL, frames, 3,
 		             kinds[i].extra);
 	size_t len = 0;
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	CHECK(text != NULL);
 	for (size_t i = 0; text && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		check_kind(text, len, &kinds[i]);

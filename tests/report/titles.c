@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "frame.h"
 #include "record_reader.h"
 #include "text.h"
@@ -15,7 +16,7 @@
 int main(int argc, char **argv)
 {
 	size_t len = 0;
-	char *text = argc == 3 ? text_slurp(argv[1], &len) : NULL;
+	char *text = argc == 3 ? infile_read(argv[1], &len) : NULL;
 	struct jval rec;
 	if (!text || !rec_find(text, len, argv[2], &rec)) {
 		fprintf(stderr, "usage: titles RECORDS EVENT (with such a record)\n");

@@ -1,11 +1,11 @@
 #!/bin/bash
 # gfp_reserve(4M, KERNEL) under a full budget waits, however large (a
 # reservation is never "costly"), until enough memory is freed: another
-# thread frees 2M after 150 ms (not enough) and 4M more after 400 ms. The
+# thread frees 2M once the reservation has printed a canary (it waits: not
+# enough) and 4M more once it has printed another after that. The
 # reservation must return only after the second free (checked by the stage
-# the freer had reached, not by timing alone), print a canary while it
-# waits, and then hold its 4M back: the freer gets only the other 2M back
-# until the unreserve.
+# the freer had reached), and then hold its 4M back: the freer gets only the
+# other 2M back until the unreserve.
 source "$TESTS/lib.sh"
 source "$TESTS/reserve/rs.sh"
 
@@ -21,9 +21,6 @@ rs_load b
 want b "the reservation failed" "b_reserve_rc == 0"
 want b "the reservation returned before the second free (stage $b_stage_at_return)" \
 	"b_stage_at_return == 2"
-want b "the reservation returned after ${b_reserve_ms} ms, before the free at ${b_d2_ms} ms" \
-	"${b_reserve_ms%.*} >= b_d2_ms"
-want_lt b "the reservation returned late after the free (ms)" "$b_after_free_ms" 1000
 expect_contains "canary while the reservation waits" "$TMP/b.log" \
 	"possible memory allocation deadlock size $b_R in [^ ]+ after [0-9]+ rounds.*mode:KERNEL 0xcc0"
 blocks=$((b_R / 4096))
@@ -31,5 +28,5 @@ want b "the freer refilled $b_refill blocks: the reservation must hold its 4M ba
 	"b_refill >= blocks / 2 - 1 && b_refill <= blocks / 2 + 1"
 want b "after the unreserve the freer gets the 4M: $b_after_unreserve blocks" \
 	"b_after_unreserve >= blocks - 1 && b_after_unreserve <= blocks + 1"
-note "gfp_reserve(4M, KERNEL) returned after $b_reserve_ms ms: $b_after_free_ms ms after the free that made room (frees at $b_d1_ms ms: 2M, $b_d2_ms ms: 4M)"
+note "gfp_reserve(4M, KERNEL) returned after $b_reserve_ms ms: $b_after_free_ms ms after the free that made room"
 note "canaries while it waited: $(grep -c 'possible memory allocation deadlock' "$TMP/b.log")"

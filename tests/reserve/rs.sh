@@ -56,12 +56,6 @@ want() {
 	(($3)) || { rs_show "$1"; fail "$1: $2 (expected $3)"; }
 }
 
-# want_lt TAG WHAT VALUE LIMIT: VALUE < LIMIT, decimals allowed.
-want_lt() {
-	awk -v a="$3" -v b="$4" 'BEGIN { exit !(a + 0 < b + 0) }' ||
-		{ rs_show "$1"; fail "$1: $2 ($3, expected < $4)"; }
-}
-
 # rs_report TAG KEY: the report's "reserve" field KEY.
 rs_report() {
 	/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reserve"][sys.argv[2]])' \

@@ -26,7 +26,6 @@ want p "on the plain fast path the worker got $p_round1_ok and $p_round2_ok of 1
 
 want r "the worker's first 12 x 4K under a full budget: $r_round1_ok served" "r_round1_ok == 12"
 want r "the worker's 12 x 4K after its reserve was topped up: $r_round2_ok served" "r_round2_ok == 12"
-want_lt r "slowest request served from the thread's reserve (ms)" "$r_round1_max_ms" 50
 want z "without reserve.thread the worker got $z_round1_ok and $z_round2_ok of 12" \
 	"z_round1_ok == 0 && z_round2_ok == 0"
 want r "the worker's 64K reserve was not held back from the main thread's fill ($r_fill1 vs $z_fill1)" \

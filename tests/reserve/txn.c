@@ -9,8 +9,9 @@
  *                budget, then the transaction: 4K KERNEL requests until one
  *                fails, while the hogs keep asking (NOWAIT) for more.
  *   txn block    the hogs fill the budget; gfp_reserve(4M, KERNEL) returns
- *                only after a hog freed enough (2M after 150 ms, 4M more
- *                after 400 ms: the first free is not enough).
+ *                only after a hog freed enough (2M once the reservation has
+ *                printed a canary to GFP_LOG, 4M more once it has printed
+ *                another after that: the first free is not enough).
  *   txn noretry  the hogs fill the budget; NORETRY, NOWAIT and ATOMIC
  *                reservations fail at once; after a free a NORETRY
  *                reservation that fits holds its bytes back.
@@ -27,8 +28,10 @@
  *   txn stress SECONDS THREADS
  *                THREADS slots reserve, allocate inside the reservation,
  *                free and unreserve (sometimes nested, sometimes NORETRY) for
- *                SECONDS; each slot's thread exits holding its reservation
- *                every 20-60 rounds and a new one takes its place.
+ *                SECONDS, and on until each slot has done its share (see
+ *                slot_done: however slow the machine); each slot's thread
+ *                exits holding its reservation every 20-60 rounds and a new
+ *                one takes its place.
  *
  * Blocks are 4096 bytes (a jemalloc size class: usable == requested), so
  * fills count exactly: a fill is the number of blocks that fit under the
@@ -75,8 +78,11 @@ struct hog {
 	int n;              /* blocks held in blk[] */
 	long got;           /* what the last command got: blocks, or bytes for H_FILL_AS */
 	long tries;         /* H_HAMMER, H_PROBE: requests made */
-	/* H_STAGED_FREE: free k1 blocks after d1 ms, then k2 more after d2 ms. */
-	int d1, k1, d2, k2;
+	/* H_STAGED_FREE: free k1 blocks once the request of size `canary`
+	 * waits (a canary of it in GFP_LOG), then k2 more once it is waiting
+	 * still (another canary). */
+	int k1, k2;
+	size_t canary;
 	atomic_int stage;
 	double t_stage2;
 	void **blk;
@@ -129,6 +135,26 @@ static void hog_free_first(struct hog *h, int k)
 	h->n -= k;
 }
 
+/* How many canaries of a request of `size` GFP_LOG holds. */
+static int canaries(size_t size)
+{
+	char pat[96];
+	if (!getenv("GFP_LOG"))
+		sp_die("block: no GFP_LOG to read the canaries from\n");
+	snprintf(pat, sizeof(pat), SP_CANARY " size %zu ", size);
+	return sp_log_count(pat);
+}
+
+/* Waits (for up to a generous minute) until there are more than `seen`. */
+static void canaries_after(size_t size, int seen)
+{
+	for (int i = 0; canaries(size) <= seen; i++) {
+		if (i == 12000)
+			sp_die("block: the reservation printed no canary in 60 s\n");
+		sp_sleep_ms(5);
+	}
+}
+
 static void hog_run(struct hog *h, int cmd)
 {
 	static const size_t as_sizes[] = {65536, 4096, 256};
@@ -171,16 +197,18 @@ static void hog_run(struct hog *h, int cmd)
 		h->got = h->n;
 		hog_free_first(h, h->n);
 		break;
-	case H_STAGED_FREE:
-		sp_sleep_ms(h->d1);
+	case H_STAGED_FREE: {
+		canaries_after(h->canary, 0);
 		atomic_store(&h->stage, 1);
 		hog_free_first(h, h->k1);
-		sp_sleep_ms(h->d2 - h->d1);
+		/* Counted after the free: the next one is of a wait after it. */
+		canaries_after(h->canary, canaries(h->canary));
 		h->t_stage2 = sp_now_ms();
 		/* Before the free: stage 2 at a return means after it. */
 		atomic_store(&h->stage, 2);
 		hog_free_first(h, h->k2);
 		break;
+	}
 	}
 }
 
@@ -413,10 +441,10 @@ static int cmd_block(void)
 	struct hog *h = &hogs[0];
 	out("R=%zu\nfill=%ld\n", R, hogs_do(H_FILL));
 	/* 2M first (not enough), then 4M more. */
-	h->d1 = 150, h->k1 = (int)(R / 2 / BLK);
-	h->d2 = 400, h->k2 = (int)(R / BLK);
-	out("d1_ms=%d\nd2_ms=%d\n", h->d1, h->d2);
-	double t0 = sp_now_ms(); /* before the hog starts counting its delays */
+	h->k1 = (int)(R / 2 / BLK);
+	h->k2 = (int)(R / BLK);
+	h->canary = R;
+	double t0 = sp_now_ms();
 	hog_post(h, H_STAGED_FREE);
 	int rc = gfp_reserve(R, GFP_KERNEL);
 	double t1 = sp_now_ms();
@@ -587,6 +615,14 @@ struct slot {
 
 static atomic_int stress_stop;
 
+/* A slot's share of the work, whatever the time it took: so many exits
+ * holding a reservation, reservations and nested ones. Read by the slot's
+ * thread, and by its launcher after joining it. */
+static bool slot_done(const struct slot *s)
+{
+	return s->exits_holding >= 4 && s->taken >= 100 && s->nested >= 1;
+}
+
 static void *stress_worker(void *arg)
 {
 	static const size_t sizes[] = {4096, 512, 1024, 16384, 64};
@@ -594,7 +630,7 @@ static void *stress_worker(void *arg)
 	void *blk[4096];
 	int life = 20 + (int)(rand_r(&s->seed) % 41);
 	for (int round = 0;; round++) {
-		bool last = round >= life - 1 || atomic_load(&stress_stop);
+		bool last = round >= life - 1 || (atomic_load(&stress_stop) && slot_done(s));
 		/* 512K..1.5M: 16 threads ask for more than the budget holds. */
 		size_t r = (size_t)(8 + rand_r(&s->seed) % 17) * 64 * KIB;
 		gfp_t f = rand_r(&s->seed) % 4 == 0 ? GFP_KERNEL | QUIET : GFP_KERNEL;
@@ -658,7 +694,7 @@ static void *stress_launcher(void *arg)
 			sp_die("pthread_create failed\n");
 		pthread_join(th, NULL);
 		s->threads++;
-	} while (!atomic_load(&stress_stop));
+	} while (!atomic_load(&stress_stop) || !slot_done(s));
 	return NULL;
 }
 

@@ -11,10 +11,10 @@ canary_re() { # canary_re PID MODE HEX
 	echo "^gfpshim: warning: sp_case\\($1\\) possible memory allocation deadlock size 4096 in ([A-Za-z_][A-Za-z0-9_.]*) after ([0-9]+) rounds, ([0-9]+\\.[0-9])s \\(mode:$2 $3\\)\$"
 }
 
-# Rounds: canary.retries=5, wait=1ms, the free after 3 s: the 50 rounds that
-# canary.burst=10 needs take 50 ms, and well under 3 s on a loaded machine.
+# Rounds: canary.retries=5, wait=1ms, the free after the 10th canary (the
+# 50 rounds that canary.burst=10 lets print).
 sp_run rounds 'limit=8M;canary.retries=5;wait=1ms' --flags 'NOFS|NOFAIL' --size 4096 \
-	--source budget --free-ms 3000
+	--source budget --free-on-canary 10
 sp_expect_result rounds 0 ok 1
 re=$(canary_re "$SP_PID" 'NOFS\|NOFAIL' 0x8c40)
 expect_contains "canary line" "$TMP/rounds.log" "$re"
@@ -43,7 +43,7 @@ expect_eq "canaries with canary.burst=2" 2 "$(grep -cE "$(canary_re "$SP_PID" 'N
 
 # Time alone: canary.ms=200ms with a round count that is never reached.
 sp_run time 'limit=8M;canary.retries=1000000;canary.ms=200ms;wait=5ms' --flags NOIO \
-	--size 4096 --source budget --free-ms 700
+	--size 4096 --source budget --free-on-canary 1
 sp_expect_result time 0 ok 1
 re=$(canary_re "$SP_PID" NOIO 0xc00)
 expect_contains "canary by time" "$TMP/time.log" "$re"

@@ -8,7 +8,7 @@
 source "$TESTS/lib.sh"
 source "$TESTS/slowpath/sp.sh"
 
-ARGS=(--plain --flags KERNEL --size 65536 --source enomem --free-ms 300)
+ARGS=(--plain --flags KERNEL --size 65536 --source enomem --free-on-canary 1)
 RARE='fail.probability=0.000000001'
 
 sp_run idle '' "${ARGS[@]}"

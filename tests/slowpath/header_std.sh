@@ -28,9 +28,9 @@ one() {
 	for mode in plain shim; do
 		rc=0
 		if [ $mode = shim ]; then
-			LD_PRELOAD=$SHIM bounded 20 "$exe" shim >"$TMP/$label.$mode" 2>&1 || rc=$?
+			LD_PRELOAD=$SHIM bounded 60 "$exe" shim >"$TMP/$label.$mode" 2>&1 || rc=$?
 		else
-			bounded 20 "$exe" plain >"$TMP/$label.$mode" 2>&1 || rc=$?
+			bounded 60 "$exe" plain >"$TMP/$label.$mode" 2>&1 || rc=$?
 		fi
 		[ "$rc" = 0 ] && grep -q '^0 failure(s)$' "$TMP/$label.$mode" ||
 			BAD="$BAD

@@ -18,13 +18,13 @@ expect_eq "'cannot wait' warnings for NOWAIT|NOFAIL, 1 site" 1 \
 
 # NOFAIL 16384: loops until the free, twice at one site, once at another.
 sp_run big 'limit=8M;wait=5ms' --flags 'NOFS|NOFAIL' --size 16384 --source budget \
-	--free-ms 150 --repeat 3 --sites 2
+	--free-on-canary 1 --repeat 3 --sites 2
 for i in 0 1 2; do sp_expect_result big $i ok 1; done
 expect_eq "'above 8192' warnings for 2 call sites" 2 \
 	"$(grep -cE '^gfpshim: .*NOFAIL.*above 8192' "$TMP/big.log")"
 grep -E '^gfpshim: .*NOFAIL.*above 8192' "$TMP/big.log" | head -1 | sed 's/^/# /'
 
 # 8192 is not above 8192.
-sp_run edge 'limit=8M;wait=5ms' --flags 'NOFS|NOFAIL' --size 8192 --source budget --free-ms 100
+sp_run edge 'limit=8M;wait=5ms' --flags 'NOFS|NOFAIL' --size 8192 --source budget --free-on-canary 1
 sp_expect_result edge 0 ok 1
 sp_no_match "NOFAIL 8192 warned" "$TMP/edge.log" "above 8192"

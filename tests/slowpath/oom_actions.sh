@@ -9,7 +9,7 @@ source "$TESTS/slowpath/sp.sh"
 POL='limit=8M;default=KERNEL;retries=4;wait=5ms'
 
 # kill: report, "Out of memory: Killed process", SIGKILL (137).
-run_adj 500 kill "$POL;oom=kill" --flags KERNEL --size 4096 --source budget --free-ms 3000
+run_adj 500 kill "$POL;oom=kill" --flags KERNEL --size 4096 --source budget --free-on-canary 1
 [ "$SP_RC" = 137 ] || { sp_show kill; fail "oom=kill: status $SP_RC, expected 137 (SIGKILL)"; }
 expect_contains "oom=kill report" "$TMP/kill.log" \
 	"^gfpshim: error: sp_case\\($SP_PID\\) invoked oom-killer: size=4096 order=0 mode:KERNEL 0xcc0 oom_score_adj=500\$"
@@ -22,7 +22,7 @@ expect_contains "oom=kill: kill line" "$TMP/kill.log" \
 [ ! -s "$TMP/kill.out" ] || fail "oom=kill: the request returned: $(cat "$TMP/kill.out")"
 
 # abort: report, then SIGABRT (134).
-sp_run abort "$POL;oom=abort" --flags KERNEL --size 4096 --source budget --free-ms 3000
+sp_run abort "$POL;oom=abort" --flags KERNEL --size 4096 --source budget --free-on-canary 1
 [ "$SP_RC" = 134 ] || { sp_show abort; fail "oom=abort: status $SP_RC, expected 134 (SIGABRT)"; }
 expect_contains "oom=abort report" "$TMP/abort.log" \
 	"^gfpshim: error: sp_case\\($SP_PID\\) invoked oom-killer: size=4096 order=0 mode:KERNEL 0xcc0 "
@@ -46,7 +46,7 @@ done
 note "oom=fail: 5 failed requests, reports printed 1 (warn.burst=1) and 5 (10), 5 records each"
 
 # wait: no OOM step, the request keeps looping until the free.
-sp_run wait "$POL;oom=wait" --flags KERNEL --size 4096 --source budget --free-ms 300
+sp_run wait "$POL;oom=wait" --flags KERNEL --size 4096 --source budget --free-on-canary 1
 sp_expect_result wait 0 ok 1
 sp_no_match "oom=wait: OOM report" "$TMP/wait.log" "invoked oom-killer|Killed process"
 

@@ -11,14 +11,14 @@ POL='limit=8M;default=KERNEL;retries=4;wait=5ms'
 	skip "cannot write -1000 to /proc/self/oom_score_adj (needs CAP_SYS_RESOURCE)"
 
 for act in kill abort; do
-	run_adj -1000 "adj-$act" "$POL;oom=$act" --flags KERNEL --size 4096 --source budget --free-ms 500
+	run_adj -1000 "adj-$act" "$POL;oom=$act" --flags KERNEL --size 4096 --source budget --free-on-canary 1
 	[ "$SP_RC" = 0 ] || { sp_show "adj-$act"; fail "oom_score_adj -1000, oom=$act: status $SP_RC"; }
 	sp_expect_result "adj-$act" 0 ok 1
 	sp_no_match "oom_score_adj -1000, oom=$act: kill line" "$TMP/adj-$act.log" "Killed process"
 	note "oom_score_adj -1000, oom=$act: looped $(sp_field "adj-$act" elapsed_ms) ms until the free"
 done
 
-run_adj 0 victim "$POL;oom=kill" --flags KERNEL --size 4096 --source budget --free-ms 500
+run_adj 0 victim "$POL;oom=kill" --flags KERNEL --size 4096 --source budget --free-on-canary 1
 [ "$SP_RC" = 137 ] || { sp_show victim; fail "oom_score_adj 0, oom=kill: status $SP_RC, expected 137"; }
 expect_contains "oom_score_adj 0: report" "$TMP/victim.log" \
 	"^gfpshim: error: sp_case\\($SP_PID\\) invoked oom-killer: size=4096 order=0 mode:KERNEL 0xcc0 oom_score_adj=0\$"

@@ -5,17 +5,18 @@ SP_CASE=$BUILD/tests/slowpath/sp_case
 unset GFP_REPORT GFP_RECORD GFP_RULES GFP_POLICY_FILE GFP_LOG GFP_POLICY
 
 # sp_run TAG POLICY ARGS...: runs sp_case with the shim, GFP_POLICY=POLICY
-# and GFP_LOG=$TMP/TAG.log. Leaves $TMP/TAG.out, $TMP/TAG.err, SP_RC (the
-# status as a shell reports it: 128+N for signal N) and SP_PID.
+# and GFP_LOG=$TMP/TAG.log, bounded (120 s: 124). Leaves $TMP/TAG.out,
+# $TMP/TAG.err, SP_RC (the status as a shell reports it: 128+N for signal
+# N) and SP_PID.
 sp_run() {
 	local tag=$1 policy=$2
 	shift 2
-	rm -f "$TMP/$tag.log"
-	GFP_POLICY=$policy GFP_LOG=$TMP/$tag.log LD_PRELOAD=$SHIM \
-		"$SP_CASE" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" &
-	SP_PID=$!
+	rm -f "$TMP/$tag.log" "$TMP/$tag.pid"
 	SP_RC=0
-	wait "$SP_PID" 2>/dev/null || SP_RC=$?
+	GFP_POLICY=$policy GFP_LOG=$TMP/$tag.log bounded 120 \
+		bash -c 'echo $$ >"$1" && shift && LD_PRELOAD=$SHIM exec "$@"' _ "$TMP/$tag.pid" \
+		"$SP_CASE" "$@" >"$TMP/$tag.out" 2>"$TMP/$tag.err" || SP_RC=$?
+	SP_PID=$(cat "$TMP/$tag.pid" 2>/dev/null)
 	touch "$TMP/$tag.log"
 }
 

@@ -2,13 +2,17 @@
  * sp_case - one allocation request under memory pressure, timed.
  *
  *   sp_case --flags KERNEL|NOFAIL --size 4096 --source budget|enomem|none
- *           [--free-ms N] [--free-count N] [--repeat N] [--headroom MB]
+ *           [--free-ms N | --free-on-canary N] [--free-count N] [--repeat N]
+ *           [--headroom MB]
  *           [--plain] [--notifier] [--shrink] [--sites 1|2]
  *
  * budget: fills the budget (GFP_POLICY limit=) with 4096-byte blocks taking
  *         the reserve too; enomem: lowers RLIMIT_AS a few MB above the
  *         address space and fills it with blocks of the request's size.
- * The freer thread frees blocks --free-ms after the request started (0: never);
+ * The freer thread frees blocks --free-ms after the request started (0: never),
+ * or once the request has printed --free-on-canary canaries to GFP_LOG (it
+ * looped that many times canary.retries rounds: whatever the machine's
+ * speed; a request that returned before frees nothing before it returned);
  * --shrink gives them back by realloc to 1 byte instead of free;
  * --notifier registers an OOM notifier that frees them instead; with
  * --sites 2 odd iterations call from a second call site.
@@ -85,6 +89,7 @@ int main(int argc, char **argv)
 	size_t size = 4096;
 	const char *source = "budget";
 	int free_ms = 0, free_count = -1, repeat = 1, headroom_mb = 16, plain = 0, notify = 0;
+	int free_canaries = 0;
 	int sites = 1, shrink = 0;
 	struct sp_freer freer;
 	struct rlimit as_before;
@@ -117,6 +122,8 @@ int main(int argc, char **argv)
 			source = v;
 		else if (!strcmp(a, "--free-ms"))
 			free_ms = atoi(v);
+		else if (!strcmp(a, "--free-on-canary"))
+			free_canaries = atoi(v);
 		else if (!strcmp(a, "--free-count"))
 			free_count = atoi(v);
 		else if (!strcmp(a, "--repeat"))
@@ -160,13 +167,17 @@ int main(int argc, char **argv)
 	for (int it = 0; it < repeat; it++) {
 		if (strcmp(source, "none"))
 			fill += sp_fill(fill_size, fill_flags);
-		if (free_ms > 0)
+		if (free_canaries > 0)
+			sp_freer_arm_canaries(&freer, free_canaries, free_count,
+			                      it == 0 ? big : NULL);
+		else if (free_ms > 0)
 			sp_freer_arm(&freer, free_ms, free_count, it == 0 ? big : NULL);
 		double t0 = sp_now_ms();
 		void *p = sites == 2 && it % 2 ? sp_request_other_site(size, flags, plain)
 		                               : sp_request_under_pressure(size, flags, plain);
 		double t1 = sp_now_ms();
-		int freed = free_ms > 0 && atomic_load(&freer.freed);
+		int armed = free_ms > 0 || free_canaries > 0;
+		int freed = armed && atomic_load(&freer.freed);
 
 		/* The request is answered: what jemalloc does afterwards with no
 		 * address space left (the freer's late frees, exit) is not the
@@ -181,7 +192,7 @@ int main(int argc, char **argv)
 		       freed ? t1 - freer.t_free : -1.0, (int)getpid(), fill, notifier_calls);
 		if (p != NULL)
 			memset(p, 0, size);
-		if (free_ms > 0)
+		if (armed)
 			sp_freer_wait(&freer);
 		/* p stays allocated: the next iteration starts from a full budget. */
 	}

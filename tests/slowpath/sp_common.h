@@ -10,6 +10,7 @@
 #define SP_COMMON_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -117,10 +118,41 @@ static inline int sp_fill(size_t size, gfp_t flags)
 	return sp_nblocks - start;
 }
 
+/* How many times @pat occurs in the file GFP_LOG names (0 without one). Read
+ * with read(2) into a stack buffer: no stdio, whose buffer is a malloc. */
+static inline int sp_log_count(const char *pat)
+{
+	const char *path = getenv("GFP_LOG");
+	size_t plen = strlen(pat), keep = 0;
+	char buf[8192 + 256];
+	int n = 0, fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	ssize_t r;
+
+	if (fd < 0 || plen == 0 || plen > 256)
+		return fd < 0 ? 0 : (close(fd), 0);
+	while ((r = read(fd, buf + keep, sizeof(buf) - keep - 1)) > 0) {
+		size_t len = keep + (size_t)r;
+
+		buf[len] = '\0';
+		for (char *p = buf; (p = strstr(p, pat)) != NULL; p += plen)
+			n++;
+		/* A match cut at the end of the buffer is counted next time. */
+		keep = len < plen ? len : plen - 1;
+		memmove(buf, buf + len - keep, keep);
+	}
+	close(fd);
+	return n;
+}
+
+#define SP_CANARY "possible memory allocation deadlock"
+
 /*
- * The freer: a thread that, each time it is armed, sleeps @delay_ms and then
- * frees the last @count blocks of sp_blocks (and @extra, if set). `freed` is
- * set just before the first free, `t_free` is its time.
+ * The freer: a thread that, each time it is armed, frees the last @count
+ * blocks of sp_blocks (and @extra, if set): after sleeping @delay_ms, or,
+ * armed with sp_freer_arm_canaries, once the request has printed @canaries
+ * canaries (it has looped that long: a count of rounds, not a time) unless
+ * it returned before (then after it returned). `freed` is set just before
+ * the first free, `t_free` is its time.
  */
 struct sp_freer {
 	pthread_mutex_t lock;
@@ -129,7 +161,9 @@ struct sp_freer {
 	int armed; /* generation asked for */
 	int done;  /* generation finished */
 	int delay_ms;
-	int first, count; /* sp_blocks[first .. first+count) */
+	int canaries, canaries_before; /* sp_freer_arm_canaries */
+	atomic_int returned;           /* the request returned: stop waiting for canaries */
+	int first, count;              /* sp_blocks[first .. first+count) */
 	void *extra;
 	int shrink; /* give the blocks back by realloc to 1 byte, not free */
 	atomic_int freed;
@@ -166,7 +200,13 @@ static void *sp_freer_main(void *arg)
 		pthread_mutex_unlock(&f->lock);
 		if (gen < 0)
 			return NULL;
-		sp_sleep_ms(f->delay_ms);
+		if (f->canaries) {
+			while (!atomic_load(&f->returned) &&
+			       sp_log_count(SP_CANARY) < f->canaries_before + f->canaries)
+				sp_sleep_ms(1);
+		} else {
+			sp_sleep_ms(f->delay_ms);
+		}
 		f->t_free = sp_now_ms();
 		atomic_store(&f->freed, 1);
 		if (f->extra) {
@@ -202,13 +242,18 @@ static inline void sp_freer_start(struct sp_freer *f)
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* Arms the freer: in @delay_ms it frees the last @count blocks and @extra. */
-static inline void sp_freer_arm(struct sp_freer *f, int delay_ms, int count, void *extra)
+static inline void sp_freer_arm_(struct sp_freer *f, int delay_ms, int canaries, int count,
+                                 void *extra)
 {
+	int before = canaries ? sp_log_count(SP_CANARY) : 0;
+
 	pthread_mutex_lock(&f->lock);
 	if (count > sp_nblocks)
 		count = sp_nblocks;
 	f->delay_ms = delay_ms;
+	f->canaries = canaries;
+	f->canaries_before = before;
+	atomic_store(&f->returned, 0);
 	f->first = sp_nblocks - count;
 	f->count = count;
 	f->extra = extra;
@@ -218,9 +263,24 @@ static inline void sp_freer_arm(struct sp_freer *f, int delay_ms, int count, voi
 	pthread_mutex_unlock(&f->lock);
 }
 
-/* Waits until the armed free happened; the freed entries are compacted out. */
+/* Arms the freer: in @delay_ms it frees the last @count blocks and @extra. */
+static inline void sp_freer_arm(struct sp_freer *f, int delay_ms, int count, void *extra)
+{
+	sp_freer_arm_(f, delay_ms, 0, count, extra);
+}
+
+/* Arms the freer to free them once the request made next has printed
+ * @canaries canaries more than GFP_LOG holds now. */
+static inline void sp_freer_arm_canaries(struct sp_freer *f, int canaries, int count, void *extra)
+{
+	sp_freer_arm_(f, 0, canaries, count, extra);
+}
+
+/* After the request returned: waits until the armed free happened; the
+ * freed entries are compacted out. */
 static inline void sp_freer_wait(struct sp_freer *f)
 {
+	atomic_store(&f->returned, 1);
 	pthread_mutex_lock(&f->lock);
 	while (f->done != f->armed)
 		pthread_cond_wait(&f->cond, &f->lock);

@@ -11,13 +11,17 @@
  *                    key destructor's second round, fills again: before=KB
  *                    after=KB
  *   sigwait          while main waits for memory (wait= long), another thread
- *                    signals it every 100 us for 250 ms, and the handler
- *                    allocates (ATOMIC) and frees; then that thread frees:
- *                    waited=SECONDS handler=N. (Only while main waits: a
- *                    signal that lands inside jemalloc and allocates again
- *                    is jemalloc's deadlock, not the shim's.)
+ *                    signals it 100 times, each once the handler of the one
+ *                    before has run, and the handler allocates (ATOMIC) and
+ *                    frees; then that thread frees: waited=SECONDS handler=N.
+ *                    (Only while main waits: a signal that lands inside
+ *                    jemalloc and allocates again is jemalloc's deadlock, not
+ *                    the shim's.)
  *   wake_realloc     main waits for memory (wait= long); another thread
- *                    shrinks a block after 300 ms: late_ms=MS after the shrink
+ *                    shrinks a block: late_ms=MS after the shrink
+ * Main waits, for the other thread, once it has printed a canary to GFP_LOG
+ * (the policy's canary.retries=1: one in its first round, just before it
+ * waits), not after a time that a loaded machine can outlast.
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -29,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gfpshim.h>
+#include "sp_common.h"
 
 #define MAXBLOCKS 100000
 
@@ -160,14 +164,14 @@ static int keyexit(void)
 	return 0;
 }
 
-static volatile long handler_runs;
+static long handler_runs; /* atomic */
 
 static void on_alarm(int sig)
 {
 	(void)sig;
 	void *p = gfp_malloc(16, GFP_ATOMIC | GFP_NOWARN);
 	free(p);
-	handler_runs++;
+	__atomic_add_fetch(&handler_runs, 1, __ATOMIC_RELEASE);
 }
 
 static volatile double freed_at;
@@ -178,12 +182,14 @@ static bool signal_waiter;
 static void *freer(void *arg)
 {
 	(void)arg;
-	usleep(50000); /* the waiter is past its first round, waiting */
-	for (int i = 0; signal_waiter && i < 2500; i++) {
+	while (sp_log_count(SP_CANARY) < 1) /* the waiter is in its first round's wait */
+		usleep(1000);
+	for (int i = 0; signal_waiter && i < 100; i++) {
+		long before = __atomic_load_n(&handler_runs, __ATOMIC_ACQUIRE);
 		pthread_kill(waiter, SIGALRM);
-		usleep(100);
+		while (__atomic_load_n(&handler_runs, __ATOMIC_ACQUIRE) == before)
+			usleep(100);
 	}
-	usleep(signal_waiter ? 0 : 250000);
 	freed_at = now_s();
 	for (int i = 0; i < 8; i++) {
 		void **b = &blocks[nblocks - 1 - i];

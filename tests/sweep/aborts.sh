@@ -6,7 +6,7 @@
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 rc=0
-"$SWEEP" -j 2 --json "$TMP/a.json" --html "$TMP/a.html" -- "$BUILD/tests/sweep/abortprog" </dev/null >"$TMP/a.out" \
+"$SWEEP" --timeout 60 -j 2 --json "$TMP/a.json" --html "$TMP/a.html" -- "$BUILD/tests/sweep/abortprog" </dev/null >"$TMP/a.out" \
 	2>"$TMP/a.err" || rc=$?
 expect_eq "no finding: exit status" 0 "$rc"
 expect_eq "the abort sites, from --json" \

@@ -15,10 +15,10 @@ cat >"$TMP/camp.json" <<END
 [{"id": "inventory", "argv": ["$INV", "$SRC/tests/example/inventory.txt"]},
  {"id": "binary", "argv": ["$OUTPROG", "binary"]}]
 END
-"$SWEEP" -j 2 --campaign "$TMP/camp.json" --json "$TMP/whole.json" >"$TMP/whole.out" 2>&1
+"$SWEEP" --timeout 5 -j 2 --campaign "$TMP/camp.json" --json "$TMP/whole.json" >"$TMP/whole.out" 2>&1
 [ $? = 1 ] || fail "the unsharded campaign: $(tail -3 "$TMP/whole.out")"
 for k in 0 1; do
-	GFP_SHARD_INDEX=$k GFP_SHARD_COUNT=2 "$SWEEP" -j 1 --shard auto --campaign "$TMP/camp.json" \
+	GFP_SHARD_INDEX=$k GFP_SHARD_COUNT=2 "$SWEEP" --timeout 5 -j 1 --shard auto --campaign "$TMP/camp.json" \
 		--json "$TMP/part$k.json" >"$TMP/part$k.out" 2>&1 &
 done
 wait
@@ -49,7 +49,7 @@ PY
 "$REPORT" "$TMP/merged.json" >"$TMP/print.out" 2>&1 || fail "gfp-report: $(tail -3 "$TMP/print.out")"
 expect_eq "gfp-report's targets" "== target inventory: done ==,== target binary: done ==" \
 	"$(grep '^== target' "$TMP/print.out" | paste -sd,)"
-"$SWEEP" --mode nth --max-runs 2 --json "$TMP/one.json" -- "$OUTPROG" binary >/dev/null 2>&1
+"$SWEEP" --timeout 60 --mode nth --max-runs 2 --json "$TMP/one.json" -- "$OUTPROG" binary >/dev/null 2>&1
 "$REPORT" merge -o "$TMP/bad.json" "$TMP/part0.json" "$TMP/one.json" 2>"$TMP/err"
 [ $? = 2 ] || fail "a campaign's part and a sweep's merged"
 expect_contains "the refusal" "$TMP/err" "is a campaign's result but .* is one sweep's"

@@ -20,7 +20,7 @@ INPUT=$SRC/tests/example/inventory.txt
 sweep() { # TAG ARGS...: a sweep of the example, its JSON in TAG.json, stderr in TAG.err
 	local tag=$1
 	shift
-	"$SWEEP" -j 2 --json "$TMP/$tag.json" "$@" -- "$PROG" "$INPUT" >"$TMP/$tag.out" 2>"$TMP/$tag.err"
+	"$SWEEP" --timeout 5 -j 2 --json "$TMP/$tag.json" "$@" -- "$PROG" "$INPUT" >"$TMP/$tag.out" 2>"$TMP/$tag.err"
 	local st=$?
 	[ "$st" = 0 ] || [ "$st" = 1 ] || { cat "$TMP/$tag.err" >&2; fail "$tag: exit status $st"; }
 }

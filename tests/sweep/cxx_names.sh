@@ -25,7 +25,7 @@ no_mangled() {
 }
 
 cd "$TMP" || fail "cd"
-"$SWEEP" -j 2 --json "$TMP/sweep.json" -- "$PROG" >"$TMP/console" 2>"$TMP/err"
+"$SWEEP" --timeout 60 -j 2 --json "$TMP/sweep.json" -- "$PROG" >"$TMP/console" 2>"$TMP/err"
 expect_eq "gfp-sweep: exit status (the crash)" 1 "$?"
 want="^    inventory::Shelf::label\(char const\*, int\) cxxprog\.cc:$L_LABEL \(cxxprog\+0x[0-9a-f]+\)$"
 expect_contains "sweep console: the crash in the method" "$TMP/console" "$want"

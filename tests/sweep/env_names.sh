@@ -24,7 +24,7 @@ names = {"\x1b]0;gfp-pwned\x07TITLE": "t", "CSI\u009b2J": "c", "ESC\x1b[31mRED":
          "PLAIN_NAME": "p"}
 
 def run(args):
-    return bounded.run([sweep, *args], 100)
+    return bounded.run([sweep, "--timeout", "60", *args], 100)
 
 def raw(tag, what, data):
     found = [r for r in RAW if r in data]

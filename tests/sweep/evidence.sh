@@ -11,7 +11,7 @@ SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/sweep/outprog
 
 for mode in binary midline wide; do
-	"$SWEEP" -j 2 --json "$TMP/$mode.json" --junit "$TMP/$mode.xml" -- "$PROG" $mode \
+	"$SWEEP" --timeout 60 -j 2 --json "$TMP/$mode.json" --junit "$TMP/$mode.xml" -- "$PROG" $mode \
 		</dev/null >"$TMP/$mode.txt" 2>"$TMP/$mode.err"
 	st=$?
 	[ "$st" = 1 ] || { cat "$TMP/$mode.err" >&2; fail "$mode: exit status $st, 1 expected"; }

@@ -10,9 +10,9 @@ SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt
 
-"$SWEEP" --json "$TMP/sites.json" -- "$PROG" "$INPUT" >"$TMP/sites.txt" 2>&1
+"$SWEEP" --timeout 5 --json "$TMP/sites.json" -- "$PROG" "$INPUT" >"$TMP/sites.txt" 2>&1
 expect_eq "sites: exit status with findings" 1 "$?"
-"$SWEEP" --mode nth --json "$TMP/nth.json" -- "$PROG" "$INPUT" >"$TMP/nth.txt" 2>&1
+"$SWEEP" --timeout 5 --mode nth --json "$TMP/nth.json" -- "$PROG" "$INPUT" >"$TMP/nth.txt" 2>&1
 expect_eq "nth: exit status with findings" 1 "$?"
 
 /usr/bin/python3 - "$TMP/sites.json" "$TMP/nth.json" <<'PY' || fail "see above"
@@ -106,8 +106,8 @@ st=$?
 [ "$st" -gt 128 ] || fail "reproducer '$cmd' exited $st, not by a signal"
 
 # Shards: 1/2 and 2/2 together are the whole sweep.
-"$SWEEP" --shard 1/2 --json "$TMP/s1.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
-"$SWEEP" --shard 2/2 --json "$TMP/s2.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+"$SWEEP" --timeout 5 --shard 1/2 --json "$TMP/s1.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
+"$SWEEP" --timeout 5 --shard 2/2 --json "$TMP/s2.json" -- "$PROG" "$INPUT" >/dev/null 2>&1
 /usr/bin/python3 - "$TMP/sites.json" "$TMP/s1.json" "$TMP/s2.json" <<'PY' || fail "shards differ from the whole"
 import json, sys
 key = lambda r: sorted((x["site"], x["hit"], x["outcome"]) for x in r["results"])

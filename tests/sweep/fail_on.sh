@@ -11,7 +11,7 @@ sweep() { # TAG ARGS...: gfp-sweep ARGS with --json/--junit TAG.*; RC
 	local tag=$1
 	shift
 	RC=0
-	"$SWEEP" -j 2 --json "$TMP/$tag.json" --junit "$TMP/$tag.xml" "$@" </dev/null \
+	"$SWEEP" --timeout 60 -j 2 --json "$TMP/$tag.json" --junit "$TMP/$tag.xml" "$@" </dev/null \
 		>"$TMP/$tag.out" 2>"$TMP/$tag.err" || RC=$?
 }
 reported() { # TAG: "outcomes of the findings in the JSON / failures in the JUnit / console findings"

@@ -13,7 +13,7 @@ SWEEP=$BUILD/tools/gfp-sweep
 sweep() { # TAG PROG ARGS...: gfp-sweep --json TAG.json; console in TAG.out
 	local tag=$1
 	shift
-	timeout 120 "$SWEEP" -j 2 --json "$TMP/$tag.json" -- "$@" </dev/null >"$TMP/$tag.out" \
+	bounded 200 "$SWEEP" --timeout 60 -j 2 --json "$TMP/$tag.json" -- "$@" </dev/null >"$TMP/$tag.out" \
 		2>"$TMP/$tag.err" || true
 	[ -s "$TMP/$tag.json" ] || { cat "$TMP/$tag.err" >&2; fail "$tag: no JSON"; }
 }

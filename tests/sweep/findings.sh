@@ -36,7 +36,7 @@ CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u061c\u200e\u200f\u2028-
 
 def run(mode, *opts):
     out = f"{tmp}/{mode}"
-    st, so, se = bounded.run([sweep, "-j", "2", *opts, "--json", f"{out}.json", "--junit",
+    st, so, se = bounded.run([sweep, "--timeout", "60", "-j", "2", *opts, "--json", f"{out}.json", "--junit",
                               f"{out}.xml", "--html", f"{out}.html", "--", prog, mode], 400)
     text = so.decode("utf-8", "strict")
     if st != 1:
@@ -164,7 +164,7 @@ if [(f["outcome"], f["state"][:1], len(f["call_paths"])) for f in fs] != [("cras
     bad.append(f"threads: {[(f['title'], len(f['call_paths'])) for f in fs]}")
 
 # A hang: 3 dropped jobs, main waits in wait_jobs each time.
-r, text, xml, html = run("hang", "--timeout", "3")
+r, text, xml, html = run("hang", "--timeout", "10")
 fs = agree("hang", r, text, xml, html)
 hangs = [f for f in fs if f["outcome"] == "hang"]
 try:  # Yama's 2 and 3: only root, or no one, may read another process's stack

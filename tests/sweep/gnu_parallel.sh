@@ -16,7 +16,7 @@ INPUT=$SRC/tests/example/inventory.txt
 unset GFP_SHARD_INDEX PARALLEL_SEQ JOB_COMPLETION_INDEX SLURM_ARRAY_TASK_ID CI_NODE_INDEX
 export GFP_SHARD_COUNT=3
 
-"$SWEEP" -j 2 --json "$TMP/whole.json" -- "$INV" "$INPUT" >"$TMP/whole.out" 2>&1
+"$SWEEP" --timeout 5 -j 2 --json "$TMP/whole.json" -- "$INV" "$INPUT" >"$TMP/whole.out" 2>&1
 [ $? = 1 ] || fail "the unsharded sweep: $(tail -3 "$TMP/whole.out")"
 
 # compare TAG: the parts' headers name PARALLEL_SEQ 1 to 3, and their merge
@@ -56,7 +56,7 @@ PY
 }
 
 parallel --will-cite -j 3 --joblog "$TMP/local.joblog" \
-	"$SWEEP" -j 1 --shard auto --json "$TMP/local.part{}.json" -- "$INV" "$INPUT" \
+	"$SWEEP" --timeout 5 -j 1 --shard auto --json "$TMP/local.part{}.json" -- "$INV" "$INPUT" \
 	::: 1 2 3 >"$TMP/local.log" 2>&1
 compare local
 
@@ -88,7 +88,7 @@ SSHD_PID=$!
 trap 'kill $SSHD_PID 2>/dev/null; wait $SSHD_PID 2>/dev/null; rm -rf "$TMP"' EXIT
 SSH="ssh -i $TMP/id -p $PORT -o StrictHostKeyChecking=no -o UserKnownHostsFile=$TMP/known_hosts -o BatchMode=yes"
 USER_AT=$(id -un)@127.0.0.1
-for _ in $(seq 50); do
+for _ in $(seq 300); do
 	$SSH "$USER_AT" true 2>/dev/null && break
 	kill -0 $SSHD_PID 2>/dev/null || skip "ssh half: sshd could not start: $(tail -3 "$TMP/sshd.log")"
 	sleep 0.1
@@ -97,7 +97,7 @@ $SSH "$USER_AT" true 2>"$TMP/ssh.err" || skip "ssh half: no login to our sshd: $
 
 parallel --will-cite -j 3 --joblog "$TMP/ssh.joblog" --ssh "$SSH" --sshlogin "3/$USER_AT" \
 	--env GFP_SHARD_COUNT \
-	"$SWEEP" -j 1 --shard auto --json "$TMP/ssh.part{}.json" -- "$INV" "$INPUT" \
+	"$SWEEP" --timeout 5 -j 1 --shard auto --json "$TMP/ssh.part{}.json" -- "$INV" "$INPUT" \
 	::: 1 2 3 >"$TMP/ssh.log" 2>&1
 grep -q "Accepted publickey" "$TMP/sshd.log" || fail "the parts did not go through our sshd"
 compare ssh

@@ -10,7 +10,7 @@ SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt
 
-"$SWEEP" --mode nth --json "$TMP/n.json" --junit "$TMP/n.xml" --html "$TMP/n.html" \
+"$SWEEP" --timeout 5 --mode nth --json "$TMP/n.json" --junit "$TMP/n.xml" --html "$TMP/n.html" \
 	-- "$PROG" "$INPUT" >"$TMP/n.txt" 2>&1
 expect_eq "exit status with findings" 1 "$?"
 
@@ -33,7 +33,7 @@ PY
 
 # Chromium, offline and headless. --no-sandbox: the tests may run as root.
 chrome() {
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+	bounded 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --user-data-dir="$TMP/chrome" --window-size=1200,900 \
 		--enable-logging=stderr --v=0 "$@" "file://$TMP/n.html"

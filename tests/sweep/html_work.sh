@@ -17,7 +17,7 @@ SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 INPUT=$SRC/tests/example/inventory.txt
 
-"$SWEEP" --json "$TMP/s.json" --html "$TMP/s.html" -- "$PROG" "$INPUT" >"$TMP/s.txt" 2>&1
+"$SWEEP" --timeout 5 --json "$TMP/s.json" --html "$TMP/s.html" -- "$PROG" "$INPUT" >"$TMP/s.txt" 2>&1
 expect_eq "exit status with findings" 1 "$?"
 
 PYTHONPATH=$TESTS/sweep /usr/bin/python3 - "$CHROMIUM" "$TMP" "${HTML_SHOTS:-}" <<'PY' ||

@@ -16,7 +16,7 @@ need_prog addr2line xmllint
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/example/inventory
 
-"$SWEEP" -j 2 --json "$TMP/r.json" --junit "$TMP/r.xml" -- "$PROG" "$SRC/tests/example/inventory.txt" \
+"$SWEEP" --timeout 5 -j 2 --json "$TMP/r.json" --junit "$TMP/r.xml" -- "$PROG" "$SRC/tests/example/inventory.txt" \
 	</dev/null >"$TMP/r.txt" 2>"$TMP/r.err"
 st=$?
 [ "$st" = 1 ] || { cat "$TMP/r.err" >&2; fail "exit status $st, 1 expected"; }

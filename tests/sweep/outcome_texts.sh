@@ -7,7 +7,7 @@ source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/sweep/findprog
 
-"$SWEEP" -j 2 --json "$TMP/m.json" --junit "$TMP/m.xml" --html "$TMP/m.html" -- "$PROG" message \
+"$SWEEP" --timeout 60 -j 2 --json "$TMP/m.json" --junit "$TMP/m.xml" --html "$TMP/m.html" -- "$PROG" message \
 	>"$TMP/m.txt" 2>"$TMP/m.err"
 st=$?
 [ "$st" = 1 ] || { cat "$TMP/m.err" >&2; fail "exit status $st, 1 expected"; }

@@ -33,7 +33,8 @@ root = os.geteuid() == 0
 def run(args, tool=None, preexec=None, pre=()):
     """(exit status, stdout, stderr); None: killed, with all it started, at
     the deadline."""
-    return bounded.run([tool or sweep, *pre, *args], DEADLINE, preexec_fn=preexec)
+    timeout = () if tool else ("--timeout", "60")
+    return bounded.run([tool or sweep, *timeout, *pre, *args], DEADLINE, preexec_fn=preexec)
 
 def victims(d):
     """Files a symlink may point to: root's, another user's, and none."""

@@ -13,7 +13,7 @@ PROG=$BUILD/tests/example/inventory
 INPUT=$TMP/$(printf 'in &<>"'"'"'\377 ]]>.txt')
 cp "$SRC/tests/example/inventory.txt" "$INPUT" || fail "cannot copy the input"
 
-"$SWEEP" --json "$TMP/r.json" --junit "$TMP/r.xml" --html "$TMP/r.html" -- "$PROG" "$INPUT" \
+"$SWEEP" --timeout 5 --json "$TMP/r.json" --junit "$TMP/r.xml" --html "$TMP/r.html" -- "$PROG" "$INPUT" \
 	>"$TMP/r.txt" 2>&1
 expect_eq "exit status with findings" 1 "$?"
 

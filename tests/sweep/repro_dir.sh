@@ -33,7 +33,7 @@ if plain.returncode != 0 or plain.stdout != b"alpha\nbeta\none\ntwo\nthree\n":
     sys.exit(f"FAIL: the plain run: {plain}")
 
 def swept(tag, sweep_path, env=None):
-    st, out, err = bounded.run([sweep_path, "-j", "2", "--lib", shim, "--json", f"{tmp}/{tag}.json",
+    st, out, err = bounded.run([sweep_path, "--timeout", "60", "-j", "2", "--lib", shim, "--json", f"{tmp}/{tag}.json",
                                 "--input", "input", "--", f"./{prog}", "-f", "script"], 200,
                                cwd=d, env=env)
     if st != 1:

@@ -23,7 +23,7 @@ clean = {k: v for k, v in os.environ.items() if k not in ENGINE_VARS}
 bad = []
 
 def run(env):
-    p = subprocess.run([sweep, "-j", "2", "--shard", "auto", "--json", f"{tmp}/s.json", "--",
+    p = subprocess.run([sweep, "--timeout", "60", "-j", "2", "--shard", "auto", "--json", f"{tmp}/s.json", "--",
                         prog, "binary"], env=dict(clean, **env), capture_output=True, text=True)
     return p
 
@@ -56,7 +56,7 @@ for env, want, vars_ in cases:
         parts[want] = [r["hit"] for r in json.load(open(f"{tmp}/s.json"))["results"]]
 # The split is --shard K/N's.
 for want in ("1/2", "2/2"):
-    p = subprocess.run([sweep, "-j", "2", "--shard", want, "--json", f"{tmp}/k.json", "--",
+    p = subprocess.run([sweep, "--timeout", "60", "-j", "2", "--shard", want, "--json", f"{tmp}/k.json", "--",
                         prog, "binary"], env=clean, capture_output=True, text=True)
     hits = [r["hit"] for r in json.load(open(f"{tmp}/k.json"))["results"]]
     if parts.get(want) != hits:

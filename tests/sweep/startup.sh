@@ -13,7 +13,7 @@ PROG=$BUILD/tests/sweep/startprog
 sweep() { # TAG ARGS...
 	local tag=$1
 	shift
-	timeout 120 "$SWEEP" -j 2 --json "$TMP/$tag.json" --junit "$TMP/$tag.xml" "$@" -- "$PROG" \
+	bounded 200 "$SWEEP" --timeout 60 -j 2 --json "$TMP/$tag.json" --junit "$TMP/$tag.xml" "$@" -- "$PROG" \
 		</dev/null >"$TMP/$tag.out" 2>"$TMP/$tag.err" || true
 	[ -s "$TMP/$tag.json" ] || { cat "$TMP/$tag.err" >&2; fail "$tag: no JSON"; }
 }

@@ -135,7 +135,7 @@ os.close(w)
 
 # ... and a campaign written into that pipe later is swept as from a file.
 r, w = os.pipe()
-p = start(["-j", "2", "--campaign", "-", "--state", f"{tmp}/piped.state", "--json",
+p = start(["--timeout", "60", "-j", "2", "--campaign", "-", "--state", f"{tmp}/piped.state", "--json",
            f"{tmp}/piped.json"], stdin=r)
 os.close(r)
 if wait_for(p, r"reading the campaign from the standard input", "campaign piped"):
@@ -167,7 +167,7 @@ for tag, mode, pattern, sig in (
     if not wait_for(p, pattern, tag):
         continue
     if mode != "record":  # the wait is in a run of the program's: it is alive
-        for _ in range(100):
+        for _ in range(600):
             if len(leftovers()) >= 2:
                 break
             time.sleep(0.1)

@@ -14,7 +14,7 @@ cd "$TMP" || fail "cd"
 [ -z "$(readelf -S "$STRIPPED" | grep -E '\.symtab|\.debug_info')" ] ||
 	fail "cxxprog_stripped has a symbol table or debug information"
 
-"$SWEEP" -j 2 --json "$TMP/s.json" --html "$TMP/s.html" -- "$STRIPPED" >"$TMP/console" 2>"$TMP/err"
+"$SWEEP" --timeout 60 -j 2 --json "$TMP/s.json" --html "$TMP/s.html" -- "$STRIPPED" >"$TMP/console" 2>"$TMP/err"
 expect_eq "gfp-sweep: exit status (the crash)" 1 "$?"
 grep -q '^    cxxprog_stripped+0x[0-9a-f]*$' "$TMP/console" ||
 	fail "no frame of the stripped program reads module+offset: $(cat "$TMP/console")"
@@ -44,13 +44,13 @@ PY
 # Two targets of a campaign, the same stripped program: one hint.
 printf '{"id":"one","argv":["%s"]}\n{"id":"two","argv":["%s"]}\n' "$STRIPPED" "$STRIPPED" \
 	>"$TMP/camp.jsonl"
-"$SWEEP" -j 2 --campaign "$TMP/camp.jsonl" >"$TMP/camp" 2>"$TMP/err"
+"$SWEEP" --timeout 60 -j 2 --campaign "$TMP/camp.jsonl" >"$TMP/camp" 2>"$TMP/err"
 expect_eq "the campaign: exit status" 1 "$?"
 [ "$(hint_lines "$TMP/camp" | wc -l)" = 1 ] ||
 	fail "the campaign: not one names hint: $(hint_lines "$TMP/camp")"
 
 # The unstripped program has its names.
-"$SWEEP" -j 2 -- "$BUILD/tests/sweep/cxxprog" >"$TMP/full" 2>"$TMP/err"
+"$SWEEP" --timeout 60 -j 2 -- "$BUILD/tests/sweep/cxxprog" >"$TMP/full" 2>"$TMP/err"
 expect_eq "gfp-sweep of cxxprog: exit status" 1 "$?"
 hint_lines "$TMP/full" | grep -q 'cxxprog ' && fail "the hint names cxxprog: $(hint_lines "$TMP/full")"
 exit 0

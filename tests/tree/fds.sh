@@ -10,7 +10,7 @@ source "$TESTS/tree/tree.sh"
 
 export GFP_TREE=$TMP/tree GFP_POLICY='limit=64M;limit.scope=tree'
 rc=0
-timeout -s KILL 60 env LD_PRELOAD="$SHIM" "$PROG" forkx >"$TMP/out" 2>"$TMP/err" || rc=$?
+bounded 60 env LD_PRELOAD="$SHIM" "$PROG" forkx >"$TMP/out" 2>"$TMP/err" || rc=$?
 [ $rc = 0 ] || { cat "$TMP/out" "$TMP/err" >&2; fail "tree_prog forkx exited $rc"; }
 expect_eq "a lock on the program's file in the shim's old place" false "$(field "$TMP/out" forkx locked)"
 [ ! -e "$GFP_TREE" ] || fail "the segment is still there after the last member ended"

@@ -14,7 +14,7 @@ POL='limit=64M;limit.scope=tree'
 # "GFP_TREE: 'GFP_TREE' EXPECTED_TAIL (unset GFP_TREE to start a new tree)".
 refused() {
 	local name=$1 tree=$2 tail=$3 pol=${4:-$POL} rc=0
-	GFP_TREE=$tree GFP_POLICY=$pol LD_PRELOAD=$SHIM timeout 10 "$PROG" usage \
+	GFP_TREE=$tree GFP_POLICY=$pol LD_PRELOAD=$SHIM bounded 60 "$PROG" usage \
 		>"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
 	[ $rc = 125 ] || { cat "$TMP/$name.err" >&2; fail "$name: exit $rc, expected 125"; }
 	[ ! -s "$TMP/$name.out" ] || fail "$name: main ran: $(cat "$TMP/$name.out")"
@@ -79,7 +79,7 @@ else
 fi
 
 # GFP_STRICT=0: a warning, and a budget of the process's own.
-GFP_STRICT=0 GFP_TREE=$TMP/fifo GFP_POLICY=$POL LD_PRELOAD=$SHIM timeout 10 "$PROG" usage \
+GFP_STRICT=0 GFP_TREE=$TMP/fifo GFP_POLICY=$POL LD_PRELOAD=$SHIM bounded 60 "$PROG" usage \
 	>"$TMP/lax.out" 2>"$TMP/lax.err" || fail "GFP_STRICT=0: exit $?"
 expect_contains "GFP_STRICT=0: the warning" "$TMP/lax.err" \
 	"^gfpshim: warning: GFP_TREE: '$TMP/fifo' is not a regular file \(a FIFO\), not a tree's budget \(unset GFP_TREE to start a new tree\) \[ignored: GFP_STRICT=0\]$"

@@ -27,7 +27,7 @@ exec 3>&-
 wait
 "$2" fill 1048576 167772160 >"$1/third.out" 2>"$1/third.err"
 SH
-timeout -s KILL 100 env GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD="$SHIM" \
+bounded 100 env GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD="$SHIM" \
 	bash "$TMP/script.sh" "$TMP" "$MAPPROG" || fail "the script failed: $(cat "$TMP"/*.err)"
 expect_eq "python3" holding "$(cat "$TMP/first.out")"
 /usr/bin/python3 - "$TMP" <<'PY' || fail "the members' mappings did not share the budget (above)"
@@ -42,7 +42,7 @@ PY
 
 # Threads and forks in a tree.
 rm -f "$TMP"/r.*.json
-timeout -s KILL 100 env GFP_POLICY='limit=256M;limit.scope=tree' GFP_REPORT="$TMP/r.%p.json" \
+bounded 100 env GFP_POLICY='limit=256M;limit.scope=tree' GFP_REPORT="$TMP/r.%p.json" \
 	LD_PRELOAD="$SHIM" "$MAPPROG" pool 4 2000 3 >"$TMP/pool.out" 2>"$TMP/pool.err" ||
 	fail "map_prog pool: $(cat "$TMP/pool.err")"
 /usr/bin/python3 - "$TMP" <<'PY' || fail "the tree's pool (above)"

@@ -29,7 +29,7 @@ wait_line "$TMP/B.out" try
 "$PROG" lockstop >"$TMP/L.out" 2>"$TMP/L.err" &
 l_pid=$!
 wait_line "$TMP/L.out" locked
-for i in $(seq 100); do
+for i in $(seq 600); do
 	[ "$(python3 -c 'import sys; print(open(sys.argv[1]).read().rsplit(")", 1)[1].split()[0])' /proc/$l_pid/stat)" = T ] && break
 	sleep 0.05
 done
@@ -39,7 +39,7 @@ try() {
 	local n
 	n=$(($(grep -c '"event":"try"' "$TMP/B.out") + 1))
 	echo "$1" >&$b_in
-	wait_lines "$TMP/B.out" try $n 30
+	wait_lines "$TMP/B.out" try $n
 	field "$TMP/B.out" try ok $n
 }
 expect_eq "B's NOWAIT request of 8 MiB while a stopped process holds the tree's lock" \
@@ -48,7 +48,7 @@ expect_eq "B's NOWAIT request of 8 MiB while a stopped process holds the tree's 
 
 # A member that may block still decides (without the lock, after its
 # wait), from 4 threads at once, each a block above a batch.
-GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD="$SHIM" timeout -s KILL 60 "$PROG" thold 4 $((1 << 20)) \
+GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD="$SHIM" bounded 60 "$PROG" thold 4 $((1 << 20)) \
 	</dev/null >"$TMP/A.out" 2>"$TMP/A.err" || true
 expect_eq "A's threads, which may block, hold their 1 MiB" $((1 << 20)) "$(field "$TMP/A.out" holding bytes)"
 

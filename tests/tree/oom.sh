@@ -16,10 +16,10 @@ source "$TESTS/tree/members.sh"
 # case NAME ADJ_B EXPECTED_VICTIM(A|B)
 oom_case() {
 	local name=$1 adj_b=$2 victim=$3
-	export GFP_TREE=$TMP/$name.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms'
+	export GFP_TREE=$TMP/$name.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms;oom.victim_timeout=60s'
 	member_start "$name-A" hold $((32 * MiB)) 0
 	member_start "$name-B" hold $((20 * MiB)) "$adj_b"
-	timeout 60 env LD_PRELOAD=$SHIM "$PROG" need $((12 * MiB)) </dev/null \
+	bounded 60 env LD_PRELOAD=$SHIM "$PROG" need $((12 * MiB)) </dev/null \
 		>"$TMP/$name-C.out" 2>"$TMP/$name-C.err" ||
 		{ cat "$TMP/$name-C.err" >&2; fail "$name: the member that needs 12 MiB exited $?"; }
 	local c_pid

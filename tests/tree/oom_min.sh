@@ -10,10 +10,10 @@ source "$TESTS/tree/members.sh"
 (echo -1000 >/proc/self/oom_score_adj) 2>/dev/null ||
 	skip "cannot write -1000 to /proc/self/oom_score_adj (needs CAP_SYS_RESOURCE)"
 
-export GFP_TREE=$TMP/tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms'
+export GFP_TREE=$TMP/tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms;oom.victim_timeout=60s'
 member_start A hold $((32 * MiB)) -1000
 member_start B hold $((20 * MiB)) 0
-timeout 60 env LD_PRELOAD=$SHIM "$PROG" need $((12 * MiB)) </dev/null >"$TMP/C.out" 2>"$TMP/C.err" ||
+bounded 60 env LD_PRELOAD=$SHIM "$PROG" need $((12 * MiB)) </dev/null >"$TMP/C.out" 2>"$TMP/C.err" ||
 	{ cat "$TMP/C.err" >&2; fail "the member that needs 12 MiB exited $?"; }
 expect_eq "C's 12 MiB" $((12 * MiB)) "$(field "$TMP/C.out" got bytes)"
 member_expect_killed B

@@ -29,14 +29,14 @@ member_start A hold $((32 * MiB)) 0
 member_start B hold $((20 * MiB)) 0
 echo "${MEMBER_PID[A]}" >"$FRZ/cgroup.procs" || fail "cannot move A into $FRZ"
 echo FROZEN >"$FRZ/freezer.state"
-for i in $(seq 100); do
+for i in $(seq 600); do
 	[ "$(cat "$FRZ/freezer.state")" = FROZEN ] && break
 	sleep 0.05
 done
 expect_eq "the freezer" FROZEN "$(cat "$FRZ/freezer.state")"
 
 t0=$(date +%s%3N)
-timeout 60 env LD_PRELOAD=$SHIM "$PROG" need $((12 * MiB)) </dev/null >"$TMP/C.out" 2>"$TMP/C.err" ||
+bounded 60 env LD_PRELOAD=$SHIM "$PROG" need $((12 * MiB)) </dev/null >"$TMP/C.out" 2>"$TMP/C.err" ||
 	{ cat "$TMP/C.err" >&2; fail "the member that needs 12 MiB exited $?"; }
 took=$(($(date +%s%3N) - t0))
 expect_eq "C's 12 MiB" $((12 * MiB)) "$(field "$TMP/C.out" got bytes)"

@@ -43,10 +43,10 @@ member_end B
 member_end A
 [ ! -e "$GFP_TREE" ] || fail "the segment is still there after the last member ended"
 
-export GFP_TREE=$TMP/kill.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms'
+export GFP_TREE=$TMP/kill.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms;oom.victim_timeout=60s'
 member_start_ns Ak hold $((40 * MiB))
 rc=0
-timeout -s KILL 60 unshare --pid --fork --kill-child --mount-proc env LD_PRELOAD="$SHIM" \
+bounded 60 unshare --pid --fork --kill-child --mount-proc env LD_PRELOAD="$SHIM" \
 	"$PROG" need $((40 * MiB)) </dev/null >"$TMP/Bk.out" 2>"$TMP/Bk.err" || rc=$?
 [ "$rc" = 137 ] || { cat "$TMP/Bk.out" "$TMP/Bk.err" >&2; fail "B exited $rc, expected 137 (its own victim)"; }
 expect_contains "B's report" "$TMP/Bk.err" \
@@ -75,7 +75,7 @@ print("{\"event\":\"holding\"}", flush=True)
 sys.stdin.readline()'
 MEMBER_WRAP=()
 wait_line "$TMP/py1.out" holding
-timeout -s KILL 60 "${NS[@]}" env LD_PRELOAD="$SHIM" /usr/bin/python3 -c '
+bounded 60 "${NS[@]}" env LD_PRELOAD="$SHIM" /usr/bin/python3 -c '
 try:
     b = bytearray(40 * 2**20)
     print("ok")

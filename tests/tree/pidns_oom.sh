@@ -35,7 +35,7 @@ state() {
 for variant in :hold --mount-proc:hold --mount-proc:holdx; do
 	mount=${variant%:*} mode=${variant#*:}
 	name=A$mount-$mode
-	export GFP_TREE=$TMP/$name.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms'
+	export GFP_TREE=$TMP/$name.tree GFP_POLICY='limit=64M;limit.scope=tree;retries=4;wait=5ms;oom.victim_timeout=60s'
 	# The namespace's init (bash, no member) makes the next pid S and
 	# starts A with it.
 	MEMBER_WRAP=(unshare --pid --fork --kill-child $mount bash -c \
@@ -47,7 +47,7 @@ for variant in :hold --mount-proc:hold --mount-proc:holdx; do
 		"$(field "$TMP/$name.out" holding still_null)"
 	a=$(member_host_pid "$name") || fail "$name: no pid of A here"
 	rc=0
-	timeout -s KILL 60 env LD_PRELOAD="$SHIM" "$PROG" need $((30 * MiB)) </dev/null \
+	bounded 60 env LD_PRELOAD="$SHIM" "$PROG" need $((30 * MiB)) </dev/null \
 		>"$TMP/$name-C.out" 2>"$TMP/$name-C.err" || rc=$?
 	[ $rc = 0 ] || { cat "$TMP/$name-C.err" >&2; fail "$name: the member that needs 30 MiB exited $rc"; }
 	st=$(state "$S")

@@ -34,7 +34,7 @@ print(json.dumps({"event": "right", "got": got, "live": u.live, "limit": u.limit
                   "left_tree": tree, "my_tree": os.environ.get("GFP_TREE", "")}))
 open(sys.argv[1], "w").close()
 PY
-GFP_POLICY='limit=48M;limit.scope=tree' LD_PRELOAD=$SHIM timeout 60 \
+GFP_POLICY='limit=48M;limit.scope=tree' LD_PRELOAD=$SHIM bounded 60 \
 	bash -c 'echo "{\"event\":\"shell\",\"tree\":\"$GFP_TREE\"}"; /usr/bin/python3 "$1/left.py" "$1/done" | /usr/bin/python3 "$1/right.py" "$1/done"' _ "$TMP" \
 	>"$TMP/out" 2>"$TMP/err" || { cat "$TMP/err" >&2; fail "the pipeline failed"; }
 expect_eq "the right side's request" MemoryError "$(field "$TMP/out" right got)"

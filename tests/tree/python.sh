@@ -35,7 +35,7 @@ exec 3>&-
 wait
 second >"$1/third.out" 2>"$1/third.err"
 SH
-GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD=$SHIM timeout 60 bash "$TMP/script.sh" "$TMP" ||
+GFP_POLICY='limit=64M;limit.scope=tree' LD_PRELOAD=$SHIM bounded 60 bash "$TMP/script.sh" "$TMP" ||
 	fail "the script failed: $(cat "$TMP"/*.err)"
 expect_eq "the first child" "first holds 40 MiB" "$(cat "$TMP/first.out")"
 expect_eq "the second child, while the first holds 40 MiB" MemoryError "$(cat "$TMP/second.out")"

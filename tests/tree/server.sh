@@ -15,7 +15,7 @@ source "$TESTS/lib.sh"
 source "$TESTS/tree/tree.sh"
 
 for pol in 'limit=1G;limit.scope=tree' 'limit=1G;limit.scope=tree;stats=sites'; do
-	GFP_POLICY=$pol LD_PRELOAD=$SHIM timeout 60 "$PROG" server 12 >"$TMP/out" 2>"$TMP/err" ||
+	GFP_POLICY=$pol LD_PRELOAD=$SHIM bounded 60 "$PROG" server 12 >"$TMP/out" 2>"$TMP/err" ||
 		{ cat "$TMP/out" "$TMP/err" >&2; fail "$pol: tree_prog server exited $?"; }
 	expect_eq "$pol: workers killed" 3 "$(field "$TMP/out" server killed)"
 	expect_eq "$pol: killed workers seen dying by SIGKILL" 3 "$(field "$TMP/out" server signalled)"

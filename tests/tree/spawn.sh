@@ -16,7 +16,7 @@ for how in fork fork-exec vfork-exec posix_spawn system reexec; do
 	out=$TMP/$how.out
 	args=("$how" hold $child)
 	[ $how = reexec ] && args=(posix_spawn reexec hold $child)
-	GFP_POLICY='limit=256M;limit.scope=tree' LD_PRELOAD=$SHIM timeout 60 \
+	GFP_POLICY='limit=256M;limit.scope=tree' LD_PRELOAD=$SHIM bounded 60 \
 		"$PROG" spawn "${args[@]}" >"$out" 2>"$TMP/$how.err" ||
 		{ cat "$out" "$TMP/$how.err" >&2; fail "$how: tree_prog exited $?"; }
 	expect_eq "$how: the child's status" 0 "$(field "$out" spawn status)"

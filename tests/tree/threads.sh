@@ -13,7 +13,7 @@ for extra in "" ";stats=sites"; do
 	for how in posix_spawn fork-exec; do
 		pol="limit=256M;limit.scope=tree$extra"
 		out=$TMP/out
-		GFP_POLICY=$pol LD_PRELOAD=$SHIM timeout 60 "$PROG" spawn $how threads >"$out" 2>"$TMP/err" ||
+		GFP_POLICY=$pol LD_PRELOAD=$SHIM bounded 60 "$PROG" spawn $how threads >"$out" 2>"$TMP/err" ||
 			{ cat "$out" "$TMP/err" >&2; fail "$pol $how: tree_prog exited $?"; }
 		before=$(field "$out" spawn before)
 		during=$(field "$out" spawn during)

@@ -28,34 +28,34 @@ PY
 # wait_line FILE EVENT [SECONDS]: until FILE has a JSON line of EVENT.
 wait_line() {
 	local i
-	for ((i = 0; i < ${3:-20} * 20; i++)); do
+	for ((i = 0; i < ${3:-60} * 20; i++)); do
 		grep -q "\"event\":\"$2\"" "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done
-	fail "no $2 line in $1 within ${3:-20} s"
+	fail "no $2 line in $1 within ${3:-60} s"
 }
 
 # wait_lines FILE EVENT N [SECONDS]: until FILE has N JSON lines of EVENT.
 wait_lines() {
 	local i
-	for ((i = 0; i < ${4:-20} * 20; i++)); do
+	for ((i = 0; i < ${4:-60} * 20; i++)); do
 		[ "$(grep -c "\"event\":\"$2\"" "$1" 2>/dev/null)" -ge "$3" ] && return 0
 		sleep 0.05
 	done
-	fail "fewer than $3 $2 lines in $1 within ${4:-20} s"
+	fail "fewer than $3 $2 lines in $1 within ${4:-60} s"
 }
 
 # wait_dead PID [SECONDS]: until PID has ended (a zombie, or reaped): a
 # process SIGKILL was sent to may still be exiting.
 wait_dead() {
 	local i line
-	for ((i = 0; i < ${2:-20} * 20; i++)); do
+	for ((i = 0; i < ${2:-60} * 20; i++)); do
 		read -r line 2>/dev/null <"/proc/$1/stat" || return 0
 		line=${line##*) }
 		[ "${line%% *}" = Z ] && return 0
 		sleep 0.05
 	done
-	fail "process $1 still there ${2:-20} s after it was killed"
+	fail "process $1 still there ${2:-60} s after it was killed"
 }
 
 MiB=$((1024 * 1024))

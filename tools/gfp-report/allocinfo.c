@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "infile.h"
 #include "frame.h"
 #include "text.h"
 #include "report.h"
@@ -139,10 +140,10 @@ static bool print_allocinfo(const char *path, const struct jval *rep, const stru
 	return true;
 }
 
-bool show_allocinfo(const char *path, long top, enum ai_sort sort)
+bool allocinfo_show(const char *path, long top, enum ai_sort sort)
 {
 	size_t len = 0;
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	if (!text) {
 		error("cannot read %s: %s", path, strerror(errno));
 		return false;
@@ -157,7 +158,7 @@ bool show_allocinfo(const char *path, long top, enum ai_sort sort)
 	}
 	bool ok = false;
 	const struct jval *ai = json_get(&v, "allocinfo");
-	if (kind_of(&v) != K_REPORT) {
+	if (print_kind(&v) != K_REPORT) {
 		error("%s is not a GFP_REPORT (\"totals\", \"entries\"); --allocinfo reads the "
 		      "report of a stats=sites run",
 		      path);
@@ -167,7 +168,7 @@ bool show_allocinfo(const char *path, long top, enum ai_sort sort)
 		      "statistics need stats=sites (GFP_POLICY=stats=sites)",
 		      path, stats ? stats : "?");
 	} else {
-		set_dirs(NULL);
+		frames_set_dirs(NULL);
 		ok = print_allocinfo(path, &v, ai, top, sort);
 	}
 	json_free(&v);

@@ -14,7 +14,7 @@
 static const char **user_dirs;
 static size_t nuser_dirs;
 
-void add_user_dir(const char *dir)
+void frames_add_user_dir(const char *dir)
 {
 	user_dirs = xrealloc(user_dirs, (nuser_dirs + 1) * sizeof(*user_dirs));
 	user_dirs[nuser_dirs++] = dir;
@@ -23,7 +23,7 @@ void add_user_dir(const char *dir)
 /* --path first (the user knows best), then the file's program, the usual
  * places and the shim's directory, for modules whose recorded path and
  * build-id find no file. */
-void set_dirs(const char *prog)
+void frames_set_dirs(const char *prog)
 {
 	frame_dirs_clear();
 	frame_set_hint("--path DIR names its directory, --debug-dir DIR a tree of "
@@ -36,7 +36,7 @@ void set_dirs(const char *prog)
 /* One frame as "    DESC (module+offset)" or "    module+offset". Return
  * addresses point after the call, possibly to the next line's code, so those
  * are looked up one byte back; the top of a crash is the faulting pc itself. */
-void print_frame(const struct rec_frame *fr, bool return_address)
+void frames_print(const struct rec_frame *fr, bool return_address)
 {
 	struct frame_info fi;
 	frame_resolve(fr, return_address, &fi);
@@ -45,7 +45,7 @@ void print_frame(const struct rec_frame *fr, bool return_address)
 }
 
 /* Frames as records.c writes them: [{"module","offset","symbol"}, ...]. */
-void print_frames_json(const struct jval *rec, bool top_is_pc)
+void frames_print_json(const struct jval *rec, bool top_is_pc)
 {
 	for (size_t i = 0; i < rec_nframes(rec); i++) {
 		struct rec_frame fr;
@@ -53,25 +53,25 @@ void print_frames_json(const struct jval *rec, bool top_is_pc)
 			printf("    (a frame without module and offset)\n");
 			continue;
 		}
-		print_frame(&fr, !(top_is_pc && i == 0));
+		frames_print(&fr, !(top_is_pc && i == 0));
 	}
 }
 
 /* A frame of gfp-sweep's: as the sweep named it where it has a source line
  * (the sweep ran beside the modules), else named here. */
-void print_sweep_frame(const struct jval *o, bool return_address)
+void frames_print_sweep_one(const struct jval *o, bool return_address)
 {
 	struct frame_info fi;
 	if (frame_read_json(o, return_address, &fi))
 		frame_print(stdout, &fi);
 	else if (fi.rec.module && fi.rec.offset)
-		print_frame(&fi.rec, return_address);
+		frames_print(&fi.rec, return_address);
 	else
 		printf("    (a frame without module and offset)\n");
 	frame_info_free(&fi);
 }
 
-void each_frame_text(const char *frames, frame_text_fn *fn, void *ctx)
+void frames_each_text(const char *frames, frame_text_fn *fn, void *ctx)
 {
 	bool first = true;
 	for (const char *line = frames; line && *line;) {
@@ -108,7 +108,7 @@ static bool print_frame_text(void *ctx, const char *sym, const char *mod, const 
 	bool top_is_pc = *(const bool *)ctx;
 	struct rec_frame fr = {mod, off, sym, NULL, NULL};
 	if (mod)
-		print_frame(&fr, !(top_is_pc && first));
+		frames_print(&fr, !(top_is_pc && first));
 	else
 		printf("    %s\n", sym);
 	return true;
@@ -116,18 +116,18 @@ static bool print_frame_text(void *ctx, const char *sym, const char *mod, const 
 
 static void print_frames_text(const char *frames, bool top_is_pc)
 {
-	each_frame_text(frames, print_frame_text, &top_is_pc);
+	frames_each_text(frames, print_frame_text, &top_is_pc);
 }
 
-void print_sweep_frames(const struct jval *frames, bool top_is_pc)
+void frames_print_sweep(const struct jval *frames, bool top_is_pc)
 {
 	if (frames && frames->type == J_STR) /* before frames were objects */
 		print_frames_text(frames->s, top_is_pc);
 	for (size_t i = 0; frames && frames->type == J_ARR && i < frames->n; i++)
-		print_sweep_frame(&frames->v[i], !(top_is_pc && i == 0));
+		frames_print_sweep_one(&frames->v[i], !(top_is_pc && i == 0));
 }
 
-void modules_free(void)
+void frames_free(void)
 {
 	frame_close_all();
 	free(user_dirs);

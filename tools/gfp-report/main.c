@@ -111,7 +111,7 @@ static int parse_args(int argc, char **argv, const char **allocinfo_out, long *t
 				                        c == 'p' ? "--path" : "--debug-dir",
 				                        optarg);
 			if (c == 'p')
-				add_user_dir(optarg);
+				frames_add_user_dir(optarg);
 			else
 				sym_debug_dir_add(optarg);
 			break;
@@ -168,15 +168,15 @@ int main(int argc, char **argv)
 		return tool_usage_error("no FILE given (gfp-report [--path DIR]... FILE...)");
 	text_visible_stdout();
 	status = 0;
-	if (allocinfo && !show_allocinfo(allocinfo, top, sort))
+	if (allocinfo && !allocinfo_show(allocinfo, top, sort))
 		status = EXIT_USAGE;
 	for (int i = optind; i < argc; i++) {
 		if (i > optind)
 			printf("\n");
-		if (!show_file(argv[i]))
+		if (!print_file(argv[i]))
 			status = EXIT_USAGE;
 	}
-	modules_free();
+	frames_free();
 	if (ferror(stdout) || fclose(stdout) != 0) {
 		error("cannot write the standard output: %s", strerror(errno));
 		return EXIT_USAGE;

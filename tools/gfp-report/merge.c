@@ -18,14 +18,6 @@
  * merge: the shards of one sweep back into the result of one run
  * ---------------------------------------------------------------------- */
 
-struct part {
-	const char *path;
-	struct jval doc;      /* the file */
-	const struct jval *v; /* the sweep: the file, or one target of a campaign's */
-	const struct jval *results, *groups;
-	long k, n;
-};
-
 /* An entry of a list (findings, their call paths, abort sites, a format 1
  * file's groups) and the part it is from. */
 struct entry {
@@ -102,148 +94,6 @@ static size_t group_first_run(const struct part *p, const struct jval *g)
 	    first != (double)(size_t)first)
 		return SIZE_MAX;
 	return (size_t)first;
-}
-
-static bool check_sweep(struct part *p);
-
-/* "shard": "K/N" into p->k and p->n. */
-static bool parse_shard(struct part *p)
-{
-	const char *shard = json_str(p->v, "shard");
-	char extra;
-	if (!shard || sscanf(shard, "%ld/%ld%c", &p->k, &p->n, &extra) != 2 || p->n < 1 ||
-	    p->k < 1 || p->k > p->n) {
-		error("%s: shard is \"%s\", not K/N", p->path, shard ? shard : "");
-		return false;
-	}
-	return true;
-}
-
-static bool load_part(struct part *p)
-{
-	size_t len = 0;
-	char *text = text_slurp(p->path, &len);
-	char err[256];
-	if (!text) {
-		error("cannot read %s: %s", p->path, strerror(errno));
-		return false;
-	}
-	bool ok = json_parse(text, len, 1, &p->doc, err, sizeof(err));
-	p->v = &p->doc;
-	free(text);
-	if (!ok) {
-		error("%s: not JSON (%s)", p->path, err);
-		return false;
-	}
-	if (kind_of(p->v) != K_SWEEP) {
-		error("%s: not a gfp-sweep --json result (no \"gfp_sweep\"): only those merge",
-		      p->path);
-		return false;
-	}
-	const struct jval *t = json_get(p->v, "targets");
-	if (t && t->type != J_ARR) {
-		error("%s: \"targets\" is not a list", p->path);
-		return false;
-	}
-	return t ? parse_shard(p) : check_sweep(p);
-}
-
-/* The fields a sweep's merge reads, p->v's (a file's, or a campaign
- * target's). */
-static bool check_sweep(struct part *p)
-{
-	const char *shard = json_str(p->v, "shard");
-	char extra;
-	p->results = json_get(p->v, "results");
-	/* format 2 has findings, format 1 groups */
-	p->groups =
-	    json_get(p->v, "findings") ? json_get(p->v, "findings") : json_get(p->v, "groups");
-	const char *missing = !json_str(p->v, "mode")                    ? "mode"
-	                      : !json_get(p->v, "program")               ? "program"
-	                      : !p->results || p->results->type != J_ARR ? "results"
-	                      : !p->groups || p->groups->type != J_ARR   ? "findings"
-	                      : !shard                                   ? "shard"
-	                                                                 : NULL;
-	if (missing) {
-		error("%s: no \"%s\" in this gfp-sweep result", p->path, missing);
-		return false;
-	}
-	(void)extra;
-	if (!parse_shard(p))
-		return false;
-	for (size_t i = 0; i < p->results->n; i++)
-		if (!json_str(&p->results->v[i], "site") ||
-		    !json_str(&p->results->v[i], "outcome") ||
-		    !json_get(&p->results->v[i], "hit")) {
-			error("%s: result %zu has no site, hit or outcome", p->path, i + 1);
-			return false;
-		}
-	return true;
-}
-
-/* Every part must come from the same sweep, each shard exactly once. */
-static bool check_parts(struct part *parts, size_t np)
-{
-	const struct part *a = &parts[0];
-	for (size_t i = 1; i < np; i++) {
-		const struct part *b = &parts[i];
-		if (strcmp(json_str(a->v, "mode"), json_str(b->v, "mode")) != 0) {
-			error("%s is a %s-mode sweep but %s is %s-mode: parts of different sweeps "
-			      "do not merge",
-			      b->path, json_str(b->v, "mode"), a->path, json_str(a->v, "mode"));
-			return false;
-		}
-		if (!json_get(a->v, "findings") != !json_get(b->v, "findings")) {
-			error("%s has %s but %s has %s: parts of gfp-sweeps of different versions "
-			      "do not merge",
-			      a->path, json_get(a->v, "findings") ? "findings" : "groups", b->path,
-			      json_get(b->v, "findings") ? "findings" : "groups");
-			return false;
-		}
-		const struct jval *pa = json_get(a->v, "program"), *pb = json_get(b->v, "program");
-		if ((pa || pb) && (!pa || !pb || !json_equal(pa, pb))) {
-			error("%s swept a different program or arguments than %s: parts of "
-			      "different sweeps do not merge",
-			      b->path, a->path);
-			return false;
-		}
-		if (b->n != a->n) {
-			error("%s is shard %ld/%ld but %s is shard %ld/%ld: every part must come "
-			      "from the same --shard K/N split",
-			      b->path, b->k, b->n, a->path, a->k, a->n);
-			return false;
-		}
-		for (size_t j = 0; j < i; j++)
-			if (parts[j].k == b->k) {
-				error("%s and %s are both shard %ld/%ld: each shard once",
-				      parts[j].path, b->path, b->k, b->n);
-				return false;
-			}
-		static const char *const same[] = {"eligible_calls", "sites"};
-		for (size_t s = 0; s < 2; s++) {
-			const char *x = json_text(json_get(a->v, same[s]));
-			const char *y = json_text(json_get(b->v, same[s]));
-			if (x && y && strcmp(x, y) != 0)
-				warning("%s recorded %s %s, %s %s: the program does not "
-				        "allocate the same way every run, so the shards may not "
-				        "add up to one sweep",
-				        a->path, same[s], x, b->path, y);
-		}
-	}
-	if ((long)np != a->n) {
-		for (long k = 1; k <= a->n; k++) {
-			size_t j = 0;
-			while (j < np && parts[j].k != k)
-				j++;
-			if (j == np) {
-				error("shard %ld/%ld is missing: the parts are not the whole "
-				      "sweep",
-				      k, a->n);
-				return false;
-			}
-		}
-	}
-	return true;
 }
 
 /* What the parts say together: any interrupted, the runs not done added
@@ -594,67 +444,6 @@ static void merge_sweep(FILE *f, struct part *parts, size_t np)
  * A campaign's parts: each target merged as a sweep of its own
  * ---------------------------------------------------------------------- */
 
-/* How far from done a campaign target's part is. */
-static int state_rank(const struct jval *target)
-{
-	static const char *const order[] = {"done", "not_run", "interrupted", "error"};
-	const char *s = json_str(target, "state");
-	int r = 0;
-	while (s && r < 4 && strcmp(s, order[r]) != 0)
-		r++;
-	return r;
-}
-
-/* targets[t][i]: target t of the first part in part i, checked; NULL after
- * an error. The worst state's part comes first: its fields (an "error")
- * speak for the target. */
-static struct part **campaign_targets(struct part *parts, size_t np, size_t *nt)
-{
-	const struct jval *t0 = json_get(parts[0].v, "targets");
-	for (size_t i = 1; i < np; i++)
-		if (!json_get(parts[i].v, "targets")) {
-			error("%s is a campaign's result but %s is one sweep's: they do not merge",
-			      parts[0].path, parts[i].path);
-			return NULL;
-		}
-	if (!check_parts(parts, np))
-		return NULL;
-	struct part **tp = xrealloc(NULL, (t0->n + 1) * sizeof(*tp));
-	*nt = t0->n;
-	for (size_t t = 0; t < t0->n; t++) {
-		const char *id = json_str(&t0->v[t], "id");
-		tp[t] = xrealloc(NULL, np * sizeof(**tp));
-		for (size_t i = 0; i < np; i++) {
-			const struct jval *ts = json_get(parts[i].v, "targets");
-			size_t j = 0;
-			while (j < ts->n && (!id || !json_str(&ts->v[j], "id") ||
-			                     strcmp(json_str(&ts->v[j], "id"), id) != 0))
-				j++;
-			if (j == ts->n || ts->n != t0->n) {
-				error("%s and %s have other targets (%s): parts of different "
-				      "campaigns "
-				      "do not merge",
-				      parts[0].path, parts[i].path, id ? id : "no id");
-				return NULL;
-			}
-			size_t len = strlen(parts[i].path) + strlen(id) + 16;
-			char *label = xrealloc(NULL, len);
-			snprintf(label, len, "%s, target %s", parts[i].path, id);
-			tp[t][i] = (struct part){.path = label, .v = &ts->v[j]};
-			if (!check_sweep(&tp[t][i]))
-				return NULL;
-			if (state_rank(tp[t][i].v) > state_rank(tp[t][0].v)) {
-				struct part first = tp[t][0];
-				tp[t][0] = tp[t][i];
-				tp[t][i] = first;
-			}
-		}
-		if (!check_parts(tp[t], np))
-			return NULL;
-	}
-	return tp;
-}
-
 /* The first part's layout, each target merged, the totals added up. */
 static void merge_campaign(FILE *f, struct part *parts, size_t np, struct part **tp, size_t nt)
 {
@@ -698,31 +487,21 @@ static void merge_campaign(FILE *f, struct part *parts, size_t np, struct part *
 	fputs("}\n", f);
 }
 
-static void free_targets(struct part **tp, size_t nt, size_t np)
-{
-	for (size_t t = 0; tp && t < nt; t++) {
-		for (size_t i = 0; i < np; i++)
-			free((char *)tp[t][i].path);
-		free(tp[t]);
-	}
-	free(tp);
-}
-
 /* The merged result to output (NULL: stdout); false after an error. */
 static bool merge_write(const char *output, struct part *parts, size_t np)
 {
 	size_t nt = 0;
 	struct part **tp = NULL;
 	bool campaign = json_get(parts[0].v, "targets") != NULL;
-	if (campaign && !(tp = campaign_targets(parts, np, &nt)))
+	if (campaign && !(tp = parts_targets(parts, np, &nt)))
 		return false; /* what it allocated goes with the exit */
-	if (!campaign && !check_parts(parts, np))
+	if (!campaign && !parts_check(parts, np))
 		return false;
 	bool ok = true;
 	/* -o OUT: a new file renamed over OUT once whole (outfile.h). */
-	struct tool_out o = {.f = stdout, .path = NULL, .slot = -1};
+	struct outfile o = {.f = stdout, .path = NULL, .slot = -1};
 	char why[PATH_MAX + 200];
-	if (output && !tool_out_open(&o, output, why, sizeof(why))) {
+	if (output && !outfile_open(&o, output, why, sizeof(why))) {
 		error("cannot write %s: %s", output, why);
 		ok = false;
 	} else {
@@ -731,13 +510,13 @@ static bool merge_write(const char *output, struct part *parts, size_t np)
 			merge_campaign(f, parts, np, tp, nt);
 		else
 			merge_sweep(f, parts, np);
-		if (output ? !tool_out_close(&o) : fflush(f) != 0 || ferror(f)) {
+		if (output ? !outfile_close(&o) : fflush(f) != 0 || ferror(f)) {
 			error("cannot write %s: %s", output ? output : "the standard output",
 			      strerror(errno));
 			ok = false;
 		}
 	}
-	free_targets(tp, nt, np);
+	parts_free_targets(tp, nt, np);
 	return ok;
 }
 
@@ -753,7 +532,7 @@ int merge_main(int argc, char **argv)
 	memset(parts, 0, np * sizeof(*parts));
 	for (size_t i = 0; i < np; i++) {
 		parts[i].path = argv[optind + (int)i];
-		if (!load_part(&parts[i])) {
+		if (!parts_load(&parts[i])) {
 			status = EXIT_USAGE;
 			np = i + 1;
 			break;

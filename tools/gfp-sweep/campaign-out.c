@@ -2,7 +2,7 @@
  * campaign-out.c - a campaign's console result and reports, made from its
  * journal alone: so a campaign that was stopped and run again reports what
  * an unbroken one reports. Each target is loaded into the globals a sweep
- * of it alone leaves (campaign_each_target), and the sweep's own writers
+ * of it alone leaves (each_target), and the sweep's own writers
  * print its section.
  */
 #include <ctype.h>
@@ -16,7 +16,6 @@
 #include "text.h"
 #include "gfp_build.h"
 #include "journal.h"
-#include "sweep.h"
 
 static const struct target *targets;
 static size_t ntargets;
@@ -62,7 +61,7 @@ static size_t done_findings(const struct jval *done, struct finding *fs, size_t 
 	const struct jval *l = json_get(done, "findings"), *rf = json_get(done, "run_finding");
 	if (!l || l->type != J_ARR || !rf || rf->type != J_ARR) {
 		const struct jval *g = json_get(done, "groups");
-		size_t n = find_findings(fs, counts);
+		size_t n = findings_group(fs, counts);
 		for (size_t f = 0; f < n; f++)
 			for (size_t i = 0; g && g->type == J_ARR && i < g->n; i++) {
 				const struct jval *e = &g->v[i];
@@ -76,11 +75,11 @@ static size_t done_findings(const struct jval *done, struct finding *fs, size_t 
 	}
 	/* The counts and each run's key, as the sweep made them; then the
 	 * findings as journalled. */
-	size_t n = find_findings(fs, counts), kept = 0;
-	for (size_t i = 0; i < nruns; i++)
-		runs[i].finding =
+	size_t n = findings_group(fs, counts), kept = 0;
+	for (size_t i = 0; i < sweep.nruns; i++)
+		sweep.runs[i].finding =
 		    i < rf->n && rf->v[i].type == J_NUM ? strtol(rf->v[i].s, NULL, 10) : -1;
-	for (size_t i = 0; i < l->n && i < nruns; i++) {
+	for (size_t i = 0; i < l->n && i < sweep.nruns; i++) {
 		const struct jval *e = &l->v[i];
 		if (e->type != J_ARR || e->n != 4)
 			continue;
@@ -89,14 +88,14 @@ static size_t done_findings(const struct jval *done, struct finding *fs, size_t 
 		                      .count = (size_t)strtoull(e->v[1].s, NULL, 10),
 		                      .rerun = flag(&e->v[2]),
 		                      .confirmed = flag(&e->v[3])};
-		if (first < nruns)
-			finding_key(&runs[first], one.key, sizeof(one.key));
+		if (first < sweep.nruns)
+			findings_key(&sweep.runs[first], one.key, sizeof(one.key));
 		fs[kept++] = one;
 	}
 	(void)n;
 	for (size_t f = 0; f < kept; f++) {
 		struct path *p;
-		fs[f].paths = finding_paths(f, &p);
+		fs[f].paths = findings_paths(f, &p);
 		free(p);
 	}
 	return kept;
@@ -112,39 +111,45 @@ static size_t load(const struct target *t, size_t i, struct finding **fs, size_t
 		snprintf(opt.input, sizeof(opt.input), "%s", t->input);
 	opt.env = t->env;
 	const struct jval *tg = has_runs ? s->target : NULL;
-	eligible = (uint64_t)num(tg, "eligible");
-	nsites = (size_t)num(tg, "sites");
-	opt.rec_status = (int)num(tg, "rec_status");
-	opt.unstable = tg && json_get(tg, "unstable") && json_get(tg, "unstable")->b;
-	opt.by_call = tg && json_get(tg, "by_call") && json_get(tg, "by_call")->b;
-	snprintf(prog_path, sizeof(prog_path), "%s",
+	sweep.eligible = (uint64_t)num(tg, "eligible");
+	sweep.nsites = (size_t)num(tg, "sites");
+	sweep.rec_status = (int)num(tg, "rec_status");
+	sweep.unstable = tg && json_get(tg, "unstable") && json_get(tg, "unstable")->b;
+	sweep.by_call = tg && json_get(tg, "by_call") && json_get(tg, "by_call")->b;
+	snprintf(sweep.prog_path, sizeof(sweep.prog_path), "%s",
 	         tg && json_str(tg, "program") ? json_str(tg, "program") : "");
 	size_t n = has_runs ? s->nruns : 0;
 	const struct jval **lines = xrealloc(NULL, (n + 1) * sizeof(*lines));
 	memcpy(lines, s->runs, n * sizeof(*lines));
 	qsort(lines, n, sizeof(*lines), line_cmp);
-	runs = xrealloc(runs, (n + 1) * sizeof(*runs));
-	nruns = n;
+	sweep.runs = xrealloc(sweep.runs, (n + 1) * sizeof(*sweep.runs));
+	sweep.nruns = n;
 	for (size_t r = 0; r < n; r++) {
-		journal_restore(lines[r], &runs[r]);
-		runs[r].idx = (int)r + 1;
-		if (is_finding(runs[r].outcome))
-			put_stderr(&runs[r], json_str(lines[r], "stderr"));
+		journal_restore(lines[r], &sweep.runs[r]);
+		sweep.runs[r].idx = (int)r + 1;
+		if (is_finding(sweep.runs[r].outcome))
+			put_stderr(&sweep.runs[r], json_str(lines[r], "stderr"));
 	}
 	free(lines);
 	*fs = xrealloc(NULL, (n + 1) * sizeof(**fs));
 	memset(counts, 0, O_COUNT * sizeof(*counts));
 	size_t planned = (size_t)num(s->done ? s->done : tg, "planned");
-	opt.interrupted = strcmp(t->state, "interrupted") == 0;
-	opt.runs_done = n;
-	opt.runs_planned = planned > n ? planned : n;
+	sweep.interrupted = strcmp(t->state, "interrupted") == 0;
+	sweep.runs_done = n;
+	sweep.runs_planned = planned > n ? planned : n;
 	if (s->done && has_runs)
 		return done_findings(s->done, *fs, counts);
 	/* Interrupted: grouped, not confirmed (the sweep was stopped). */
-	return group_runs(*fs, counts);
+	return confirm_findings(*fs, counts);
 }
 
-void campaign_each_target(target_fn *fn, void *ctx)
+/* The reports' loop over the targets: each target's results loaded into
+ * the model (opt.argv, sweep.runs, ...) as after a sweep of it alone, then
+ * fn with its findings and counts. */
+typedef void target_fn(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
+                       const size_t *counts);
+
+static void each_target(target_fn *fn, void *ctx)
 {
 	for (size_t i = 0; i < ntargets; i++) {
 		struct finding *fs;
@@ -169,13 +174,13 @@ static void add_up(void *ctx, const struct target *t, struct finding *fs, size_t
                    const size_t *counts)
 {
 	struct totals *tot = ctx;
-	tot->runs += nruns;
+	tot->runs += sweep.nruns;
 	tot->findings += nfs;
 	for (int o = 0; o < O_COUNT; o++)
 		tot->counts[o] += counts[o];
 	for (int s = 0; s < 4; s++)
 		tot->states[s] += strcmp(t->state, states[s]) == 0;
-	tot->fail += exit_status(fs, nfs) != 0;
+	tot->fail += findings_exit_status(fs, nfs) != 0;
 }
 
 static void console_target(void *ctx, const struct target *t, struct finding *fs, size_t nfs,
@@ -183,14 +188,14 @@ static void console_target(void *ctx, const struct target *t, struct finding *fs
 {
 	(void)ctx;
 	printf("\n== target %s: ", t->id);
-	command_line(stdout);
+	reproducer_command(stdout);
 	printf(" ==\n");
 	if (t->error)
 		printf("error: %s\n", t->error);
 	else if (strcmp(t->state, "not_run") == 0)
 		printf("not run: the campaign was stopped before it\n");
 	else
-		print_results(fs, nfs, counts);
+		console_results(fs, nfs, counts);
 }
 
 /* ------------------------------------------------------------------------
@@ -222,13 +227,13 @@ static void json_target(void *ctx, const struct target *t, struct finding *fs, s
 		*eq = '=';
 	}
 	fprintf(f, "},");
-	json_sweep_fields(f, fs, nfs, counts);
+	json_out_fields(f, fs, nfs, counts);
 	fputc('}', f);
 }
 
 static void campaign_json(const char *path, const struct totals *tot)
 {
-	struct tool_out o;
+	struct outfile o;
 	FILE *f = report_file(&o, path);
 	fprintf(f, "{\"gfp_sweep\":\"%s\",\"format\":2,\"campaign\":", GFP_VERSION);
 	text_json_str(f, opt.campaign);
@@ -238,7 +243,7 @@ static void campaign_json(const char *path, const struct totals *tot)
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], tot->counts[o]);
 	fprintf(f, "},\"targets\":[");
-	campaign_each_target(json_target, f);
+	each_target(json_target, f);
 	fprintf(f, "]}\n");
 	report_done(&o);
 }
@@ -263,12 +268,12 @@ static void junit_target(void *ctx, const struct target *t, struct finding *fs, 
 	}
 	bool error = t->error != NULL;
 	fprintf(f, "  <testsuite name=\"gfp-sweep ");
-	esc(f, t->id, true);
+	markup_esc(f, t->id, true);
 	fprintf(f, "\" tests=\"1\" failures=\"0\" errors=\"%d\" skipped=\"%d\">\n", error, !error);
 	fprintf(f, "    <testcase classname=\"");
-	esc(f, t->id, true);
+	markup_esc(f, t->id, true);
 	fprintf(f, "\" name=\"recording run\">\n      <%s message=\"", error ? "error" : "skipped");
-	esc(f, error ? t->error : "not run: the campaign was stopped before it", true);
+	markup_esc(f, error ? t->error : "not run: the campaign was stopped before it", true);
 	fprintf(f, "\"/>\n    </testcase>\n  </testsuite>\n");
 }
 
@@ -281,9 +286,9 @@ static void campaign_junit(const char *path, const struct totals *tot)
 	        "<testsuites name=\"gfp-sweep campaign\" tests=\"%zu\" failures=\"%zu\" "
 	        "errors=\"%zu\" time=\"%.3f\">\n",
 	        tot->runs + tot->states[2] + tot->states[3], tot->findings, tot->states[3],
-	        now() - opt.started);
+	        sweep_now() - sweep.started);
 	struct junit_ctx j = {h.f, &h};
-	campaign_each_target(junit_target, &j);
+	each_target(junit_target, &j);
 	fprintf(h.f, "</testsuites>\n");
 	report_done(&h.out);
 }
@@ -315,7 +320,7 @@ static void target_page(const char *path, size_t n, const char *id, char *out, s
 	snprintf(out, len, "%.*s.%zu-%s%s", (int)(dot - path), path, n, safe, dot);
 }
 
-void campaign_check_pages(const struct target *ts, size_t n)
+void campaign_out_check_pages(const struct target *ts, size_t n)
 {
 	char page[PATH_MAX];
 	for (size_t i = 0; opt.html && i < n; i++) {
@@ -334,25 +339,25 @@ static void html_target(void *ctx, const struct target *t, struct finding *fs, s
 	bool swept = strcmp(t->state, "done") == 0 || strcmp(t->state, "interrupted") == 0;
 	fprintf(h->index, "<tr class=\"%s\"><td>", nfs ? "bad" : swept ? "good" : "none");
 	if (swept) {
-		write_html(page, fs, nfs, counts);
+		html_write(page, fs, nfs, counts);
 		fprintf(h->index, "<a href=\"");
-		esc(h->index, base, true);
+		markup_esc(h->index, base, true);
 		fprintf(h->index, "\">");
-		esc(h->index, t->id, false);
+		markup_esc(h->index, t->id, false);
 		fprintf(h->index, "</a>");
 	} else {
-		esc(h->index, t->id, false);
+		markup_esc(h->index, t->id, false);
 	}
 	fprintf(h->index, "</td><td>%s</td><td><code>", t->state);
 	struct membuf m;
-	command_line(mem_open(&m));
-	mem_flush(&m, h->index, false);
+	reproducer_command(membuf_open(&m));
+	markup_flush(&m, h->index, false);
 	fprintf(h->index, "</code>");
 	if (t->error) {
 		fprintf(h->index, "<br>");
-		esc(h->index, t->error, false);
+		markup_esc(h->index, t->error, false);
 	}
-	fprintf(h->index, "</td><td>%zu</td><td>%zu</td>", swept ? nruns : 0, nfs);
+	fprintf(h->index, "</td><td>%zu</td><td>%zu</td>", swept ? sweep.nruns : 0, nfs);
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(h->index, "<td>%zu</td>", counts[o]);
 	fprintf(h->index, "</tr>\n");
@@ -365,7 +370,7 @@ static void campaign_html(const char *path, const struct totals *tot)
 	FILE *f = h.f;
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	           "<title>gfp-sweep campaign: ");
-	esc(f, opt.campaign, false);
+	markup_esc(f, opt.campaign, false);
 	fprintf(f,
 	        "</title>\n<style>body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}"
 	        "table{border-collapse:collapse}th,td{border-bottom:1px solid #ddd;padding:4px 8px;"
@@ -374,7 +379,7 @@ static void campaign_html(const char *path, const struct totals *tot)
 	        "tr.good td:first-child{border-left:4px solid #27ae60}"
 	        "tr.none td:first-child{border-left:4px solid #999}code{font-size:12px}"
 	        "</style></head>\n<body>\n<h1>gfp-sweep campaign</h1>\n<p><code>");
-	esc(f, opt.campaign, false);
+	markup_esc(f, opt.campaign, false);
 	fprintf(f, "</code>: %zu target%s, %zu runs, %zu finding%s%s; started %s%s%s.</p>\n",
 	        ntargets, ntargets == 1 ? "" : "s", tot->runs, tot->findings,
 	        tot->findings == 1 ? "" : "s", stop_requested() ? " (interrupted)" : "", h.stamp,
@@ -385,20 +390,20 @@ static void campaign_html(const char *path, const struct totals *tot)
 		fprintf(f, "<th>%s</th>", outcome_name[o]);
 	fprintf(f, "</tr>\n");
 	struct html_ctx c = {path, f, 0};
-	campaign_each_target(html_target, &c);
+	each_target(html_target, &c);
 	fprintf(f, "</table>\n<p>Each swept target's name opens its own page, as "
 	           "<code>gfp-sweep --html</code> writes it for one program.</p>\n"
 	           "</body></html>\n");
 	report_done(&h.out);
 }
 
-int campaign_report(const struct target *ts, size_t n)
+int campaign_out_write(const struct target *ts, size_t n)
 {
 	targets = ts;
 	ntargets = n;
 	struct totals tot = {0};
-	campaign_each_target(add_up, &tot);
-	campaign_each_target(console_target, NULL);
+	each_target(add_up, &tot);
+	each_target(console_target, NULL);
 	printf("\ncampaign %s: %zu target%s:", opt.campaign, n, n == 1 ? "" : "s");
 	for (int s = 0; s < 4; s++)
 		if (tot.states[s])

@@ -9,16 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "demangle.h"
 #include "sweep.h"
 
-char prog_path[PATH_MAX];
-
 /* The program's module name as the records spell it. */
-const char *prog_base(void)
+const char *frames_prog_base(void)
 {
-	const char *base = strrchr(prog_path, '/');
-	return base ? base + 1 : prog_path;
+	const char *base = strrchr(sweep.prog_path, '/');
+	return base ? base + 1 : sweep.prog_path;
 }
 
 /* ------------------------------------------------------------------------
@@ -37,7 +35,7 @@ static bool same(const char *a, const char *b)
 	return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-size_t module_index(const char *name, const char *path, const char *build_id)
+size_t frames_module_index(const char *name, const char *path, const char *build_id)
 {
 	for (size_t i = 0; i < nmods; i++)
 		if (same(mods[i].name, name) && same(mods[i].path, path) &&
@@ -48,7 +46,7 @@ size_t module_index(const char *name, const char *path, const char *build_id)
 	return nmods++;
 }
 
-void module_of(size_t n, const char **path, const char **build_id)
+void frames_module_of(size_t n, const char **path, const char **build_id)
 {
 	*path = n < nmods ? mods[n].path : NULL;
 	*build_id = n < nmods ? mods[n].build_id : NULL;
@@ -75,7 +73,7 @@ static const struct frame_info *name_frame(size_t mod, const char *off, const ch
 		    strcmp(named[i]->off, off) == 0 && strcmp(named[i]->sym, sym) == 0)
 			return &named[i]->fi;
 	if (nnamed == 0) /* modules not found by path or build-id: by name */
-		frame_dirs_default(prog_path);
+		frame_dirs_default(sweep.prog_path);
 	named = xrealloc(named, (nnamed + 1) * sizeof(*named));
 	struct named *n = named[nnamed++] = xrealloc(NULL, sizeof(**named));
 	n->mod = mod;
@@ -85,8 +83,8 @@ static const struct frame_info *name_frame(size_t mod, const char *off, const ch
 	const struct module *m = &mods[mod];
 	struct rec_frame rf = {m->name, n->off, *n->sym ? n->sym : NULL, m->path, m->build_id};
 	/* A record from before "modules": the program is the one swept. */
-	if (!rf.path && prog_path[0] && strcmp(m->name, prog_base()) == 0)
-		rf.path = prog_path;
+	if (!rf.path && sweep.prog_path[0] && strcmp(m->name, frames_prog_base()) == 0)
+		rf.path = sweep.prog_path;
 	frame_resolve(&rf, return_address, &n->fi);
 	return &n->fi;
 }
@@ -114,7 +112,7 @@ static bool parse_frame(const char *line, size_t len, bool return_address, struc
 	snprintf(fr->off, sizeof(fr->off), "%s", field[1]);
 	snprintf(fr->sym, sizeof(fr->sym), "%s", field[2]);
 	const struct frame_info *fi = name_frame((size_t)mod, fr->off, fr->sym, return_address);
-	sym_symbol_text(field[2], fr->sym, sizeof(fr->sym), &(size_t){0}); /* demangled */
+	demangle_symbol(field[2], fr->sym, sizeof(fr->sym), &(size_t){0}); /* demangled */
 	if (fi->located)
 		snprintf(fr->src, sizeof(fr->src), "%.*s", (int)sizeof(fr->src) - 1, fi->desc);
 	fr->path = fi->path;
@@ -128,7 +126,7 @@ static bool parse_frame(const char *line, size_t len, bool return_address, struc
 	return true;
 }
 
-void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx)
+void frames_each(const char *frames, bool crash, frame_fn *fn, void *ctx)
 {
 	bool first = true;
 	for (const char *line = frames; *line;) {
@@ -145,7 +143,7 @@ void each_frame(const char *frames, bool crash, frame_fn *fn, void *ctx)
 	}
 }
 
-void print_frame(void *ctx, const char *line, size_t len, const struct frame *fr)
+void frames_print_line(void *ctx, const char *line, size_t len, const struct frame *fr)
 {
 	FILE *f = ctx;
 	if (fr)
@@ -160,7 +158,8 @@ struct top_ctx {
 	bool done;
 };
 
-bool frame_is_top(const struct frame *fr, const char *top)
+/* fr is the crash site top (struct run's crash_top, "module+offset symbol"). */
+static bool frame_is_top(const struct frame *fr, const char *top)
 {
 	size_t ml = strlen(fr->mod), ol = strlen(fr->off);
 	return !strncmp(top, fr->mod, ml) && top[ml] == '+' &&
@@ -180,29 +179,18 @@ static void top_frame(void *ctx, const char *line, size_t len, const struct fram
 	}
 }
 
-bool crash_top_frame(const struct run *r, struct frame *out)
+bool frames_crash_top(const struct run *r, struct frame *out)
 {
 	struct top_ctx t = {r->crash_top, out, false};
 	if (r->crash_top[0])
-		each_frame(r->crash_frames, true, top_frame, &t);
+		frames_each(r->crash_frames, true, top_frame, &t);
 	return t.done;
 }
 
-/* A crash group's crash site, as its backtrace prints it (the faulting pc
- * when it is the top frame, else a return address looked up one byte back). */
-void print_crash_top(const struct run *r)
-{
-	struct frame fr;
-	if (crash_top_frame(r, &fr))
-		frame_print(stdout, fr.info);
-	else
-		printf("    %s\n", r->crash_top);
-}
-
 /* The frames as printed, with source lines where the modules have them. */
-void print_frames(const char *frames, bool crash)
+void frames_print(const char *frames, bool crash)
 {
-	each_frame(frames, crash, print_frame, stdout);
+	frames_each(frames, crash, frames_print_line, stdout);
 }
 
 struct json_ctx {
@@ -226,6 +214,17 @@ void frames_json(FILE *f, const char *frames, bool crash)
 {
 	struct json_ctx j = {f, 0};
 	fputc('[', f);
-	each_frame(frames, crash, json_frame, &j);
+	frames_each(frames, crash, json_frame, &j);
 	fputc(']', f);
+}
+
+void frames_words(FILE *f, const struct frame *fr)
+{
+	if (fr->func && fr->file && fr->line > 0) {
+		const char *base = strrchr(fr->file, '/');
+		fprintf(f, "%s %s:%d", fr->func, base ? base + 1 : fr->file, fr->line);
+	} else if (fr->func || fr->sym[0])
+		fprintf(f, "%s (%s+%s)", fr->func ? fr->func : fr->sym, fr->mod, fr->off);
+	else
+		fprintf(f, "%s+%s", fr->mod, fr->off);
 }

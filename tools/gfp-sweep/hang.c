@@ -9,17 +9,13 @@
  * failed allocation instead.
  */
 #include <elfutils/libdwfl.h>
-#include <dwarf.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "record_reader.h"
-#include "text.h"
+#include "infile.h"
 #include "sweep.h"
 
 #define HANG_FRAMES 64
@@ -76,7 +72,7 @@ static int take_frame(Dwfl_Frame *state, void *arg)
 			*p = ' ';
 	int w = snprintf(h->out + h->len, h->n - h->len, "%s\t%#llx\t%s\t%zu\n", mod,
 	                 (unsigned long long)(pc - start), sym,
-	                 module_index(mod, file ? file : name, nb > 0 ? bid : NULL));
+	                 frames_module_index(mod, file ? file : name, nb > 0 ? bid : NULL));
 	if (w > 0 && (size_t)w < h->n - h->len)
 		h->len += (size_t)w;
 	return ++h->frames < HANG_FRAMES ? DWARF_CB_OK : DWARF_CB_ABORT;
@@ -127,7 +123,7 @@ bool hang_stack(int idx, pid_t keeper, char *out, size_t n)
 	char path[PATH_MAX + 16];
 	size_t len = 0;
 	run_paths(idx, "rec", path, sizeof(path));
-	char *text = text_slurp(path, &len);
+	char *text = infile_read(path, &len);
 	struct jval inj;
 	if (!text || !rec_find(text, len, "injection", &inj)) {
 		free(text);

@@ -8,7 +8,7 @@
  * Neither may contain what the reports test forbids in the page: no
  * "http:", "url(", "@import" or CDATA end.
  */
-#include "html.h"
+#include "html-assets.h"
 
 /* Each is one string for the page; gcc and clang take far more than the
  * 4095 characters C99 promises. */

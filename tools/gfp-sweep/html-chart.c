@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
+#include "html-chart.h"
 
 #define CHART_BARS 40
 
@@ -25,11 +25,12 @@ static int bar_cmp(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-void html_points(FILE *f, bool (*keep)(size_t i, const void *ctx), const void *ctx, size_t max)
+void html_chart_points(FILE *f, bool (*keep)(size_t i, const void *ctx), const void *ctx,
+                       size_t max)
 {
 	size_t shown = 0;
 	const char *kind = "";
-	for (size_t i = 0; i < nruns; i++) {
+	for (size_t i = 0; i < sweep.nruns; i++) {
 		if (!keep(i, ctx))
 			continue;
 		if (shown == max) {
@@ -38,10 +39,10 @@ void html_points(FILE *f, bool (*keep)(size_t i, const void *ctx), const void *c
 		}
 		/* "hit 1, 2, 6": the kind once, again only where it changes
 		 * (nth mode tries the sites no call reached by their hits). */
-		bool same = strcmp(kind, point_kind(&runs[i])) == 0;
-		kind = point_kind(&runs[i]);
+		bool same = strcmp(kind, plan_point_kind(&sweep.runs[i])) == 0;
+		kind = plan_point_kind(&sweep.runs[i]);
 		fprintf(f, "%s%s%s%llu", shown++ ? ", " : "", same ? "" : kind, same ? "" : " ",
-		        (unsigned long long)runs[i].hit);
+		        (unsigned long long)sweep.runs[i].hit);
 	}
 }
 
@@ -57,16 +58,16 @@ static void bar(FILE *f, const size_t *n, const struct site_runs *points)
 		fprintf(f, "<span class=\"o-%s\" style=\"flex-grow:%zu\" title=\"", outcome_name[o],
 		        n[o]);
 		struct membuf m;
-		FILE *t = mem_open(&m);
+		FILE *t = membuf_open(&m);
 		fprintf(t, "%s: ", outcome_name[o]);
 		if (points) {
 			struct site_runs p = *points;
 			p.o = o;
-			html_points(t, run_at_site, &p, 12);
+			html_chart_points(t, html_sites_run_at, &p, 12);
 		} else {
 			fprintf(t, "%zu run%s", n[o], n[o] == 1 ? "" : "s");
 		}
-		mem_flush(&m, f, true);
+		markup_flush(&m, f, true);
 		fprintf(f, "\">%zu</span>", n[o]);
 	}
 	fprintf(f, "</div>");
@@ -77,17 +78,17 @@ static void site_bar(FILE *f, const struct hsites *hs, size_t s, size_t nfs)
 	const struct hsite *site = &hs->s[s];
 	fprintf(f, "<code>%s</code>", site->key[0] ? site->key : "(none)");
 	fprintf(f, "<span class=\"where\" title=\"");
-	esc(f, site->w.full, true);
+	markup_esc(f, site->w.full, true);
 	fprintf(f, "\">");
 	const char *none = site->key[0] ? "(not reached)" : "no allocation failed";
-	esc(f, site->w.label[0] ? site->w.label : none, false);
+	markup_esc(f, site->w.label[0] ? site->w.label : none, false);
 	fprintf(f, "</span>");
 	bar(f, site->n, &(struct site_runs){hs, s, O_OK});
 	fprintf(f, "<span class=\"n\">%zu", site->total);
 	/* the findings its failure points are in */
 	for (size_t fi = 0; fi < nfs && site->key[0]; fi++)
-		for (size_t i = site->first; i < nruns; i++)
-			if (hs->of_run[i] == s && runs[i].finding == (long)fi) {
+		for (size_t i = site->first; i < sweep.nruns; i++)
+			if (hs->of_run[i] == s && sweep.runs[i].finding == (long)fi) {
 				fprintf(f, "<a href=\"#f%zu\">[%zu]</a>", fi + 1, fi + 1);
 				break;
 			}

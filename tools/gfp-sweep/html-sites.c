@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "html.h"
+#include "launch.h"
+#include "html-sites.h"
 
-const char *site_key(const struct run *r)
+static const char *site_key(const struct run *r)
 {
 	return r->site[0] ? r->site : r->inj_site;
 }
@@ -39,7 +39,7 @@ static void frame_names(const struct frame *fr, struct where *w)
 	}
 }
 
-void where_of(const struct frame *fr, struct where *w)
+void html_sites_where(const struct frame *fr, struct where *w)
 {
 	frame_names(fr, w);
 }
@@ -51,7 +51,7 @@ static void where_frame(void *ctx, const char *line, size_t len, const struct fr
 	(void)len;
 	if (!fr || w->found)
 		return;
-	if (strcmp(fr->mod, prog_base()) != 0) {
+	if (strcmp(fr->mod, frames_prog_base()) != 0) {
 		/* The outermost library frame before the program's is what
 		 * the program called: strdup, asprintf - by its recorded
 		 * (exported) name rather than the source's (___asprintf). */
@@ -95,9 +95,9 @@ static void site_where(struct hsites *hs, size_t s)
 {
 	struct where *w = &hs->s[s].w;
 	memset(w, 0, sizeof(*w));
-	for (size_t i = hs->s[s].first; i < nruns; i++)
-		if (hs->of_run[i] == s && runs[i].inj_frames[0]) {
-			each_frame(runs[i].inj_frames, false, where_frame, w);
+	for (size_t i = hs->s[s].first; i < sweep.nruns; i++)
+		if (hs->of_run[i] == s && sweep.runs[i].inj_frames[0]) {
+			frames_each(sweep.runs[i].inj_frames, false, where_frame, w);
 			break;
 		}
 	/* Without a frame in the program there is no call into a library. */
@@ -105,15 +105,15 @@ static void site_where(struct hsites *hs, size_t s)
 		w->via[0] = '\0';
 }
 
-void hsites_build(struct hsites *hs)
+void html_sites_build(struct hsites *hs)
 {
-	hs->s = calloc(nruns + 1, sizeof(*hs->s));
-	hs->of_run = calloc(nruns + 1, sizeof(*hs->of_run));
+	hs->s = calloc(sweep.nruns + 1, sizeof(*hs->s));
+	hs->of_run = calloc(sweep.nruns + 1, sizeof(*hs->of_run));
 	hs->n = 0;
 	if (!hs->s || !hs->of_run)
 		die(EXIT_USAGE, "out of memory");
-	for (size_t i = 0; i < nruns; i++) {
-		const struct run *r = &runs[i];
+	for (size_t i = 0; i < sweep.nruns; i++) {
+		const struct run *r = &sweep.runs[i];
 		const char *key = site_key(r);
 		size_t s = 0;
 		/* From the last site back: a site's runs are mostly adjacent. */
@@ -134,18 +134,13 @@ void hsites_build(struct hsites *hs)
 		site_where(hs, s);
 }
 
-bool run_in_finding(size_t i, const void *ctx)
-{
-	return runs[i].finding == *(const long *)ctx;
-}
-
-bool run_at_site(size_t i, const void *ctx)
+bool html_sites_run_at(size_t i, const void *ctx)
 {
 	const struct site_runs *p = ctx;
-	return p->hs->of_run[i] == p->site && runs[i].outcome == p->o;
+	return p->hs->of_run[i] == p->site && sweep.runs[i].outcome == p->o;
 }
 
-void hsites_free(struct hsites *hs)
+void html_sites_free(struct hsites *hs)
 {
 	free(hs->s);
 	free(hs->of_run);

@@ -2,55 +2,13 @@
  * html-table.c - the page's table of findings and failure points, which
  * its script sorts, filters and pages (every row is there without the
  * script): a row per finding, opening onto its call paths, and a row per
- * call site and other outcome; and the abort sites.
+ * call site and other outcome.
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "html.h"
-
-/* The distinct abort sites, as the console lists them (aborts.c): not
- * findings, but each one a user should check is deliberate. */
-void html_abort_sites(FILE *f)
-{
-	struct abort_site *sites;
-	size_t n = abort_sites(&sites);
-	if (n)
-		fprintf(f, "<section class=\"shared\" id=\"aborts\">\n<h2>Abort sites</h2>\n"
-		           "<p class=\"note\">Runs that ended by abort() after the failure: the "
-		           "program chose to stop, so they are not findings; check each is "
-		           "deliberate.</p>\n");
-	for (size_t k = 0; k < n; k++) {
-		const struct abort_site *a = &sites[k];
-		struct membuf m;
-		FILE *w = mem_open(&m);
-		if (a->has_aborter)
-			frame_words(w, &a->aborter);
-		else
-			fputs(runs[a->first].crash_top[0] ? runs[a->first].crash_top : "-", w);
-		fputs(" aborted for the allocation of ", w);
-		if (a->has_alloc)
-			frame_words(w, &a->alloc);
-		else
-			fputs("-", w);
-		fprintf(f, "<div class=\"site abort\"><p><strong>[A%zu] %zu run%s</strong>: ", k + 1,
-		        a->count, a->count == 1 ? "" : "s");
-		mem_flush(&m, f, false);
-		fprintf(f, "</p>\n<pre class=\"repro\">");
-		w = mem_open(&m);
-		reproducer(w, &runs[a->first]);
-		mem_flush(&m, f, false);
-		fprintf(f, "</pre></div>\n");
-	}
-	if (n)
-		fprintf(f, "</section>\n");
-	free(sites);
-}
-
-/* ------------------------------------------------------------------------
- * The table of failure points
- * ---------------------------------------------------------------------- */
+#include "html-chart.h"
+#include "html-table.h"
 
 /* The cells a row starts with: outcome, then function (its leading text
  * the name the script sorts by; small, what else to say), file:line (the
@@ -61,22 +19,22 @@ static void row_start(FILE *f, enum outcome o, const char *fn, const char *more,
 	fprintf(f,
 	        "<tr data-o=\"%s\"><td><span class=\"pill o-%s\">%s</span></td><td class=\"fn\">",
 	        outcome_name[o], outcome_name[o], outcome_name[o]);
-	esc(f, fn, false);
+	markup_esc(f, fn, false);
 	if (more[0]) {
 		fprintf(f, "<small> ");
-		esc(f, more, false);
+		markup_esc(f, more, false);
 		fprintf(f, "</small>");
 	}
 	fprintf(f, "</td><td class=\"file\"");
 	if (path[0]) {
 		fprintf(f, " title=\"");
-		esc(f, path, true);
+		markup_esc(f, path, true);
 		fputc('"', f);
 	}
 	fputc('>', f);
-	esc(f, file, false);
+	markup_esc(f, file, false);
 	fprintf(f, "</td><td class=\"mod\">");
-	esc(f, mod, false);
+	markup_esc(f, mod, false);
 	fprintf(f, "</td>");
 }
 
@@ -91,7 +49,7 @@ static void site_row(FILE *f, enum outcome o, const struct hsite *site, const st
 	row_start(f, o, w->fn, via, w->file, w->path, w->mod);
 	fprintf(f, "<td><code>%s</code></td><td class=\"hits\">",
 	        site->key[0] ? site->key : "(none)");
-	html_points(f, run_at_site, so, 12);
+	html_chart_points(f, html_sites_run_at, so, 12);
 	fprintf(f, "</td><td class=\"num\">%zu</td><td></td></tr>\n", count);
 }
 
@@ -99,34 +57,34 @@ static void site_row(FILE *f, enum outcome o, const struct hsite *site, const st
  * its first call path (a silent loss's), the title, and its call paths. */
 static void finding_row(FILE *f, const struct hsites *hs, const struct finding *fs, size_t fi)
 {
-	const struct run *r = &runs[fs[fi].first];
+	const struct run *r = &sweep.runs[fs[fi].first];
 	struct where w = hs->s[hs->of_run[fs[fi].first]].w;
 	struct state st;
-	if (run_state(r, &st)) {
+	if (state_of(r, &st)) {
 		size_t k = 0;
 		while (k + 1 < st.n && !st.prog[k])
 			k++;
-		where_of(&st.frame[k], &w);
+		html_sites_where(&st.frame[k], &w);
 		snprintf(w.fn, sizeof(w.fn), "%s", st.name[k]);
 	}
 	struct membuf m;
-	finding_title(mem_open(&m), r);
+	findings_title(membuf_open(&m), r);
 	fclose(m.f);
 	row_start(f, r->outcome, w.fn, m.buf, w.file, w.path, w.mod);
 	free(m.buf);
 	struct path *p;
-	size_t np = finding_paths(fi, &p);
+	size_t np = findings_paths(fi, &p);
 	fprintf(f,
 	        "<td><code>%s</code></td><td class=\"hits\"><details><summary>%zu call path%s"
 	        "</summary><ul>",
 	        r->inj_site[0] ? r->inj_site : "(none)", np, np == 1 ? "" : "s");
 	for (size_t k = 0; k < np; k++) {
-		const struct run *q = &runs[p[k].first];
+		const struct run *q = &sweep.runs[p[k].first];
 		fprintf(f, "<li>");
-		path_words(mem_open(&m), q);
-		mem_flush(&m, f, false);
+		words_path(membuf_open(&m), q);
+		markup_flush(&m, f, false);
 		fprintf(f, " <code>%s</code>: ", q->inj_site[0] ? q->inj_site : "-");
-		html_points(f, run_in_path, &p[k], 12);
+		html_chart_points(f, findings_in_path, &p[k], 12);
 		fprintf(f, "</li>");
 	}
 	free(p);

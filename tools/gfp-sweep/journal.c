@@ -16,14 +16,13 @@
  * It never decides what to run: campaign.c asks it.
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "infile.h"
 #include "text.h"
 #include "gfp_build.h"
 #include "journal.h"
@@ -99,7 +98,7 @@ static void header(FILE *f)
 static void check_header(const struct jval *v)
 {
 	struct membuf m;
-	header(mem_open(&m));
+	header(membuf_open(&m));
 	fclose(m.f);
 	struct jval now;
 	char err[128];
@@ -148,12 +147,12 @@ void journal_open(const char *state, const struct target *ts, size_t n)
 	 * a file of its own (outfile.h), then read through the same
 	 * descriptor. */
 	char why[PATH_MAX + 200];
-	fd = tool_append_open(path, why, sizeof(why));
+	fd = outfile_append_open(path, why, sizeof(why));
 	if (fd < 0)
 		die(EXIT_USAGE, "cannot write %s: %s (--state PATH chooses another file)", path,
 		    why);
 	size_t len = 0;
-	char *text = text_slurp_fd(fd, &len);
+	char *text = infile_read_fd(fd, &len);
 	if (!text)
 		die(EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
 	size_t lineno = 0, bad = 0;
@@ -188,7 +187,7 @@ void journal_open(const char *state, const struct target *ts, size_t n)
 		append("\n", 1); /* the next line starts on its own */
 	if (lineno == 0) {
 		struct membuf m;
-		header(mem_open(&m));
+		header(membuf_open(&m));
 		fputc('\n', m.f);
 		fclose(m.f);
 		append(m.buf, m.len);
@@ -217,7 +216,7 @@ static void journal_add(struct membuf *m)
 /* A line's start: {"t":ID, */
 static FILE *line_start(struct membuf *m, size_t t)
 {
-	FILE *f = mem_open(m);
+	FILE *f = membuf_open(m);
 	fprintf(f, "{\"t\":");
 	text_json_str(f, targets[t].id);
 	fputc(',', f);
@@ -229,10 +228,10 @@ void journal_target(size_t t, const char *key)
 	struct membuf m;
 	FILE *f = line_start(&m, t);
 	fprintf(f, "\"target\":{\"key\":\"%s\",\"eligible\":%llu,\"sites\":%zu,\"rec_status\":%d,",
-	        key, (unsigned long long)eligible, nsites, opt.rec_status);
+	        key, (unsigned long long)sweep.eligible, sweep.nsites, sweep.rec_status);
 	fprintf(f, "\"unstable\":%s,\"by_call\":%s,\"planned\":%zu,\"program\":",
-	        opt.unstable ? "true" : "false", opt.by_call ? "true" : "false", nruns);
-	text_json_str(f, prog_path);
+	        sweep.unstable ? "true" : "false", sweep.by_call ? "true" : "false", sweep.nruns);
+	text_json_str(f, sweep.prog_path);
 	fprintf(f, "}}");
 	journal_add(&m);
 }
@@ -272,7 +271,7 @@ static void frames_out(FILE *f, const char *frames)
 		if (n < 4)
 			continue;
 		const char *mpath, *bid;
-		module_of(strtoull(field[3], NULL, 10), &mpath, &bid);
+		frames_module_of(strtoull(field[3], NULL, 10), &mpath, &bid);
 		fprintf(f, "%s[", first ? "" : ",");
 		for (int i = 0; i < 3; i++) {
 			text_json_str(f, field[i]);
@@ -301,7 +300,7 @@ static void frames_in(const struct jval *a, char *out, size_t n)
 		if (!s[0] || !s[1] || !s[2])
 			continue;
 		int w = snprintf(out + len, n - len, "%s\t%s\t%s\t%zu\n", s[0], s[1], s[2],
-		                 module_index(s[0], s[3], s[4]));
+		                 frames_module_index(s[0], s[3], s[4]));
 		if (w > 0 && (size_t)w < n - len)
 			len += (size_t)w;
 	}
@@ -314,7 +313,7 @@ static void stderr_out(FILE *f, const struct run *r)
 	char p[PATH_MAX + 16];
 	size_t len = 0;
 	run_paths(r->idx, "err", p, sizeof(p));
-	char *err = text_slurp(p, &len);
+	char *err = infile_read(p, &len);
 	fprintf(f, ",\"stderr\":");
 	text_json_str(f, err ? err + (len > 4097 ? len - 4097 : 0) : "");
 	free(err);
@@ -335,9 +334,9 @@ void journal_run(size_t t, size_t pos, const struct run *r)
 	fprintf(f, ",\"crash_frames\":");
 	frames_out(f, r->crash_frames);
 	fprintf(f, ",\"evidence\":");
-	json_evidence(f, &r->ev);
+	loss_evidence_json(f, &r->ev);
 	fprintf(f, ",\"loss\":");
-	json_loss(f, &r->loss);
+	loss_json(f, &r->loss);
 	fprintf(f, ",\"fault\":%d,\"startup\":%s,\"count_startup\":%s,\"call\":%llu", r->fault,
 	        r->startup ? "true" : "false", r->count_startup ? "true" : "false",
 	        (unsigned long long)r->call);
@@ -403,19 +402,19 @@ size_t journal_restore(const struct jval *v, struct run *r)
 	return (size_t)num(v, "run");
 }
 
-/* A target's runs all done: its findings as group_runs made and confirmed
+/* A target's runs all done: its findings as confirm_findings made and confirmed
  * them, each run's finding, and how many runs were planned. */
 void journal_done(size_t t, const struct finding *fs, size_t nfs)
 {
 	struct membuf m;
 	FILE *f = line_start(&m, t);
-	fprintf(f, "\"done\":{\"planned\":%zu,\"findings\":[", opt.runs_planned);
+	fprintf(f, "\"done\":{\"planned\":%zu,\"findings\":[", sweep.runs_planned);
 	for (size_t i = 0; i < nfs; i++)
 		fprintf(f, "%s[%zu,%zu,%s,%s]", i ? "," : "", fs[i].first, fs[i].count,
 		        fs[i].rerun ? "true" : "false", fs[i].confirmed ? "true" : "false");
 	fprintf(f, "],\"run_finding\":[");
-	for (size_t i = 0; i < nruns; i++)
-		fprintf(f, "%s%ld", i ? "," : "", runs[i].finding);
+	for (size_t i = 0; i < sweep.nruns; i++)
+		fprintf(f, "%s%ld", i ? "," : "", sweep.runs[i].finding);
 	fprintf(f, "]}}");
 	journal_add(&m);
 }

@@ -5,8 +5,8 @@
 #ifndef GFP_SWEEP_JOURNAL_H
 #define GFP_SWEEP_JOURNAL_H
 
+#include "targets.h"
 #include "json.h"
-#include "sweep.h"
 
 /* What counts of one target: its last recording ("target": key, eligible,
  * sites, rec_status, unstable, planned, program) or error, the runs

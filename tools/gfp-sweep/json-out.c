@@ -4,49 +4,12 @@
  * (one per bug, with their call paths) where format 1, without the field,
  * had groups (one per injection site, outcome and crash site).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "text.h"
 #include "gfp_build.h"
 #include "sweep.h"
-
-/* A silent run's evidence as an object; null for any other run. */
-void json_evidence(FILE *f, const struct evidence *ev)
-{
-	if (ev->offset < 0) {
-		fprintf(f, "null");
-		return;
-	}
-	fprintf(f,
-	        "{\"offset\":%lld,\"line\":%ld,\"column\":%ld,\"expected_bytes\":%lld,"
-	        "\"actual_bytes\":%lld,\"expected\":",
-	        ev->offset, ev->line, ev->column, ev->expected_bytes, ev->actual_bytes);
-	text_json_str(f, ev->expected);
-	fprintf(f, ",\"actual\":");
-	text_json_str(f, ev->actual);
-	fprintf(f, "}");
-}
-
-/* A silent run's loss as an object; null for any other run. */
-void json_loss(FILE *f, const struct loss *l)
-{
-	if (!l->shape[0]) {
-		fprintf(f, "null");
-		return;
-	}
-	fprintf(f, "{\"shape\":");
-	text_json_str(f, l->shape);
-	fprintf(f, ",\"missing\":");
-	text_json_str(f, l->missing);
-	fprintf(f, ",\"added\":");
-	text_json_str(f, l->added);
-	fprintf(f, ",\"message\":");
-	text_json_str(f, l->message);
-	fprintf(f, "}");
-}
 
 /* The failed allocation's caller as its frame line, "symbol
  * (module+offset)"; "" without an injection record. */
@@ -54,7 +17,7 @@ static void json_caller(FILE *f, const struct run *r)
 {
 	struct caller c;
 	char line[400] = "";
-	if (run_caller(r, &c))
+	if (caller_of(r, &c))
 		snprintf(line, sizeof(line), "%s%s(%s+%s)", c.fr.sym, c.fr.sym[0] ? " " : "",
 		         c.fr.mod, c.fr.off);
 	text_json_str(f, line);
@@ -63,7 +26,7 @@ static void json_caller(FILE *f, const struct run *r)
 static void json_reproducer(FILE *f, const struct run *r)
 {
 	struct membuf m;
-	reproducer(mem_open(&m), r);
+	reproducer_print(membuf_open(&m), r);
 	fclose(m.f);
 	text_json_str(f, m.buf);
 	free(m.buf);
@@ -72,14 +35,14 @@ static void json_reproducer(FILE *f, const struct run *r)
 static void json_paths(FILE *f, size_t fi)
 {
 	struct path *p;
-	size_t np = finding_paths(fi, &p);
+	size_t np = findings_paths(fi, &p);
 	fputc('[', f);
 	for (size_t k = 0; k < np; k++) {
-		const struct run *r = &runs[p[k].first];
+		const struct run *r = &sweep.runs[p[k].first];
 		struct caller c;
 		fprintf(f, "%s{\"site\":\"%s\",\"count\":%zu,\"first_run\":%zu,\"caller\":",
 		        k ? "," : "", r->inj_site, p[k].count, p[k].first);
-		if (run_caller(r, &c))
+		if (caller_of(r, &c))
 			frame_json(f, c.fr.info);
 		else
 			fputs("null", f);
@@ -93,22 +56,22 @@ static void json_paths(FILE *f, size_t fi)
 
 static void json_finding(FILE *f, const struct finding *fs, size_t fi)
 {
-	const struct run *r = &runs[fs[fi].first];
+	const struct run *r = &sweep.runs[fs[fi].first];
 	char pol[4096], sig[32] = "";
 	struct membuf m;
 	struct state st;
-	full_policy(r, pol, sizeof(pol));
+	reproducer_policy(r, pol, sizeof(pol));
 	if (r->outcome == O_CRASH)
-		crash_signal(r, sig, sizeof(sig));
+		state_signal(r, sig, sizeof(sig));
 	fprintf(f, "{\"outcome\":\"%s\",\"key\":", outcome_name[r->outcome]);
 	text_json_str(f, fs[fi].key);
-	finding_title(mem_open(&m), r);
+	findings_title(membuf_open(&m), r);
 	fclose(m.f);
 	fprintf(f, ",\"title\":");
 	text_json_str(f, m.buf);
 	free(m.buf);
 	fprintf(f, ",\"crash_type\":\"%s\",\"state\":[", sig);
-	run_state(r, &st);
+	state_of(r, &st);
 	for (size_t i = 0; i < st.n; i++) {
 		fputs(i ? "," : "", f);
 		text_json_str(f, st.name[i]);
@@ -129,15 +92,49 @@ static void json_finding(FILE *f, const struct finding *fs, size_t fi)
 	fprintf(f, ",\"crash_frames\":");
 	frames_json(f, r->crash_frames, true);
 	fprintf(f, ",\"evidence\":");
-	json_evidence(f, &r->ev);
+	loss_evidence_json(f, &r->ev);
 	fprintf(f, ",\"loss\":");
-	json_loss(f, &r->loss);
+	loss_json(f, &r->loss);
 	fprintf(f, ",\"call_paths\":");
 	json_paths(f, fi);
 	fprintf(f, "}");
 }
 
-void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *counts)
+/* The abort sites as an array: {"count","first_run","crash_site","aborter",
+ * "allocation","reproducer"}, the frames as frame.h's objects or null. */
+static void json_aborts(FILE *f)
+{
+	struct abort_site *sites;
+	size_t n = aborts_find(&sites);
+	fprintf(f, "[");
+	for (size_t k = 0; k < n; k++) {
+		const struct abort_site *s = &sites[k];
+		fprintf(f, "%s{\"count\":%zu,\"first_run\":%zu,\"crash_site\":", k ? "," : "",
+		        s->count, s->first);
+		text_json_str(f, sweep.runs[s->first].crash_top);
+		fprintf(f, ",\"aborter\":");
+		if (s->has_aborter)
+			frame_json(f, s->aborter.info);
+		else
+			fprintf(f, "null");
+		fprintf(f, ",\"allocation\":");
+		if (s->has_alloc)
+			frame_json(f, s->alloc.info);
+		else
+			fprintf(f, "null");
+		struct membuf m;
+		reproducer_print(membuf_open(&m), &sweep.runs[s->first]);
+		fclose(m.f);
+		fprintf(f, ",\"reproducer\":");
+		text_json_str(f, m.buf);
+		free(m.buf);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]");
+	free(sites);
+}
+
+void json_out_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *counts)
 {
 	fprintf(f, "\"gfp_sweep\":\"%s\",\"format\":2,\"mode\":\"%s\",\"program\":[", GFP_VERSION,
 	        opt.mode);
@@ -147,12 +144,13 @@ void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *co
 		text_json_str(f, *a);
 	}
 	fprintf(f, "],\"shard\":\"%d/%d\",\"eligible_calls\":%llu,\"sites\":%zu,\"runs\":%zu,",
-	        opt.shard_k, opt.shard_n, (unsigned long long)eligible, nsites, nruns);
-	fprintf(f, "\"interrupted\":%s,\"runs_not_done\":%zu,", opt.interrupted ? "true" : "false",
-	        opt.runs_planned - opt.runs_done);
+	        opt.shard_k, opt.shard_n, (unsigned long long)sweep.eligible, sweep.nsites,
+	        sweep.nruns);
+	fprintf(f, "\"interrupted\":%s,\"runs_not_done\":%zu,",
+	        sweep.interrupted ? "true" : "false", sweep.runs_planned - sweep.runs_done);
 	fprintf(f, "\"junk\":%s,", opt.junk ? "true" : "false");
 	fprintf(f, "\"startup\":%s,", opt.startup ? "true" : "false");
-	fprintf(f, "\"by_call\":%s,", opt.by_call ? "true" : "false");
+	fprintf(f, "\"by_call\":%s,", sweep.by_call ? "true" : "false");
 	fprintf(f, "\"outcomes\":{");
 	for (int o = 0; o < O_COUNT; o++)
 		fprintf(f, "%s\"%s\":%zu", o ? "," : "", outcome_name[o], counts[o]);
@@ -162,8 +160,8 @@ void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *co
 		text_json_str(f, outcome_help[o]);
 	}
 	fprintf(f, "},\"results\":[");
-	for (size_t i = 0; i < nruns; i++) {
-		const struct run *r = &runs[i];
+	for (size_t i = 0; i < sweep.nruns; i++) {
+		const struct run *r = &sweep.runs[i];
 		fprintf(f,
 		        "%s{\"site\":\"%s\",\"hit\":%llu,\"outcome\":\"%s\",\"status\":%d,"
 		        "\"signal\":%d,\"fault_signal\":%d,\"startup\":%s,\"injected_site\":\"%s\","
@@ -177,9 +175,9 @@ void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *co
 		fprintf(f, ",\"key\":");
 		text_json_str(f, r->finding >= 0 ? fs[r->finding].key : "");
 		fprintf(f, ",\"evidence\":");
-		json_evidence(f, &r->ev);
+		loss_evidence_json(f, &r->ev);
 		fprintf(f, ",\"loss\":");
-		json_loss(f, &r->loss);
+		loss_json(f, &r->loss);
 		if (r->call)
 			fprintf(f, ",\"call\":%llu}", (unsigned long long)r->call);
 		else
@@ -191,15 +189,15 @@ void json_sweep_fields(FILE *f, struct finding *fs, size_t nfs, const size_t *co
 		json_finding(f, fs, fi);
 	}
 	fprintf(f, "],\"abort_sites\":");
-	abort_sites_json(f);
+	json_aborts(f);
 }
 
-void write_json(const char *path, struct finding *fs, size_t nfs, const size_t *counts)
+void json_out_write(const char *path, struct finding *fs, size_t nfs, const size_t *counts)
 {
-	struct tool_out o;
+	struct outfile o;
 	FILE *f = report_file(&o, path);
 	fputc('{', f);
-	json_sweep_fields(f, fs, nfs, counts);
+	json_out_fields(f, fs, nfs, counts);
 	fprintf(f, "}\n");
 	report_done(&o);
 }

@@ -4,20 +4,19 @@
  * for the failure points without a finding, so that a clean sweep is a
  * passing test rather than none.
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "text.h"
+#include "infile.h"
 #include "gfp_build.h"
 #include "sweep.h"
 
 /* "crash (signal 11) in 2 call paths, 5 runs": the JUnit failure message. */
 static void failure_message(FILE *f, const struct finding *fd)
 {
-	const struct run *r = &runs[fd->first];
+	const struct run *r = &sweep.runs[fd->first];
 	if (r->outcome == O_HANG)
 		fprintf(f, "hang (killed after %.0f s)", run_timeout());
 	else if (r->outcome == O_SILENT && r->ev.offset >= 0)
@@ -25,7 +24,7 @@ static void failure_message(FILE *f, const struct finding *fd)
 		        r->loss.message[0] ? ", with a message" : "", r->status, r->ev.offset);
 	else if (r->outcome == O_SILENT)
 		fprintf(f, "silent%s (exit %d where the recording run exited %d)",
-		        r->loss.message[0] ? ", with a message" : "", r->status, opt.rec_status);
+		        r->loss.message[0] ? ", with a message" : "", r->status, sweep.rec_status);
 	else if (r->fault)
 		fprintf(f, "%s (signal %d, caught by the program's handler)",
 		        outcome_name[r->outcome], r->fault);
@@ -36,7 +35,7 @@ static void failure_message(FILE *f, const struct finding *fd)
 	if (r->startup)
 		fprintf(f, " at start-up, before main");
 	fprintf(f, " in ");
-	finding_counts(f, fd);
+	words_counts(f, fd);
 }
 
 /* The last bytes of a run's standard error (the program's messages and
@@ -46,7 +45,7 @@ static void stderr_tail(FILE *f, const struct run *r)
 	char path[PATH_MAX + 16];
 	size_t len;
 	run_paths(r->idx, "err", path, sizeof(path));
-	char *err = text_slurp(path, &len);
+	char *err = infile_read(path, &len);
 	if (!err)
 		return;
 	const char *from = err;
@@ -58,7 +57,7 @@ static void stderr_tail(FILE *f, const struct run *r)
 	}
 	if (*from) {
 		fprintf(f, "      <system-err>");
-		esc_program_text(f, from);
+		markup_program_text(f, from);
 		fprintf(f, "</system-err>\n");
 	}
 	free(err);
@@ -67,7 +66,7 @@ static void stderr_tail(FILE *f, const struct run *r)
 static void junit_property(FILE *f, const char *name, const char *value)
 {
 	fprintf(f, "      <property name=\"%s\" value=\"", name);
-	esc(f, value, true);
+	markup_esc(f, value, true);
 	fprintf(f, "\"/>\n");
 }
 
@@ -77,22 +76,22 @@ static void junit_properties(FILE *f)
 	char buf[64];
 	struct membuf m;
 	fprintf(f, "    <properties>\n");
-	command_line(mem_open(&m));
+	reproducer_command(membuf_open(&m));
 	fclose(m.f);
 	junit_property(f, "program", m.buf);
 	free(m.buf);
 	junit_property(f, "mode", opt.mode);
 	snprintf(buf, sizeof(buf), "%d/%d", opt.shard_k, opt.shard_n);
 	junit_property(f, "shard", buf);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)eligible);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sweep.eligible);
 	junit_property(f, "eligible_calls", buf);
-	snprintf(buf, sizeof(buf), "%zu", nsites);
+	snprintf(buf, sizeof(buf), "%zu", sweep.nsites);
 	junit_property(f, "sites", buf);
 	junit_property(f, "gfp_sweep", GFP_VERSION);
 	junit_property(f, "startup", opt.startup ? "true" : "false");
 	/* A stopped sweep's testcases are the runs that finished. */
-	junit_property(f, "interrupted", opt.interrupted ? "true" : "false");
-	snprintf(buf, sizeof(buf), "%zu", opt.runs_planned - opt.runs_done);
+	junit_property(f, "interrupted", sweep.interrupted ? "true" : "false");
+	snprintf(buf, sizeof(buf), "%zu", sweep.runs_planned - sweep.runs_done);
 	junit_property(f, "runs_not_done", buf);
 	fprintf(f, "    </properties>\n");
 }
@@ -117,7 +116,7 @@ static const struct sym_place *finding_place(const struct run *r)
 {
 	struct state st;
 	const struct sym_place *p;
-	if (run_state(r, &st))
+	if (state_of(r, &st))
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = 0; i < st.n; i++)
 				if ((pass || st.prog[i]) && st.frame[i].info &&
@@ -125,7 +124,7 @@ static const struct sym_place *finding_place(const struct run *r)
 				    p->line > 0)
 					return p;
 	struct caller c;
-	if (run_caller(r, &c) && c.fr.info && (p = frame_title_place(c.fr.info)) && p->file &&
+	if (caller_of(r, &c) && c.fr.info && (p = frame_title_place(c.fr.info)) && p->file &&
 	    p->line > 0)
 		return p;
 	return NULL;
@@ -135,39 +134,39 @@ static const struct sym_place *finding_place(const struct run *r)
  * run's backtraces, evidence and reproducer, then every call path. */
 static void failure_text(FILE *t, const struct finding *fs, size_t f)
 {
-	const struct run *r = &runs[fs[f].first];
+	const struct run *r = &sweep.runs[fs[f].first];
 	fprintf(t, "%s: %s\n", outcome_name[r->outcome], outcome_help[r->outcome]);
-	finding_title(t, r);
+	findings_title(t, r);
 	fprintf(t, "\nthe first of its runs: ");
-	outcome_words(t, r);
+	words_outcome(t, r);
 	fprintf(t, ": allocation failure at site %s, %s %llu\nthe failed allocation:\n",
-	        r->inj_site[0] ? r->inj_site : "-", point_kind(r), (unsigned long long)r->hit);
-	each_frame(r->inj_frames, false, print_frame, t);
+	        r->inj_site[0] ? r->inj_site : "-", plan_point_kind(r), (unsigned long long)r->hit);
+	frames_each(r->inj_frames, false, frames_print_line, t);
 	if (r->crash_frames[0]) {
 		fprintf(t, "%s:\n",
 		        r->outcome == O_HANG ? "where it waited when the timeout came"
 		                             : "the crash");
-		each_frame(r->crash_frames, true, print_frame, t);
+		frames_each(r->crash_frames, true, frames_print_line, t);
 	}
 	if (r->ev.offset >= 0)
-		print_evidence(t, &r->ev, "");
+		words_evidence(t, &r->ev, "");
 	if (r->loss.message[0])
 		fprintf(t, "its message on stderr: %s\n", r->loss.message);
 	fprintf(t, "reproduce (%s): ",
 	        !fs[f].rerun      ? "not re-run: interrupted"
 	        : fs[f].confirmed ? "confirmed"
 	                          : "NOT reproduced");
-	reproducer(t, r);
+	reproducer_print(t, r);
 	struct path *p;
-	size_t np = finding_paths(f, &p);
+	size_t np = findings_paths(f, &p);
 	fprintf(t, "\n%zu call path%s:\n", np, np == 1 ? "" : "s");
 	for (size_t k = 0; k < np && k < JUNIT_PATHS; k++) {
-		const struct run *q = &runs[p[k].first];
-		path_words(t, q);
+		const struct run *q = &sweep.runs[p[k].first];
+		words_path(t, q);
 		fprintf(t,
 		        ", site %s: %zu run%s\n  reproduce: ", q->inj_site[0] ? q->inj_site : "-",
 		        p[k].count, p[k].count == 1 ? "" : "s");
-		reproducer(t, q);
+		reproducer_print(t, q);
 		fputc('\n', t);
 	}
 	if (np > JUNIT_PATHS)
@@ -178,30 +177,30 @@ static void failure_text(FILE *t, const struct finding *fs, size_t f)
 
 static void finding_case(FILE *f, const struct finding *fs, size_t fi, const char *id)
 {
-	const struct run *r = &runs[fs[fi].first];
+	const struct run *r = &sweep.runs[fs[fi].first];
 	struct membuf m;
 	double seconds = 0;
-	for (size_t i = 0; i < nruns; i++)
-		if (runs[i].finding == (long)fi)
-			seconds += runs[i].seconds;
+	for (size_t i = 0; i < sweep.nruns; i++)
+		if (sweep.runs[i].finding == (long)fi)
+			seconds += sweep.runs[i].seconds;
 	fprintf(f, "    <testcase classname=\"");
-	esc(f, id ? id : program_name(), true);
+	markup_esc(f, id ? id : program_name(), true);
 	fprintf(f, "\" name=\"");
-	finding_title(mem_open(&m), r);
-	mem_flush(&m, f, true);
+	findings_title(membuf_open(&m), r);
+	markup_flush(&m, f, true);
 	fprintf(f, "\"");
 	const struct sym_place *place = finding_place(r);
 	if (place) {
 		fprintf(f, " file=\"");
-		esc(f, place->file, true);
+		markup_esc(f, place->file, true);
 		fprintf(f, "\" line=\"%d\"", place->line);
 	}
 	fprintf(f, " time=\"%.3f\">\n      <failure message=\"", seconds);
-	failure_message(mem_open(&m), &fs[fi]);
-	mem_flush(&m, f, true);
+	failure_message(membuf_open(&m), &fs[fi]);
+	markup_flush(&m, f, true);
 	fprintf(f, "\" type=\"%s\">", outcome_name[r->outcome]);
-	failure_text(mem_open(&m), fs, fi);
-	mem_flush(&m, f, false);
+	failure_text(membuf_open(&m), fs, fi);
+	markup_flush(&m, f, false);
 	fprintf(f, "</failure>\n");
 	stderr_tail(f, r);
 	fprintf(f, "    </testcase>\n");
@@ -211,21 +210,21 @@ static void finding_case(FILE *f, const struct finding *fs, size_t fi, const cha
 static void rest_case(FILE *f, const size_t *counts, const char *id)
 {
 	double seconds = 0;
-	for (size_t i = 0; i < nruns; i++)
-		if (!is_finding(runs[i].outcome))
-			seconds += runs[i].seconds;
+	for (size_t i = 0; i < sweep.nruns; i++)
+		if (!is_finding(sweep.runs[i].outcome))
+			seconds += sweep.runs[i].seconds;
 	fprintf(f, "    <testcase classname=\"");
-	esc(f, id ? id : program_name(), true);
+	markup_esc(f, id ? id : program_name(), true);
 	fprintf(f,
 	        "\" name=\"failure points without a finding\" time=\"%.3f\">\n"
 	        "      <system-out>",
 	        seconds);
 	struct membuf m;
-	FILE *t = mem_open(&m);
+	FILE *t = membuf_open(&m);
 	for (int o = 0; o < O_COUNT; o++)
 		if (!is_finding((enum outcome)o))
 			fprintf(t, "%s %zu: %s\n", outcome_name[o], counts[o], outcome_help[o]);
-	mem_flush(&m, f, false);
+	markup_flush(&m, f, false);
 	fprintf(f, "</system-out>\n    </testcase>\n");
 }
 
@@ -235,14 +234,14 @@ void junit_testsuite(FILE *f, const struct report_head *h, const struct finding 
                      const size_t *counts, const char *id)
 {
 	const char *stamp = h->stamp, *host = h->host[0] ? h->host : "localhost";
-	double total = now() - opt.started;
+	double total = sweep_now() - sweep.started;
 	fprintf(f, "  <testsuite name=\"gfp-sweep ");
-	esc(f, id ? id : opt.argv[0], true);
+	markup_esc(f, id ? id : opt.argv[0], true);
 	fprintf(f,
 	        "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"%.3f\" "
 	        "timestamp=\"%s\" hostname=\"",
 	        nfs + 1, nfs, total, stamp);
-	esc(f, host, true);
+	markup_esc(f, host, true);
 	fprintf(f, "\">\n");
 	junit_properties(f);
 	for (size_t fi = 0; fi < nfs; fi++)
@@ -251,7 +250,7 @@ void junit_testsuite(FILE *f, const struct report_head *h, const struct finding 
 	fprintf(f, "  </testsuite>\n");
 }
 
-void write_junit(const char *path, const struct finding *fs, size_t nfs, const size_t *counts)
+void junit_write(const char *path, const struct finding *fs, size_t nfs, const size_t *counts)
 {
 	struct report_head h;
 	report_open(&h, path, counts, "%Y-%m-%dT%H:%M:%S");
@@ -260,7 +259,7 @@ void write_junit(const char *path, const struct finding *fs, size_t nfs, const s
 	fprintf(f,
 	        "<testsuites name=\"gfp-sweep\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" "
 	        "time=\"%.3f\">\n",
-	        nfs + 1, nfs, now() - opt.started);
+	        nfs + 1, nfs, sweep_now() - sweep.started);
 	junit_testsuite(f, &h, fs, nfs, counts, NULL);
 	fprintf(f, "</testsuites>\n");
 	report_done(&h.out);

@@ -11,8 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "gfp_build.h"
+#include "launch.h"
 #include "sweep.h"
 
 /* A count option: a whole number of at least 1. */
@@ -131,16 +130,6 @@ static void usage(FILE *f)
 	fprintf(f, "See gfp-sweep(1) and gfpshim(7).\n");
 }
 
-struct sweep_opt opt = {.mode = "sites",
-                        .jobs = 0,
-                        .timeout_s = 0,
-                        .max_runs = 0,
-                        .shard_k = 1,
-                        .shard_n = 1,
-                        .junk = true,
-                        .startup = true,
-                        .fail_on = 1u << O_CRASH | 1u << O_HANG | 1u << O_SILENT};
-
 /* The options into opt; returns the exit status when the sweep is not to
  * run (--help, a usage error), else -1. *lib gets --lib. */
 static int parse_args(int argc, char **argv, const char **lib)
@@ -255,42 +244,6 @@ static int parse_args(int argc, char **argv, const char **lib)
 	return -1;
 }
 
-/* The program of opt.argv, resolved into prog_path: 0 if it can run under
- * the shim, else the exit status that says why it cannot, why in *why. */
-int program_check(char *why, size_t n)
-{
-	char resolved[PATH_MAX];
-	prog_path[0] = '\0';
-	if (!tool_resolve(opt.argv[0], resolved, sizeof(resolved)))
-		return snprintf(why, n, "%s: command not found", opt.argv[0]), 127;
-	if (!realpath(resolved, prog_path))
-		prog_path[0] = '\0';
-	if (access(resolved, X_OK) != 0)
-		return snprintf(why, n, "%s is not executable: %s", resolved, strerror(errno)), 126;
-	if (tool_is_static_elf(resolved))
-		return snprintf(why, n,
-		                "%s is statically linked: LD_PRELOAD cannot reach its allocations",
-		                resolved),
-		       126;
-	return 0;
-}
-
-/* A new directory for the runs' files, removed however the sweep ends. */
-void make_tmp(void)
-{
-	snprintf(opt.tmp, sizeof(opt.tmp), "%s/gfp-sweep.XXXXXX",
-	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(opt.tmp))
-		die(EXIT_USAGE, "mkdtemp: %s", strerror(errno));
-}
-
-void report_check(const char *path)
-{
-	char why[PATH_MAX + 200];
-	if (path && !tool_out_check(path, why, sizeof(why)))
-		die(EXIT_USAGE, "cannot write %s: %s", path, why);
-}
-
 /* Everything the runs need, checked before the first one: the shim, the
  * program, the reports' files, a directory for the runs' files. */
 static void prepare(const char *lib)
@@ -299,21 +252,21 @@ static void prepare(const char *lib)
 		opt.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (opt.jobs <= 0)
 		opt.jobs = 1;
-	run_track_init((size_t)opt.jobs + 1);
+	stop_init((size_t)opt.jobs + 1);
 	/* From here a stop is a stop the sweep reports: it may be creating
 	 * and removing files already (the reports' checks, its directory). */
 	stop_on_signals();
 	if (lib)
 		snprintf(opt.lib, sizeof(opt.lib), "%s", lib);
-	else if (!tool_find_library(opt.lib, sizeof(opt.lib))) {
+	else if (!launch_find_library(opt.lib, sizeof(opt.lib))) {
 		char why[4 * PATH_MAX];
-		tool_library_missing(why, sizeof(why));
+		launch_library_missing(why, sizeof(why));
 		die(EXIT_USAGE, "%s", why);
 	}
 	char why[PATH_MAX + 200];
-	if (!tool_can_preload(opt.lib, why, sizeof(why)))
+	if (!launch_can_preload(opt.lib, why, sizeof(why)))
 		die(EXIT_USAGE, "%s", why);
-	int status = opt.campaign ? 0 : program_check(why, sizeof(why));
+	int status = opt.campaign ? 0 : run_check_program(why, sizeof(why));
 	if (status)
 		die(status, "%s", why);
 
@@ -323,82 +276,58 @@ static void prepare(const char *lib)
 	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
 		report_check(outputs[i]);
 
-	make_tmp();
-	atexit(remove_tmp);
-}
-
-/* The line that says what the sweep is about to run. */
-void sweep_header(void)
-{
-	progress_clear();
-	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu run%s (%s mode",
-	        opt.argv[0], (unsigned long long)eligible, nsites, nruns, nruns == 1 ? "" : "s",
-	        opt.mode);
-	if (opt.shard_n > 1)
-		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);
-	if (opt.shard_from[0])
-		fprintf(stdout, " from %s", opt.shard_from);
-	fprintf(stdout, ", -j %d)\n", opt.jobs);
-	fflush(stdout);
+	run_make_tmp();
+	atexit(run_remove_tmp);
 }
 
 /* The plan and its runs. */
-static void sweep(void)
+static void plan_and_run(void)
 {
-	plan();
-	sweep_header();
-	execute(0);
+	plan_make();
+	console_header();
+	execute_runs(0, NULL);
 	if (strcmp(opt.mode, "nth") == 0 && !stop_requested())
-		execute(plan_missed_sites());
-}
-
-/* 1 when a finding's outcome is one of --fail-on's classes. */
-int exit_status(const struct finding *fs, size_t nfs)
-{
-	for (size_t f = 0; f < nfs; f++)
-		if (opt.fail_on & 1u << runs[fs[f].first].outcome)
-			return EXIT_FINDINGS;
-	return 0;
+		execute_runs(plan_missed_sites(), NULL);
 }
 
 int main(int argc, char **argv)
 {
 	const char *lib = NULL;
-	opt.started = now();
-	opt.wall_started = time(NULL);
+	sweep.started = sweep_now();
+	sweep.wall_started = time(NULL);
 	int status = parse_args(argc, argv, &lib);
 	if (status >= 0)
 		return status;
 	prepare(lib);
 	progress_init();
 	if (opt.campaign)
-		return campaign_main();
+		return campaign_run();
 
 	progress_phase("recording run");
-	record();
+	recording_run();
 	if (!stop_requested())
-		sweep();
-	keep_finished_runs();
+		plan_and_run();
+	execute_keep_finished();
 
 	size_t counts[O_COUNT] = {0};
-	struct finding *fs = calloc(nruns + 1, sizeof(*fs));
+	struct finding *fs = calloc(sweep.nruns + 1, sizeof(*fs));
 	if (!fs)
 		die(EXIT_USAGE, "out of memory");
-	size_t nfs = group_runs(fs, counts);
-	opt.interrupted = stop_requested() != 0;
-	if (opt.interrupted)
+	size_t nfs = confirm_findings(fs, counts);
+	sweep.interrupted = stop_requested() != 0;
+	if (sweep.interrupted)
 		tool_error("stopped by SIG%s: the runs in flight were killed; the reports hold the "
 		           "%zu runs of %zu that finished",
-		           sigabbrev_np(stop_requested()), opt.runs_done, opt.runs_planned);
-	print_results(fs, nfs, counts);
+		           sigabbrev_np(stop_requested()), sweep.runs_done, sweep.runs_planned);
+	console_results(fs, nfs, counts);
 	if (opt.json)
-		write_json(opt.json, fs, nfs, counts);
+		json_out_write(opt.json, fs, nfs, counts);
 	if (opt.junit)
-		write_junit(opt.junit, fs, nfs, counts);
+		junit_write(opt.junit, fs, nfs, counts);
 	if (opt.html)
-		write_html(opt.html, fs, nfs, counts);
+		html_write(opt.html, fs, nfs, counts);
 	fflush(stdout);
-	status = opt.interrupted ? 128 + stop_requested() : exit_status(fs, nfs);
+	status = sweep.interrupted ? 128 + stop_requested() : findings_exit_status(fs, nfs);
 	free(fs);
 	return status;
 }

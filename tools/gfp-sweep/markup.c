@@ -1,37 +1,20 @@
 /*
- * markup.c - what the JUnit and HTML reports share: escaping for XML and
- * HTML, memory streams, and the head of a report file.
+ * markup.c - text as XML and HTML carry it, for the JUnit and HTML reports:
+ * markup escaped, and what XML cannot carry (or a browser would act on) as
+ * U+FFFD, so that the file parses and shows whatever the program wrote.
  */
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "text.h"
 #include "sweep.h"
-
-FILE *mem_open(struct membuf *m)
-{
-	m->buf = NULL;
-	m->len = 0;
-	m->f = open_memstream(&m->buf, &m->len);
-	if (!m->f)
-		die(EXIT_USAGE, "open_memstream: %s", strerror(errno));
-	return m->f;
-}
-
-/* ------------------------------------------------------------------------
- * JUnit and HTML reports
- * ---------------------------------------------------------------------- */
 
 /* Writes n bytes of s as XML or HTML text (or an attribute value when
  * attr). Markup characters are escaped, and what XML 1.0 cannot carry -
  * control characters, malformed UTF-8 in the program's arguments or output -
  * becomes U+FFFD, so that the file parses whatever the program did. */
-void esc_n(FILE *f, const char *s, size_t n, bool attr)
+void markup_esc_n(FILE *f, const char *s, size_t n, bool attr)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	while (p < end) {
@@ -65,82 +48,32 @@ void esc_n(FILE *f, const char *s, size_t n, bool attr)
 	}
 }
 
-void esc(FILE *f, const char *s, bool attr)
+void markup_esc(FILE *f, const char *s, bool attr)
 {
-	esc_n(f, s, strlen(s), attr);
+	markup_esc_n(f, s, strlen(s), attr);
 }
 
-/* The code point of the well-formed UTF-8 character p[0..k) when it is a
- * control a terminal or a browser acts on - C1 (a CSI), the bidirectional
- * overrides and isolates, the line and paragraph separators - else 0: what
- * a program wrote must not reorder or drive what shows it. */
-unsigned hidden_control(const unsigned char *p, size_t k)
-{
-	unsigned cp = k == 2   ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
-	              : k == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
-	                       : 0;
-	bool hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
-	              (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
-	return hidden ? cp : 0;
-}
-
-/* A program's own text (its stderr) as esc writes it, each control above
- * as U+FFFD too. */
-void esc_program_text(FILE *f, const char *s)
+/* A program's own text (its stderr) as markup_esc writes it, each control
+ * of text_hidden_control as U+FFFD too. */
+void markup_program_text(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s), *from = p;
 	while (p < end) {
 		size_t k = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-		if (k > 1 && hidden_control(p, k)) {
-			esc_n(f, (const char *)from, (size_t)(p - from), false);
+		if (k > 1 && text_hidden_control(p, k)) {
+			markup_esc_n(f, (const char *)from, (size_t)(p - from), false);
 			fputs("&#xFFFD;", f);
 			from = p + k;
 		}
 		p += k ? k : 1;
 	}
-	esc_n(f, (const char *)from, (size_t)(end - from), false);
+	markup_esc_n(f, (const char *)from, (size_t)(end - from), false);
 }
 
 /* Closes m and writes its text to f, escaped. */
-void mem_flush(struct membuf *m, FILE *f, bool attr)
+void markup_flush(struct membuf *m, FILE *f, bool attr)
 {
 	fclose(m->f);
-	esc_n(f, m->buf, m->len, attr);
+	markup_esc_n(f, m->buf, m->len, attr);
 	free(m->buf);
-}
-
-const char *point_kind(const struct run *r)
-{
-	return r->site[0] ? "hit" : "call";
-}
-
-FILE *report_file(struct tool_out *o, const char *path)
-{
-	char why[PATH_MAX + 200];
-	if (!tool_out_open(o, path, why, sizeof(why)))
-		die(EXIT_USAGE, "cannot write %s: %s", path, why);
-	return o->f;
-}
-
-void report_done(struct tool_out *o)
-{
-	if (!tool_out_close(o))
-		die(EXIT_USAGE, "cannot write %s: %s", o->path, strerror(errno));
-}
-
-void report_open(struct report_head *h, const char *path, const size_t *counts,
-                 const char *stamp_fmt)
-{
-	h->f = report_file(&h->out, path);
-	h->findings = 0;
-	for (int o = 0; o < O_COUNT; o++)
-		if (is_finding((enum outcome)o))
-			h->findings += counts[o];
-	struct tm tm;
-	h->stamp[0] = '\0';
-	if (localtime_r(&opt.wall_started, &tm))
-		strftime(h->stamp, sizeof(h->stamp), stamp_fmt, &tm);
-	if (gethostname(h->host, sizeof(h->host) - 1) != 0)
-		h->host[0] = '\0';
-	h->host[sizeof(h->host) - 1] = '\0';
 }

@@ -35,12 +35,12 @@ void progress_init(void)
 		if (end == v || *end || errno || !(interval > 0 && interval <= 3600))
 			die(EXIT_USAGE, "GFP_SWEEP_PROGRESS_S is seconds, above 0, not '%s'", v);
 	}
-	last = now();
+	last = sweep_now();
 }
 
 static bool due(void)
 {
-	return now() - last >= interval;
+	return sweep_now() - last >= interval;
 }
 
 static void emit(const char *text)
@@ -51,7 +51,7 @@ static void emit(const char *text)
 		tool_note("%s", text);
 	fflush(stderr);
 	shown = tty;
-	last = now();
+	last = sweep_now();
 }
 
 /* "41 s", "9 min", "2.5 h": as precise as a wait needs. */
@@ -79,7 +79,7 @@ void progress_tick(void)
 	if (!phase[0] || !due())
 		return;
 	char text[256], el[32];
-	duration(el, sizeof(el), now() - opt.started);
+	duration(el, sizeof(el), sweep_now() - sweep.started);
 	snprintf(text, sizeof(text), "%s, %s elapsed", phase, el);
 	emit(text);
 }
@@ -89,7 +89,7 @@ void progress_runs(size_t done, size_t total, size_t findings, double eta)
 	if (!due())
 		return;
 	char text[256], el[32], left[32];
-	duration(el, sizeof(el), now() - opt.started);
+	duration(el, sizeof(el), sweep_now() - sweep.started);
 	duration(left, sizeof(left), eta);
 	snprintf(text, sizeof(text), "%zu/%zu runs, %zu finding%s, %s elapsed%s%s%s", done, total,
 	         findings, findings == 1 ? "" : "s", el, eta >= 0 ? ", ~" : "",

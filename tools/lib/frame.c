@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "launch.h"
+#include "demangle.h"
+#include "tool.h"
 #include "text.h"
 #include "frame.h"
 
@@ -79,7 +81,7 @@ void frame_dir_add(const char *dir)
 static void add_program_dir(const char *prog)
 {
 	char path[PATH_MAX];
-	if (!prog || !*prog || !tool_resolve(prog, path, sizeof(path)))
+	if (!prog || !*prog || !launch_resolve(prog, path, sizeof(path)))
 		return;
 	char *slash = strrchr(path, '/');
 	if (slash == path)
@@ -99,7 +101,7 @@ void frame_dirs_default(const char *prog)
 		frame_dir_add(defaults[i]);
 	/* The shim's own frames. */
 	char lib[PATH_MAX], real[PATH_MAX];
-	if (tool_find_library(lib, sizeof(lib)) && realpath(lib, real)) {
+	if (launch_find_library(lib, sizeof(lib)) && realpath(lib, real)) {
 		char *slash = strrchr(real, '/');
 		if (slash && slash != real) {
 			*slash = '\0';
@@ -452,7 +454,7 @@ void frame_resolve(const struct rec_frame *rec, bool return_address, struct fram
 	if (fn)
 		fi->function = fn;
 	if (rec->symbol && *rec->symbol)
-		sym_symbol_text(rec->symbol, fi->desc, sizeof(fi->desc), &len);
+		demangle_symbol(rec->symbol, fi->desc, sizeof(fi->desc), &len);
 	else if (fn)
 		sym_name(m, off, return_address, fi->desc, sizeof(fi->desc), &len);
 	else if (m)
@@ -482,7 +484,7 @@ bool frame_title(const struct frame_info *fi, char *out, size_t n)
 	out[0] = '\0';
 	if (p) {
 		const char *base = p->file ? strrchr(p->file, '/') : NULL;
-		sym_short_name(p->function ? p->function : "??", out, n, &len);
+		demangle_short(p->function ? p->function : "??", out, n, &len);
 		snprintf(out + len, n - len, " %s:%d",
 		         base      ? base + 1
 		         : p->file ? p->file

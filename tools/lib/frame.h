@@ -47,7 +47,7 @@ struct frame_info {
 	const char *function;
 	/* How the frame reads on the console: loc's chain "f a.c:1 < g b.c:2",
 	 * else the recorded symbol, else the symbol table's "f+0x1c", names
-	 * demangled and long ones cut (sym_short_name); "" for none: a frame
+	 * demangled and long ones cut (demangle_short); "" for none: a frame
 	 * without a name reads module+offset. */
 	char desc[1024];
 };
@@ -65,7 +65,7 @@ void frame_print(FILE *f, const struct frame_info *fi);
  * the innermost place of its inline chain that is the program's own
  * source rather than a library header inlined into it (sym_library_file:
  * a std::vector's allocate inlined into ns::Shelf::stock is the stock
- * line), as "function file:line", the function as sym_short_name cuts it,
+ * line), as "function file:line", the function as demangle_short cuts it,
  * the file by basename; true. False when it has no such place: a frame
  * all in library headers (an out-of-line std:: template) reads as its
  * outermost function there, one without a source line "DESC

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "tool.h"
 #include "json.h"
 #include "text.h"
 

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "tool.h"
 #include "outfile.h"
 
 /* The temporaries of the reports being written, for exit and for a signal
@@ -28,7 +28,7 @@
 static char tmps[SLOTS][PATH_MAX + 64];
 static volatile sig_atomic_t used[SLOTS];
 
-void tool_out_remove_now(void)
+void outfile_remove_now(void)
 {
 	for (int i = 0; i < SLOTS; i++)
 		if (used[i])
@@ -37,7 +37,7 @@ void tool_out_remove_now(void)
 
 static void remove_at_exit(void)
 {
-	tool_out_remove_now();
+	outfile_remove_now();
 	for (int i = 0; i < SLOTS; i++)
 		used[i] = 0;
 }
@@ -114,7 +114,7 @@ static void drop_temp(int slot)
 	used[slot] = 0;
 }
 
-bool tool_out_check(const char *path, char *why, size_t n)
+bool outfile_check(const char *path, char *why, size_t n)
 {
 	int fd;
 	struct stat st;
@@ -197,13 +197,13 @@ static int io_close(void *cookie)
 	return io->err ? -1 : 0;
 }
 
-bool tool_out_open(struct tool_out *o, const char *path, char *why, size_t n)
+bool outfile_open(struct outfile *o, const char *path, char *why, size_t n)
 {
 	o->f = NULL;
 	o->path = path;
 	o->slot = -1;
 	o->io = NULL;
-	if (!tool_out_check(path, why, n))
+	if (!outfile_check(path, why, n))
 		return false;
 	int fd;
 	struct stat st;
@@ -244,7 +244,7 @@ bool tool_out_open(struct tool_out *o, const char *path, char *why, size_t n)
 	return true;
 }
 
-bool tool_out_close(struct tool_out *o)
+bool outfile_close(struct outfile *o)
 {
 	int err = 0;
 	if (o->f) {
@@ -272,7 +272,7 @@ bool tool_out_close(struct tool_out *o)
 	return !err;
 }
 
-int tool_append_open(const char *path, char *why, size_t n)
+int outfile_append_open(const char *path, char *why, size_t n)
 {
 	struct stat st;
 	/* O_NONBLOCK: a FIFO opens (and is refused) instead of waiting for

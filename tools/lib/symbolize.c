@@ -5,23 +5,19 @@
  * the module's low end. A module known only by its build-id is reported at
  * 0 and libdwfl finds its file: the same arithmetic.
  */
-#include <ctype.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common.h"
+#include "demangle.h"
 #include "symbolize.h"
-
-/* The C++ ABI's demangler, libstdc++'s (<cxxabi.h> declares it for C++
- * only): GCC's own, the one eu-addr2line -C and the sanitizers use. */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+#include "text.h"
+#include "tool.h"
 
 struct sym_module {
 	char *key;  /* the path, or "build-id:HEX" */
@@ -37,14 +33,6 @@ static size_t nmodules;
 /* Paths made here for sym_loc (full_path), freed with the modules. */
 static char **paths;
 static size_t npaths;
-/* Names demangled, each once (a hash table, open addressing), freed with
- * the modules. */
-struct demangled {
-	char *mangled, *plain;
-};
-static struct demangled *names;
-static size_t nnames, names_cap;
-
 /* ------------------------------------------------------------------------
  * Where separate debug information is looked for
  * ---------------------------------------------------------------------- */
@@ -66,14 +54,6 @@ static const Dwfl_Callbacks dwfl_callbacks = {
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-	if (!p)
-		die(EXIT_USAGE, "out of memory");
-	return p;
-}
 
 void sym_debug_dir_add(const char *dir)
 {
@@ -247,194 +227,7 @@ void sym_close_all(void)
 	free(paths);
 	paths = NULL;
 	npaths = 0;
-	for (size_t i = 0; i < names_cap; i++) {
-		free(names[i].mangled);
-		free(names[i].plain);
-	}
-	free(names);
-	names = NULL;
-	nnames = names_cap = 0;
-}
-
-/* ------------------------------------------------------------------------
- * Names as people read them
- * ---------------------------------------------------------------------- */
-
-/* Appends to out[0..n) at *len, cut at its end. */
-static void add(char *out, size_t n, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add(char *out, size_t n, size_t *len, const char *fmt, ...)
-{
-	if (*len >= n)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int w = vsnprintf(out + *len, n - *len, fmt, ap);
-	va_end(ap);
-	if (w > 0)
-		*len = (size_t)w < n - *len ? *len + (size_t)w : n - 1;
-}
-
-static size_t name_hash(const char *s)
-{
-	size_t h = 14695981039346656037ULL; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-/* The table at twice its entries, at least. */
-static void names_grow(void)
-{
-	if (2 * (nnames + 1) <= names_cap)
-		return;
-	size_t cap = names_cap ? 2 * names_cap : 256;
-	struct demangled *t = xcalloc(cap, sizeof(*t));
-	for (size_t i = 0; i < names_cap; i++)
-		if (names[i].mangled) {
-			size_t j = name_hash(names[i].mangled) & (cap - 1);
-			while (t[j].mangled)
-				j = (j + 1) & (cap - 1);
-			t[j] = names[i];
-		}
-	free(names);
-	names = t;
-	names_cap = cap;
-}
-
-const char *sym_demangle(const char *name)
-{
-	/* The Itanium C++ ABI's prefix (GCC's and Clang's, Rust's older
-	 * scheme too); a clone's suffix (".cold", ".isra.0") the demangler
-	 * spells " [clone .cold]". */
-	if (!name || strncmp(name, "_Z", 2) != 0)
-		return name;
-	names_grow();
-	size_t j = name_hash(name) & (names_cap - 1);
-	for (; names[j].mangled; j = (j + 1) & (names_cap - 1))
-		if (strcmp(names[j].mangled, name) == 0)
-			return names[j].plain ? names[j].plain : name;
-	int status = -1;
-	char *plain = __cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(plain);
-		plain = NULL;
-	}
-	names[j] = (struct demangled){xstrdup(name), plain};
-	nnames++;
-	return plain ? plain : name;
-}
-
-/* At name[i], an operator's own angle brackets ("operator<<",
- * "operator->*", "operator<=>"): how many bytes they are, else 0. */
-static size_t operator_angles(const char *name, size_t i)
-{
-	static const char op[] = "operator";
-	size_t k = sizeof(op) - 1;
-	if (i < k || strncmp(name + i - k, op, k) != 0)
-		return 0;
-	if (i > k && (isalnum((unsigned char)name[i - k - 1]) || name[i - k - 1] == '_'))
-		return 0;
-	return strspn(name + i, "<>=-*");
-}
-
-/* in with each outermost template argument list cut to "<...>"; false when
- * its brackets do not balance (out then unused). out has room for
- * 2 * strlen(in) + 8 bytes. */
-static bool cut_templates(const char *in, char *out)
-{
-	size_t o = 0;
-	int depth = 0;
-	for (size_t i = 0; in[i];) {
-		size_t op = operator_angles(in, i);
-		if (op) {
-			if (!depth)
-				memcpy(out + o, in + i, op), o += op;
-			i += op;
-			continue;
-		}
-		char c = in[i++];
-		if (c == '<' && depth++ == 0) {
-			memcpy(out + o, "<...", 4);
-			o += 4;
-		} else if (c == '>' && depth > 0) {
-			if (--depth == 0)
-				out[o++] = '>';
-		} else if (c == '>') {
-			return false;
-		} else if (!depth) {
-			out[o++] = c;
-		}
-	}
-	out[o] = '\0';
-	return depth == 0;
-}
-
-/* s's last parameter list, the last "(...)" outside any other bracket, cut
- * to "(...)" in place; false when it has none. */
-static bool cut_parameters(char *s)
-{
-	int depth = 0;
-	char *open = NULL, *close = NULL, *cur = NULL;
-	for (char *p = s; *p; p++) {
-		if (strchr("([{", *p)) {
-			if (depth++ == 0 && *p == '(')
-				cur = p;
-		} else if (strchr(")]}", *p) && depth > 0) {
-			if (--depth == 0 && *p == ')' && cur) {
-				open = cur, close = p;
-				cur = NULL;
-			}
-		}
-	}
-	if (!open || close - open <= 4)
-		return false;
-	memmove(open + 4, close, strlen(close) + 1);
-	memcpy(open + 1, "...", 3);
-	return true;
-}
-
-void sym_short_name(const char *name, char *out, size_t n, size_t *len)
-{
-	name = sym_demangle(name);
-	size_t nl = strlen(name);
-	if (nl <= SYM_SHORT_MAX) {
-		add(out, n, len, "%s", name);
-		return;
-	}
-	char *s = xcalloc(1, 2 * nl + 8);
-	if (!cut_templates(name, s))
-		strcpy(s, name);
-	if (strlen(s) > SYM_SHORT_LONGEST)
-		cut_parameters(s);
-	size_t sl = strlen(s);
-	if (sl > SYM_SHORT_LONGEST) {
-		/* On a character's start: the cut keeps UTF-8 whole. */
-		sl = SYM_SHORT_LONGEST - 3;
-		while (sl && ((unsigned char)s[sl] & 0xc0) == 0x80)
-			sl--;
-		strcpy(s + sl, "...");
-	}
-	add(out, n, len, "%s", s);
-	free(s);
-}
-
-void sym_symbol_text(const char *symbol, char *out, size_t n, size_t *len)
-{
-	/* "name+0x1c": a mangled name has no '+', a demangled one may
-	 * (operator+), so the offset is the last "+0x". */
-	const char *plus = NULL;
-	for (const char *p = strstr(symbol, "+0x"); p; p = strstr(p + 1, "+0x"))
-		plus = p;
-	if (!plus || plus == symbol) {
-		sym_short_name(symbol, out, n, len);
-		return;
-	}
-	char *name = xcalloc(1, (size_t)(plus - symbol) + 1);
-	memcpy(name, symbol, (size_t)(plus - symbol));
-	sym_short_name(name, out, n, len);
-	free(name);
-	add(out, n, len, "%s", plus);
+	demangle_free();
 }
 
 bool sym_library_file(const char *file)
@@ -561,7 +354,7 @@ static const char *die_name(Dwarf_Die *die)
 	const char *linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
 	if (!linkage)
 		linkage = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at));
-	const char *plain = sym_demangle(linkage);
+	const char *plain = demangle_name(linkage);
 	return plain && plain != linkage ? plain : dwarf_diename(die);
 }
 
@@ -608,7 +401,7 @@ bool sym_locate(struct sym_module *m, unsigned long long off, bool return_addres
 	free(sc.dies);
 	/* A line table without a DIE for the function (assembly). */
 	if (!named)
-		out->at = (struct sym_place){sym_demangle(dwfl_module_addrname(m->mod, sc.addr)),
+		out->at = (struct sym_place){demangle_name(dwfl_module_addrname(m->mod, sc.addr)),
 		                             full_path(sc.cu, file), sc.line};
 	return true;
 }
@@ -617,9 +410,9 @@ void sym_loc_text(const struct sym_loc *loc, char *out, size_t n, size_t *len)
 {
 	for (size_t i = 0; i <= loc->ninlined; i++) {
 		const struct sym_place *p = i ? &loc->inlined_into[i - 1] : &loc->at;
-		add(out, n, len, "%s", i ? " < " : "");
-		sym_short_name(p->function ? p->function : "??", out, n, len);
-		add(out, n, len, " %s:%d", p->file ? base_name(p->file) : "??", p->line);
+		text_append(out, n, len, "%s", i ? " < " : "");
+		demangle_short(p->function ? p->function : "??", out, n, len);
+		text_append(out, n, len, " %s:%d", p->file ? base_name(p->file) : "??", p->line);
 	}
 }
 
@@ -629,8 +422,8 @@ bool sym_tag(struct sym_module *m, unsigned long long off, bool return_address, 
 	struct sym_loc loc;
 	if (!sym_locate(m, off, return_address, &loc))
 		return false;
-	add(out, n, len, "%s:%d [%s] func:%s", base_name(loc.at.file), loc.at.line, module,
-	    loc.at.function ? loc.at.function : "?");
+	text_append(out, n, len, "%s:%d [%s] func:%s", base_name(loc.at.file), loc.at.line, module,
+	            loc.at.function ? loc.at.function : "?");
 	free(loc.inlined_into);
 	return true;
 }
@@ -646,7 +439,7 @@ const char *sym_symbol(struct sym_module *m, unsigned long long off, bool return
 	                     : NULL;
 	/* The offset of the return address itself, as the record has it. */
 	*in_fn = (unsigned long long)fn_off + (return_address && off > 0);
-	return sym_demangle(fn);
+	return demangle_name(fn);
 }
 
 bool sym_name(struct sym_module *m, unsigned long long off, bool return_address, char *out,
@@ -656,7 +449,7 @@ bool sym_name(struct sym_module *m, unsigned long long off, bool return_address,
 	const char *fn = sym_symbol(m, off, return_address, &in_fn);
 	if (!fn)
 		return false;
-	sym_short_name(fn, out, n, len);
-	add(out, n, len, "+%#llx", in_fn);
+	demangle_short(fn, out, n, len);
+	text_append(out, n, len, "+%#llx", in_fn);
 	return true;
 }

@@ -2,8 +2,9 @@
  * symbolize.h - source lines for frames, from a module's debug information
  * (elfutils' libdw), and function names as people read them (C++'s
  * demangled): what gfp-report and gfp-sweep print beside module+offset,
- * spelled one way in both. Which file a recorded module is (its path, its
- * build-id, a search by name) is frame.c's question.
+ * spelled one way in both (names as demangle.h spells them). Which file a
+ * recorded module is (its path, its build-id, a search by name) is frame.c's
+ * question.
  */
 #ifndef GFP_TOOLS_SYMBOLIZE_H
 #define GFP_TOOLS_SYMBOLIZE_H
@@ -56,7 +57,7 @@ struct sym_loc {
 bool sym_locate(struct sym_module *m, unsigned long long off, bool return_address,
                 struct sym_loc *out);
 /* loc as "func file:line", and for code inlined into it "inner file:line <
- * outer file:line", as addr2line -i lists it; functions as sym_short_name
+ * outer file:line", as addr2line -i lists it; functions as demangle_short
  * gives them, files by basename. Appends to out[0..n) at *len. */
 void sym_loc_text(const struct sym_loc *loc, char *out, size_t n, size_t *len);
 /* allocinfo's tag: "file:line [module] func:name"; false as sym_locate. */
@@ -67,30 +68,11 @@ bool sym_tag(struct sym_module *m, unsigned long long off, bool return_address, 
  * symbol covers it. */
 const char *sym_symbol(struct sym_module *m, unsigned long long off, bool return_address,
                        unsigned long long *in_fn);
-/* The same as "symbol+0xoff", the name as sym_short_name gives it,
+/* The same as "symbol+0xoff", the name as demangle_short gives it,
  * appended like sym_loc_text; false when no symbol covers it. */
 bool sym_name(struct sym_module *m, unsigned long long off, bool return_address, char *out,
               size_t n, size_t *len);
 
-/* A C++ (Itanium ABI) name demangled with libstdc++'s __cxa_demangle, as
- * ASan and valgrind print it: "ns::Class::method(int)"; a template
- * function's with its return type. name itself when it is not mangled (C's
- * names) or the demangler refuses it; NULL for NULL. Lives until
- * sym_close_all. */
-const char *sym_demangle(const char *name);
-/* The longest name the console shows whole, and the longest it shows. */
-#define SYM_SHORT_MAX     100
-#define SYM_SHORT_LONGEST 160
-/* name (demangled first) as the console shows it: whole up to
- * SYM_SHORT_MAX bytes; longer, its template argument lists cut to "<...>"
- * ("std::vector<...>::_M_realloc_insert<...>(__gnu_cxx::__normal_iterator
- * <...>, int&&)"), then if still over SYM_SHORT_LONGEST its parameters to
- * "(...)", then its end to "...". The reports that keep whole names (JSON)
- * take sym_demangle's. Appended like sym_loc_text. */
-void sym_short_name(const char *name, char *out, size_t n, size_t *len);
-/* A recorded symbol, "name+0xoff" or "name", with its name as
- * sym_short_name gives it. */
-void sym_symbol_text(const char *symbol, char *out, size_t n, size_t *len);
 /* file (a path the debug information names) is a library's or the
  * compiler's header (/usr/include, libstdc++'s include/c++, gcc's and
  * clang's own): code inlined from it is not the program's own source. */

@@ -1,61 +1,14 @@
 /*
- * text.c - whole files in, JSON strings and shell words out (text.h).
+ * text.c - JSON strings and shell words out, text made visible (text.h).
  */
 #include <errno.h>
-#include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "text.h"
-
-char *text_slurp(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *text = text_slurp_fd(fd, len);
-	int err = errno;
-	close(fd);
-	errno = err;
-	return text;
-}
-
-char *text_slurp_fd(int fd, size_t *len)
-{
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	ssize_t r = 0;
-	while (buf && (r = read(fd, buf + n, cap - n - 1)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		n += (size_t)r;
-		if (cap - n - 1 == 0) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (!buf)
-		die(EXIT_USAGE, "out of memory reading a file");
-	/* A directory opens fine and fails only here, with EISDIR. */
-	if (r < 0) {
-		int err = errno;
-		free(buf);
-		errno = err;
-		return NULL;
-	}
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
 
 size_t text_utf8_len(const unsigned char *p, const unsigned char *end)
 {
@@ -86,6 +39,28 @@ size_t text_utf8_len(const unsigned char *p, const unsigned char *end)
 	if (c == 0xef && p[1] == 0xbf && p[2] >= 0xbe)
 		return 0;
 	return n;
+}
+
+unsigned text_hidden_control(const unsigned char *p, size_t k)
+{
+	unsigned cp = k == 2   ? (p[0] & 0x1fu) << 6 | (p[1] & 0x3fu)
+	              : k == 3 ? (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu)
+	                       : 0;
+	bool hidden = (cp >= 0x80 && cp <= 0x9f) || cp == 0x61c || cp == 0x200e || cp == 0x200f ||
+	              (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+	return hidden ? cp : 0;
+}
+
+void text_append(char *out, size_t n, size_t *len, const char *fmt, ...)
+{
+	if (*len >= n)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(out + *len, n - *len, fmt, ap);
+	va_end(ap);
+	if (w > 0)
+		*len = (size_t)w < n - *len ? *len + (size_t)w : n - 1;
 }
 
 void text_json_str(FILE *f, const char *s)

@@ -1,7 +1,8 @@
 /*
- * text.h - what the tools read and write as text: whole files, JSON strings,
- * shell words. One spelling, so that gfp-report's merged files and printed
- * reproducers read exactly like gfp-sweep's own.
+ * text.h - what the tools write as text: JSON strings, shell words, and text
+ * from files made visible. One spelling, so that gfp-report's merged files
+ * and printed reproducers read exactly like gfp-sweep's own. It calls
+ * nothing of the tools': their messages are written with it.
  */
 #ifndef GFP_TOOLS_TEXT_H
 #define GFP_TOOLS_TEXT_H
@@ -9,14 +10,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* The whole file, NUL-terminated, its length in *len (if len is not NULL);
- * NULL with errno set when it cannot be read. Out of memory exits 2. */
-char *text_slurp(const char *path, size_t *len);
-/* The same from fd's offset to its end (fd stays open). */
-char *text_slurp_fd(int fd, size_t *len);
 /* Length of the well-formed UTF-8 sequence at p (not a surrogate, not
  * U+FFFE/U+FFFF, which XML cannot carry either), or 0. */
 size_t text_utf8_len(const unsigned char *p, const unsigned char *end);
+/* The code point of the well-formed UTF-8 character p[0..k) when it is a
+ * control a terminal or a browser acts on - C1 (a CSI), the bidirectional
+ * overrides and isolates, the line and paragraph separators - else 0: what
+ * a program wrote must not reorder or drive what shows it. */
+unsigned text_hidden_control(const unsigned char *p, size_t k);
+/* Appends the formatted text to out[0..n) at *len, cut at out's end. */
+void text_append(char *out, size_t n, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* s as a JSON string; a malformed UTF-8 byte becomes U+FFFD. */
 void text_json_str(FILE *f, const char *s);
 /* s as one shell word: bare, '...', or bash's $'...' when it holds bytes a

@@ -1,11 +1,11 @@
 /*
- * common.c - what the tools share: their messages, --version, and finding
- * libgfpshim.so and the program.
+ * launch.c - what running a program under the shim needs: libgfpshim.so
+ * found wherever the tools are, the program as execvp finds it, and whether
+ * LD_PRELOAD can reach it.
  */
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,103 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "gfp_build.h"
+#include "launch.h"
 #include "text.h"
-
-/* ------------------------------------------------------------------------
- * Messages
- * ---------------------------------------------------------------------- */
-
-/* What a message quotes (a path, a key of a file anyone may have written)
- * may hold an ESC: it is spelled \xNN, as gfp-report's output spells it. */
-void tool_vmsg(const char *level, const char *fmt, va_list ap)
-{
-	char *text = NULL;
-	int n = vasprintf(&text, fmt, ap);
-	flockfile(stderr);
-	fprintf(stderr, "%s: %s: ", program_invocation_short_name, level);
-	if (n >= 0)
-		text_visible_put(stderr, text, (size_t)n);
-	else /* out of memory: the words without what they quote */
-		fputs(fmt, stderr);
-	fputc('\n', stderr);
-	funlockfile(stderr);
-	free(text);
-}
-
-#define MSG_FN(fn, level)                                                                          \
-	void fn(const char *fmt, ...)                                                              \
-	{                                                                                          \
-		va_list ap;                                                                        \
-		va_start(ap, fmt);                                                                 \
-		tool_vmsg(level, fmt, ap);                                                         \
-		va_end(ap);                                                                        \
-	}
-MSG_FN(tool_error, "error")
-MSG_FN(tool_warning, "warning")
-MSG_FN(tool_note, "note")
-
-void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	tool_vmsg("error", fmt, ap);
-	va_end(ap);
-	exit(status);
-}
-
-int tool_usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	tool_vmsg("error", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "try '%s --help'\n", program_invocation_short_name);
-	return EXIT_USAGE;
-}
-
-int tool_bad_option(int c, char *const *argv)
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	bool is_long = strncmp(arg, "--", 2) == 0;
-	if (!is_long && optopt > ' ' && optopt < 127)
-		return c == ':' ? tool_usage_error("option '-%c' needs an argument", optopt)
-		                : tool_usage_error("unknown option '-%c'", optopt);
-	if (c == ':')
-		return tool_usage_error("option '%s' needs an argument", arg);
-	/* A known long option given a value it does not take: --help=x. */
-	const char *eq = strchr(arg, '=');
-	if (optopt && eq)
-		return tool_usage_error("option '%.*s' takes no argument", (int)(eq - arg), arg);
-	return tool_usage_error("unknown option '%s'", arg);
-}
-
-int tool_version(void)
-{
-	printf("%s (gfpshim) %s\n", program_invocation_short_name, GFP_VERSION);
-	return 0;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n ? n : 1);
-	if (!p)
-		die(EXIT_USAGE, "out of memory");
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	if (!s)
-		return NULL;
-	size_t n = strlen(s) + 1;
-	return memcpy(xrealloc(NULL, n), s, n);
-}
-
-/* ------------------------------------------------------------------------
- * The library and the program
- * ---------------------------------------------------------------------- */
+#include "tool.h"
 
 static bool is_file(const char *p)
 {
@@ -191,7 +98,7 @@ static bool library_dir_seen(size_t i, const char *dir)
 	return false;
 }
 
-bool tool_find_library(char *out, size_t n)
+bool launch_find_library(char *out, size_t n)
 {
 	char dir[PATH_MAX];
 	for (size_t i = 0; library_dir(i, dir, sizeof(dir)); i++) {
@@ -220,7 +127,7 @@ static char *shell_words(const char *const *s, size_t n)
 	return text;
 }
 
-void tool_library_missing(char *out, size_t n)
+void launch_library_missing(char *out, size_t n)
 {
 	char dirs[8][PATH_MAX];
 	const char *named[8];
@@ -239,7 +146,7 @@ void tool_library_missing(char *out, size_t n)
 }
 
 /* PROG as execvp would find it, for the checks below. */
-bool tool_resolve(const char *prog, char *out, size_t n)
+bool launch_resolve(const char *prog, char *out, size_t n)
 {
 	if (strchr(prog, '/')) {
 		snprintf(out, n, "%s", prog);
@@ -278,7 +185,7 @@ static bool dynamic_says_pie(int fd, off_t off, uint64_t size)
  * (-static) or one that marks a position-independent executable
  * (-static-pie, which relocates itself). ld.so itself and shared libraries
  * also lack PT_INTERP but are not PIE, so they are not called static. */
-bool tool_is_static_elf(const char *path)
+bool launch_is_static_elf(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -308,7 +215,7 @@ bool tool_is_static_elf(const char *path)
 /* ld.so splits LD_PRELOAD at spaces and colons and LD_LIBRARY_PATH at colons
  * and semicolons, with no escape: a library whose path has a space is
  * preloaded by its name, from its directory put first in LD_LIBRARY_PATH. */
-bool tool_can_preload(const char *lib, char *why, size_t n)
+bool launch_can_preload(const char *lib, char *why, size_t n)
 {
 	const char *slash = strrchr(lib, '/');
 	bool ok = !strchr(lib, ':');
@@ -329,7 +236,7 @@ bool tool_can_preload(const char *lib, char *why, size_t n)
 	return ok;
 }
 
-void tool_set_preload(const char *lib)
+void launch_set_preload(const char *lib)
 {
 	const char *slash = strrchr(lib, '/');
 	if (slash && strchr(lib, ' ')) {
@@ -347,32 +254,4 @@ void tool_set_preload(const char *lib)
 	else
 		snprintf(preload, sizeof(preload), "%s", lib);
 	setenv("LD_PRELOAD", preload, 1);
-}
-
-void tool_crash_sites_digest(size_t n, const char *const *top, const double *runs,
-                             void (*print_site)(size_t g, void *ctx), void *ctx)
-{
-	bool header = false;
-	for (size_t g = 0; g < n; g++) {
-		if (!top[g] || !*top[g])
-			continue;
-		size_t groups = 0;
-		double total = 0;
-		bool seen = false;
-		for (size_t h = 0; h < n && !seen; h++) {
-			if (!top[h] || strcmp(top[h], top[g]) != 0)
-				continue;
-			seen = h < g; /* printed at its first group */
-			groups++;
-			total += runs[h];
-		}
-		if (seen || groups < 2)
-			continue;
-		if (!header)
-			printf("\ncrash sites that several groups share (one bug, many failure "
-			       "points):\n");
-		header = true;
-		printf("  %zu groups, %.0f runs, first [%zu]:\n", groups, total, g + 1);
-		print_site(g, ctx);
-	}
 }
