@@ -5,7 +5,8 @@
  *   gfp-ctl PID set KEY=VALUE...     change keys at once (GFP_POLICY syntax)
  *   gfp-ctl PID report               the statistics now (GFP_REPORT JSON)
  *   gfp-ctl PID status [--json]      the budget now, for people (binary
- *                                    units), or its raw bytes as JSON
+ *                                    units, the part of live mapped, the
+ *                                    memory events met), or as JSON
  *   gfp-ctl --list                   this user's processes that listen
  *
  * What the process answers goes to stdout; an error it answers is said by
@@ -46,7 +47,8 @@ static void usage(void)
 	       "Talks to a process started with GFP_POLICY ctl=1 (same user only): get prints\n"
 	       "its policy or one key as key=value, set changes keys at once (GFP_POLICY\n"
 	       "syntax), report prints its statistics now (GFP_REPORT JSON), status its\n"
-	       "budget now (live, limit, free, ... in KiB, MiB, GiB; --json: bytes).\n"
+	       "budget now (live, limit, free, the part of live the program mapped itself,\n"
+	       "the memory events it met, ... in KiB, MiB, GiB; --json: bytes).\n"
 	       "--list prints the pid and name of each process of this user that listens.\n"
 	       "Exit status:\n"
 	       "  0    done\n"

@@ -4,7 +4,8 @@
  * version line, a header, then per site its live bytes, live calls and
  * "file:line [module] func:name", by live bytes (--sort: peak bytes, live calls). A
  * report that has each site's peak bytes gets them as a column after the
- * live bytes, which the kernel does not keep.
+ * live bytes, which the kernel does not keep; a site whose live bytes are
+ * mappings the program made itself gets "mapped:yes" after its tag info.
  */
 #include <errno.h>
 #include <stdio.h>
