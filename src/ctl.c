@@ -271,7 +271,7 @@ static long long jemalloc_stat(const char *name)
 /* The numbers of the oom report's Mem-Info, raw (gfp-ctl shows them). */
 static void status(int fd)
 {
-	char text[2048];
+	char text[4096]; /* every number at its longest */
 	struct gfp_buf b = {text, sizeof(text), 0};
 	if (gfp_tree_on)
 		tree_sync(); /* the tree's limit, whichever member set it */
