@@ -13,7 +13,8 @@
 # ctypes maps 16 MiB privately. It names itself with an escape sequence and
 # UTF-8: the pid row shows \xNN and the UTF-8 as it is, and no output of
 # gfp-ctl or gfp-report holds a raw control byte. A second target, under
-# limit.scope=tree, shows the tree's events too.
+# limit.scope=tree, shows the tree's events too; a listener that names its
+# events with control bytes has them shown as \xNN.
 source "$TESTS/lib.sh"
 need_c_utf8
 GFP_CTL=$BUILD/tools/gfp-ctl GFP_REPORT_TOOL=$BUILD/tools/gfp-report
@@ -255,6 +256,43 @@ rep = json.load(open(f"{tmp}/tree.json"))
 events = table("memory events (as a cgroup's memory.events counts them):", "of")
 check("gfp-report: the process's and the tree's events", events == {
     "process": rep.get("memory_events"), "tree": rep.get("tree_memory_events")}, (events, text))
+
+# A status from a listener of this user that names its events with an OSC,
+# a CSI and UTF-8 (a listener of ours, in Python): gfp-ctl shows the names
+# with \xNN, and the UTF-8 as it is.
+import socket, threading
+EVIL = "caf\u00e9\u001b]0;owned\u0007\u001b[2J"
+os.makedirs(f"{tmp}/xdg/gfpshim", mode=0o700, exist_ok=True)
+srv = socket.socket(socket.AF_UNIX)
+srv.bind(f"{tmp}/xdg/gfpshim/{os.getpid()}.sock")
+srv.listen(1)
+srv.settimeout(40)
+reply = {"pid": os.getpid(), "threads": 1, "limit": 1 << 20, "limit_from": "policy",
+         "scope": "tree", "live": 8192, "process_live": 8192,
+         "mapped": {"live_bytes": 4096, "live_mappings": 1, EVIL: 1},
+         "memory_events": {"max": 1, EVIL: 2}, "tree_memory_events": {EVIL: 3, "oom": 0}}
+
+
+def serve():
+    try:
+        c, _ = srv.accept()
+        c.recv(4096)
+        c.sendall(json.dumps(reply).encode() + b"\n")
+        c.close()
+    except OSError as e:
+        failures.append(f"the listener: {e}")
+
+
+t = threading.Thread(target=serve)
+t.start()
+human = run([gfp_ctl, str(os.getpid()), "status"], "a hostile listener's status")
+t.join()
+srv.close()
+rows = status_rows(human, "hostile")
+shown = "caf\u00e9\\x1b]0;owned\\x07\\x1b[2J"
+check("hostile: the events' names quoted", rows.get("events", ("",))[0] == f"max 1, {shown} 2", human)
+check("hostile: the tree's, zeros left out", rows.get("tree_events", ("",))[0] == f"{shown} 3", human)
+check("hostile: the mapped row", rows.get("mapped", ("",))[0] == "4.0 KiB", human)
 
 for f in failures:
     print("FAIL:", f)
