@@ -138,6 +138,16 @@ static inline bool thread_counts(void)
 	return gfp_tls.thread && gfp_plain_policy_thread();
 }
 
+/* thread_counts for the sized and free routes, in one compare: a policy
+ * thread outside the shim. Its counts are its thread's (an unregistered
+ * thread's are read by nobody, as the shim's path does not count them); a
+ * shrinker's calls (in_reclaim) are counted by the shim's path just the
+ * same. */
+static inline bool thread_counts_plain(void)
+{
+	return gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard;
+}
+
 static inline void *counted(enum gfp_entry e, void *p, size_t size, int flags, size_t align,
                             uintptr_t caller)
 {
@@ -213,17 +223,139 @@ static void *counted_aligned_alloc(size_t align, size_t n)
 	               MALLOCX_ALIGN(align), align, CALLER);
 }
 
+/* While anyone waits for memory (a gfp_malloc with flags in the slow
+ * path) free's route is the shim's, which wakes them (route.c). Every free
+ * is counted in its thread's block, as the shim's path counts it: the
+ * counts of a thread that is not registered (yet), or is past its exit, are
+ * read by nobody, and the shim's own code frees nothing of the program's
+ * (a signal handler that frees inside it is the program's). */
 static void counted_free(void *p)
 {
-	bool counts = thread_counts();
-	/* With waiters (a gfp_malloc with flags in the slow path), the shim's
-	 * free, which wakes them. */
-	if (unlikely(!counts || __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED))) {
-		shim_free(p);
-		return;
-	}
 	gfp_count(&gfp_tls.stats[GFP_E_free].calls, 1);
 	gfp_je_free(p);
+}
+
+/* The sized families, which route.c installs for the watched and counted
+ * ones where jemalloc cannot fail a small request (no limit on the address
+ * space or the data segment, overcommit allowed, no mmap of jemalloc's
+ * failed yet: as for the budget family's inner routes): a request of
+ * GFP_ROUTE_SURE bytes or less goes to jemalloc's own function by a jump,
+ * its answer unseen; a larger one (or 0 bytes) to the watched or counted
+ * route, which looks at it. */
+static inline bool sure(size_t n)
+{
+	return n - 1 < GFP_ROUTE_SURE;
+}
+
+static void *sized_malloc(size_t n)
+{
+	if (likely(n <= GFP_ROUTE_SURE)) /* malloc(0) cannot fail either */
+		return gfp_je_malloc(n);
+	return watched_malloc(n);
+}
+
+static void *sized_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (likely(!__builtin_mul_overflow(nmemb, size, &n) && sure(n)))
+		return gfp_je_calloc(nmemb, size);
+	return watched_calloc(nmemb, size);
+}
+
+static void *sized_realloc(void *old, size_t n)
+{
+	if (likely(old != NULL && sure(n) && !__atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		return gfp_je_realloc(old, n);
+	return watched_realloc(old, n);
+}
+
+/* An aligned request jemalloc cannot fail: alignment and size at most
+ * GFP_ROUTE_SURE, in one compare. */
+static inline bool aligned_sure(size_t align, size_t n)
+{
+	return (align | n) <= GFP_ROUTE_SURE;
+}
+
+static int sized_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	if (likely(aligned_sure(align, n))) /* jemalloc refuses a bad alignment itself */
+		return gfp_je_posix_memalign(memptr, align, n);
+	return watched_posix_memalign(memptr, align, n);
+}
+
+static void *sized_memalign(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align) && aligned_sure(align, n)))
+		return gfp_je_aligned_alloc(align, n);
+	return watched_memalign(align, n);
+}
+
+static void *sized_aligned_alloc(size_t align, size_t n)
+{
+	if (likely(glibc_aligns_as_jemalloc(align) && aligned_sure(align, n)))
+		return gfp_je_aligned_alloc(align, n);
+	return watched_aligned_alloc(align, n);
+}
+
+/* stats=totals: the call counted first, then the jump. */
+#define COUNTED_SURE(e, n)                                                                         \
+	do {                                                                                       \
+		gfp_count(&gfp_tls.stats[e].calls, 1);                                             \
+		gfp_count(&gfp_tls.stats[e].bytes, n);                                             \
+	} while (0)
+
+static void *counted_sized_malloc(size_t n)
+{
+	if (unlikely(!thread_counts_plain() || !sure(n)))
+		return counted_malloc(n);
+	COUNTED_SURE(GFP_E_malloc, n);
+	return gfp_je_malloc(n);
+}
+
+static void *counted_sized_calloc(size_t nmemb, size_t size)
+{
+	size_t n;
+	if (unlikely(!thread_counts_plain() || __builtin_mul_overflow(nmemb, size, &n) || !sure(n)))
+		return counted_calloc(nmemb, size);
+	COUNTED_SURE(GFP_E_calloc, n);
+	return gfp_je_calloc(nmemb, size);
+}
+
+static void *counted_sized_realloc(void *old, size_t n)
+{
+	if (unlikely(!thread_counts_plain() || old == NULL || !sure(n) ||
+	             __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		return counted_realloc(old, n);
+	COUNTED_SURE(GFP_E_realloc, n);
+	return gfp_je_realloc(old, n);
+}
+
+static int counted_sized_posix_memalign(void **memptr, size_t align, size_t n)
+{
+	/* EINVAL is counted nowhere: a bad alignment takes the other way */
+	if (unlikely(!thread_counts_plain() || !glibc_aligns_as_jemalloc(align) ||
+	             !aligned_sure(align, n) || !n))
+		return counted_posix_memalign(memptr, align, n);
+	COUNTED_SURE(GFP_E_posix_memalign, n);
+	return gfp_je_posix_memalign(memptr, align, n);
+}
+
+static void *counted_sized_memalign(size_t align, size_t n)
+{
+	if (unlikely(!thread_counts_plain() || !glibc_aligns_as_jemalloc(align) ||
+	             !aligned_sure(align, n) || !n))
+		return counted_memalign(align, n);
+	COUNTED_SURE(GFP_E_memalign, n);
+	return gfp_je_aligned_alloc(align, n);
+}
+
+static void *counted_sized_aligned_alloc(size_t align, size_t n)
+{
+	if (unlikely(!thread_counts_plain() || !glibc_aligns_as_jemalloc(align) ||
+	             !aligned_sure(align, n) || !n))
+		return counted_aligned_alloc(align, n);
+	COUNTED_SURE(GFP_E_aligned_alloc, n);
+	return gfp_je_aligned_alloc(align, n);
 }
 
 /* The profiled family (stats=sites alone): jemalloc's own
@@ -237,43 +369,54 @@ static void counted_free(void *p)
  * the route's arguments a and b ask it. */
 static inline __attribute__((always_inline)) void *je_alloc(enum gfp_entry e, size_t a, size_t b)
 {
-	return e == GFP_E_malloc   ? gfp_je_malloc(a)
-	       : e == GFP_E_calloc ? gfp_je_calloc(a, b)
-	                           : gfp_je_aligned_alloc(a, b);
+	return e == GFP_E_malloc || e == GFP_E_realloc ? gfp_je_malloc(a)
+	       : e == GFP_E_calloc                     ? gfp_je_calloc(a, b)
+	                                               : gfp_je_aligned_alloc(a, b);
 }
 
-/* profiled_miss's rarer cases: a block in another chunk makes that the
- * routes' and is counted by the route; any other, profile.c counts. */
+/* The mallocx flags of a profiled route's request. */
+static inline int profiled_flags(enum gfp_entry e, size_t align)
+{
+	return e == GFP_E_calloc ? MALLOCX_ZERO : align ? MALLOCX_ALIGN(align) : 0;
+}
+
+/* profiled_miss's rarest cases: a block in a chunk the routes have no leaf
+ * of gets one, and the route counts it; any other, profile.c counts. */
 static __attribute__((noinline)) void *profiled_general(void *p, enum gfp_entry e, size_t n,
                                                         size_t fit, size_t align, uintptr_t caller)
 {
-	if (caller == gfp_tls.caller.caller && fit - 9 <= GFP_SIZE_TABLE_MAX - 9 &&
-	    profile_route_rechunk(p) && profile_route_count(p, e, n, fit, caller))
+	uint32_t sw = gfp_size_word(fit);
+	unsigned idx;
+	struct gfp_caller_counts *c;
+	if (sw && profile_route_caller(e, caller, &idx, &c) && profile_route_rechunk(p) &&
+	    profile_route_put(p, e, n, sw, idx, c))
 		return p;
-	int flags = e == GFP_E_calloc ? MALLOCX_ZERO : align ? MALLOCX_ALIGN(align) : 0;
-	return gfp_alloc_profiled(p, e, n, flags, align, caller);
+	return gfp_alloc_profiled(p, e, n, profiled_flags(e, align), align, caller);
 }
 
-/* A block the route could not count in line, most often a call from
- * another caller than the last one's: one the thread used lately becomes its
- * last, and the route counts the block. */
+/* A block the route could not count in line: jemalloc failed (the shim's
+ * policy path), the caller is not the last (one used lately counts here),
+ * or its size is beyond the small table. */
 static __attribute__((noinline)) void *profiled_miss(void *p, enum gfp_entry e, size_t n,
                                                      size_t fit, size_t align, uintptr_t caller)
 {
-	if (caller != gfp_tls.caller.caller && profile_route_switch(caller) &&
-	    profile_route_count(p, e, n, fit, caller))
+	if (unlikely(p == NULL))
+		return gfp_alloc_policy(e, n ? n : 1, profiled_flags(e, align), align, caller);
+	uint32_t sw = gfp_size_word(fit);
+	unsigned idx;
+	struct gfp_caller_counts *c;
+	if (likely(sw && profile_route_caller(e, caller, &idx, &c) &&
+	           profile_route_put(p, e, n, sw, idx, c)))
 		return p;
 	return profiled_general(p, e, n, fit, align, caller);
 }
 
 /* The route's request to jemalloc, then counted: the shim's policy path if
- * jemalloc fails it. Inlined into the route itself, CALLER is the
- * program's. */
-#define PROFILED_CALL(e, a, b, n, fit, flags, align)                                               \
+ * jemalloc fails it (NULL is in no chunk: the miss path sees it). Inlined
+ * into the route itself, CALLER is the program's. */
+#define PROFILED_CALL(e, a, b, n, fit, align)                                                      \
 	do {                                                                                       \
 		void *p_ = je_alloc(e, a, b);                                                      \
-		if (unlikely(p_ == NULL))                                                          \
-			return gfp_alloc_policy(e, (n) ? (n) : 1, flags, align, CALLER);           \
 		if (unlikely(!profile_route_count(p_, e, n, fit, CALLER)))                         \
 			return profiled_miss(p_, e, n, fit, align, CALLER);                        \
 		return p_;                                                                         \
@@ -281,7 +424,7 @@ static __attribute__((noinline)) void *profiled_miss(void *p, enum gfp_entry e, 
 
 static void *profiled_malloc(size_t n)
 {
-	PROFILED_CALL(GFP_E_malloc, n, 0, n, n, 0, 0);
+	PROFILED_CALL(GFP_E_malloc, n, 0, n, n, 0);
 }
 
 static void *profiled_calloc(size_t nmemb, size_t size)
@@ -289,7 +432,7 @@ static void *profiled_calloc(size_t nmemb, size_t size)
 	size_t n;
 	if (unlikely(__builtin_mul_overflow(nmemb, size, &n)))
 		return shim_calloc(nmemb, size);
-	PROFILED_CALL(GFP_E_calloc, nmemb, size, n, n, MALLOCX_ZERO, 0);
+	PROFILED_CALL(GFP_E_calloc, nmemb, size, n, n, 0);
 }
 
 /* An aligned block's usable size is malloc's of its size rounded up to the
@@ -299,15 +442,25 @@ static inline size_t aligned_fit(size_t align, size_t n)
 	return align <= 4096 ? (n + align - 1) & ~(align - 1) : SIZE_MAX;
 }
 
+/* posix_memalign's miss, as a tail call: its route keeps no answer across
+ * it. */
+static __attribute__((noinline)) int profiled_posix_memalign_miss(void *p, size_t n, size_t fit,
+                                                                  size_t align, uintptr_t caller)
+{
+	profiled_miss(p, GFP_E_posix_memalign, n, fit, align, caller);
+	return 0;
+}
+
 static int profiled_posix_memalign(void **memptr, size_t align, size_t n)
 {
 	int r = gfp_je_posix_memalign(memptr, align, n);
 	/* EINVAL, jemalloc's check of the alignment, is counted nowhere. */
 	if (unlikely(r != 0))
 		return r == ENOMEM ? posix_memalign_policy(memptr, align, n, CALLER) : r;
+	void *p = *memptr;
 	size_t fit = aligned_fit(align, n);
-	if (unlikely(!profile_route_count(*memptr, GFP_E_posix_memalign, n, fit, CALLER)))
-		profiled_miss(*memptr, GFP_E_posix_memalign, n, fit, align, CALLER);
+	if (unlikely(!profile_route_count(p, GFP_E_posix_memalign, n, fit, CALLER)))
+		return profiled_posix_memalign_miss(p, n, fit, align, CALLER);
 	return 0;
 }
 
@@ -315,7 +468,7 @@ static int profiled_posix_memalign(void **memptr, size_t align, size_t n)
 static inline __attribute__((always_inline)) void *profiled_aligned(enum gfp_entry e, size_t align,
                                                                     size_t n)
 {
-	PROFILED_CALL(e, align, n, n, aligned_fit(align, n), MALLOCX_ALIGN(align), align);
+	PROFILED_CALL(e, align, n, n, aligned_fit(align, n), align);
 }
 
 static void *profiled_memalign(size_t align, size_t n)
@@ -332,10 +485,57 @@ static void *profiled_aligned_alloc(size_t align, size_t n)
 	return shim_aligned_alloc(align, n);
 }
 
-/* realloc stays the shim's: profile.c takes a moving block out of the map
- * before jemalloc may hand its address to another thread. */
-#define profiled_realloc shim_realloc
+/* jemalloc failed the realloc: the old block is still its caller's, in
+ * the map as it was, and the shim's policy path takes the request. */
+static __attribute__((noinline)) void *profiled_realloc_failed(void *old, size_t n, uint32_t *w,
+                                                               uint32_t v, uintptr_t caller)
+{
+	__atomic_store_n(w, v, __ATOMIC_RELAXED);
+	return gfp_realloc_policy(GFP_E_realloc, old, n, caller);
+}
 
+/* A realloc's new block beyond the small sizes: its usable size is
+ * jemalloc's (a large block resized in place may keep more). */
+static __attribute__((noinline)) void *profiled_realloc_large(void *p, size_t n, uintptr_t caller)
+{
+	size_t usable = sallocx(p, 0);
+	unsigned idx;
+	struct gfp_caller_counts *c;
+	if (usable <= GFP_SIZE_MID_MAX && profile_route_caller(GFP_E_realloc, caller, &idx, &c) &&
+	    profile_route_put(p, GFP_E_realloc, n, gfp_size_word_of(usable), idx, c))
+		return p;
+	return gfp_alloc_profiled(p, GFP_E_realloc, n, 0, 0, caller);
+}
+
+/* A realloc to up to 112 KiB of a block the map word describes: the old
+ * block leaves the map before jemalloc may hand its address to another
+ * thread (once it has moved), and the new one is counted at the realloc's
+ * caller, as profile.c counts it; a small one's usable size is the table's
+ * (a small block jemalloc keeps in place is already of the new size's
+ * class). Any other realloc is the shim's, and so is every one while anyone
+ * waits for memory (a shrink or a move frees, and wakes them). */
+static void *profiled_realloc(void *old, size_t n)
+{
+	if (unlikely(old == NULL))
+		PROFILED_CALL(GFP_E_realloc, n, 0, n, n, 0);
+	uint32_t *w, v;
+	if (unlikely(n - 9 > GFP_SIZE_MID_MAX - 9 || !gfp_route_word(old, &w) ||
+	             (int32_t)(v = __atomic_load_n(w, __ATOMIC_RELAXED)) >= 0 ||
+	             __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED)))
+		return shim_realloc(old, n);
+	__atomic_store_n(w, 0, __ATOMIC_RELAXED);
+	void *p = gfp_je_realloc(old, n);
+	if (unlikely(p == NULL))
+		return profiled_realloc_failed(old, n, w, v, CALLER);
+	if (unlikely(n > GFP_SIZE_TABLE_MAX))
+		return profiled_realloc_large(p, n, CALLER);
+	if (unlikely(!profile_route_count(p, GFP_E_realloc, n, n, CALLER)))
+		return profiled_miss(p, GFP_E_realloc, n, n, 0, CALLER);
+	return p;
+}
+
+/* A block in a chunk the routes have no leaf of: profile.c finds it in the
+ * map; else the shim's free. */
 static __attribute__((noinline)) void profiled_free_other(void *p)
 {
 	if (profile_route_free_other(p))
@@ -420,7 +620,7 @@ void routes_start(void)
 	                    shim_memalign, shim_aligned_alloc},
 	    [ROUTE_DIRECT] = {gfp_je_malloc, gfp_je_free, gfp_je_calloc, direct_realloc,
 	                      gfp_je_posix_memalign, direct_memalign, direct_aligned_alloc},
-	    [ROUTE_WATCHED] = {watched_malloc, shim_free, watched_calloc, watched_realloc,
+	    [ROUTE_WATCHED] = {watched_malloc, gfp_je_free, watched_calloc, watched_realloc,
 	                       watched_posix_memalign, watched_memalign, watched_aligned_alloc},
 	    [ROUTE_COUNTED] = {counted_malloc, counted_free, counted_calloc, counted_realloc,
 	                       counted_posix_memalign, counted_memalign, counted_aligned_alloc},
@@ -429,5 +629,13 @@ void routes_start(void)
 	    [ROUTE_BUDGET] = {budget_malloc, gfp_je_free, budget_calloc, budget_realloc,
 	                      budget_posix_memalign, budget_memalign, budget_aligned_alloc},
 	};
+	const struct gfp_routes sized[ROUTE_SIZED_KINDS] = {
+	    [ROUTE_SIZED_WATCHED] = {sized_malloc, gfp_je_free, sized_calloc, sized_realloc,
+	                             sized_posix_memalign, sized_memalign, sized_aligned_alloc},
+	    [ROUTE_SIZED_COUNTED] = {counted_sized_malloc, counted_free, counted_sized_calloc,
+	                             counted_sized_realloc, counted_sized_posix_memalign,
+	                             counted_sized_memalign, counted_sized_aligned_alloc},
+	};
+	route_sized(sized);
 	route_start(&gfp_routes, &gfp_routes_inner, families);
 }

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <jemalloc/jemalloc.h>
 #include <link.h>
+#include <string.h>
 
 #include "backend.h"
 #include "site.h"
@@ -70,13 +71,66 @@ void *(*gfp_je_aligned_alloc)(size_t, size_t) = via_mallocx_aligned;
  * not define it (a jemalloc built with a prefix: the x-API then serves). */
 typedef void (*fn_t)(void);
 
-static fn_t lookup(void *handle, const Dl_info *je, const char *name)
+/* The object's dynamic symbol tables, found by its link map: a lookup there
+ * costs no dlopen (whose RTLD_NOLOAD handle cost a tenth of a million
+ * instructions at every start). */
+struct dyn_tables {
+	ElfW(Addr) base;
+	const ElfW(Sym) * sym;
+	const char *str;
+	const uint32_t *gnu_hash;
+};
+
+static bool dyn_tables(const struct link_map *map, struct dyn_tables *t)
 {
-	/* POSIX guarantees dlsym's object pointer converts to a function. */
+	*t = (struct dyn_tables){.base = map->l_addr};
+	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
+		/* ld.so relocates these in place where the section is
+		 * writable, as on x86-64; an offset is below the base. */
+		ElfW(Addr) a =
+		    d->d_un.d_ptr < map->l_addr ? d->d_un.d_ptr + map->l_addr : d->d_un.d_ptr;
+		if (d->d_tag == DT_SYMTAB)
+			t->sym = (const ElfW(Sym) *)a;
+		else if (d->d_tag == DT_STRTAB)
+			t->str = (const char *)a;
+		else if (d->d_tag == DT_GNU_HASH)
+			t->gnu_hash = (const uint32_t *)a;
+	}
+	return t->sym && t->str && t->gnu_hash;
+}
+
+/* `name`, defined in the object (its GNU hash table, as ld.so reads it). */
+static void *dyn_lookup(const struct dyn_tables *t, const char *name)
+{
+	uint32_t nbuckets = t->gnu_hash[0], symoffset = t->gnu_hash[1], bloom_size = t->gnu_hash[2];
+	const uint32_t *buckets = t->gnu_hash + 4 + bloom_size * (sizeof(ElfW(Addr)) / 4);
+	const uint32_t *chain = buckets + nbuckets;
+	uint32_t h = 5381;
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		h = h * 33 + *c;
+	if (!nbuckets)
+		return NULL;
+	uint32_t i = buckets[h % nbuckets];
+	if (i < symoffset)
+		return NULL;
+	for (;; i++) {
+		uint32_t h2 = chain[i - symoffset];
+		const ElfW(Sym) *s = &t->sym[i];
+		if ((h | 1) == (h2 | 1) && strcmp(t->str + s->st_name, name) == 0)
+			return s->st_shndx != SHN_UNDEF && ELF64_ST_TYPE(s->st_info) == STT_FUNC
+			           ? (void *)(t->base + s->st_value)
+			           : NULL;
+		if (h2 & 1)
+			return NULL;
+	}
+}
+
+/* A function the object defines itself (its own table says so). */
+static fn_t lookup(const struct dyn_tables *t, const char *name)
+{
 	fn_t f;
-	void *sym = dlsym(handle, name);
-	Dl_info info;
-	if (!sym || !dladdr(sym, &info) || info.dli_fbase != je->dli_fbase)
+	void *sym = dyn_lookup(t, name);
+	if (!sym)
 		return NULL;
 	__builtin_memcpy(&f, &sym, sizeof(f));
 	return f;
@@ -100,16 +154,17 @@ void backend_init(void)
 	Dl_info je;
 	void *(*x)(size_t, int) = mallocx;
 	void *xaddr;
+	struct link_map *map = NULL;
+	struct dyn_tables t;
 	__builtin_memcpy(&xaddr, &x, sizeof(xaddr));
-	if (!dladdr(xaddr, &je) || !je.dli_fname)
+	if (!dladdr1(xaddr, &je, (void **)&map, RTLD_DL_LINKMAP) || !je.dli_fname)
 		return;
 	dl_iterate_phdr(find_text, je.dli_fbase);
-	void *handle = dlopen(je.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-	if (!handle)
+	if (!map || !dyn_tables(map, &t))
 		return;
-	fn_t m = lookup(handle, &je, "malloc"), f = lookup(handle, &je, "free"),
-	     r = lookup(handle, &je, "realloc"), c = lookup(handle, &je, "calloc"),
-	     a = lookup(handle, &je, "posix_memalign"), aa = lookup(handle, &je, "aligned_alloc");
+	fn_t m = lookup(&t, "malloc"), f = lookup(&t, "free"), r = lookup(&t, "realloc"),
+	     c = lookup(&t, "calloc"), a = lookup(&t, "posix_memalign"),
+	     aa = lookup(&t, "aligned_alloc");
 	if (m && f && r && c && a && aa) {
 		gfp_je_malloc = (void *(*)(size_t))m;
 		gfp_je_free = (void (*)(void *))f;
@@ -119,5 +174,4 @@ void backend_init(void)
 		gfp_je_aligned_alloc = (void *(*)(size_t, size_t))aa;
 		gfp_je_own = true;
 	}
-	/* The handle stays open: libjemalloc is our dependency anyway. */
 }

@@ -297,6 +297,7 @@ static void log_effective_policy(void)
 
 static void atfork_prepare(void)
 {
+	unwind_setup_atfork_prepare();
 	unwind_atfork_prepare(); /* before any lock: an unwinder may take them */
 	kswapd_atfork_prepare(); /* first: its round takes the locks below */
 	pthread_mutex_lock(&init_lock);
@@ -315,6 +316,7 @@ static void atfork_parent(void)
 
 static void atfork_child(void)
 {
+	unwind_setup_atfork_child();
 	unwind_atfork_child();
 	kswapd_atfork_child();
 	cgroup_atfork_child();

@@ -55,6 +55,8 @@
  * caller entry has, so that it can never be read as a block's. */
 _Static_assert(MAX_CALLERS - 1 <= GFP_SHADOW_MASK, "a caller index must fit beside the flags");
 _Static_assert(GFP_SIZE_TABLE_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry must hold it");
+_Static_assert(GFP_SIZE_MID_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry must hold it");
+_Static_assert(MAX_CALLERS <= 1u << (64 - GFP_RECENT_IDX_SHIFT), "a recent slot must hold it");
 
 bool gfp_profile_on;
 
@@ -77,22 +79,39 @@ static struct {
 	int64_t bytes, calls;
 } orphan[MAX_CALLERS];
 static bool warned_full;
-uint32_t gfp_size_words[GFP_SIZE_TABLE_MAX + 1]; /* [0]: malloc(0)'s, a byte's */
+struct gfp_route_map gfp_route_map; /* .size[0]: malloc(0)'s, a byte's */
 
 static struct {
 	uintptr_t chunk; /* atomic: chunk number + 1; 0 = empty */
 	uint16_t *leaf;
 } dir[DIR_LEN];
 
+/* The tables, a size class at a time: one nallocx per class, not per size
+ * (14 337 of them cost three quarters of a million instructions at every
+ * start). */
 void profile_init(void)
 {
 	gfp_profile_on = gfp_policy.stats >= GFP_STATS_SITES;
-	if (!gfp_profile_on || gfp_size_words[0])
+	if (!gfp_profile_on || gfp_route_map.size[0])
 		return;
+	gfp_route_map.chunk[0] = UINTPTR_MAX; /* NULL's chunk is none's */
 	int saved = errno;
-	for (size_t n = 0; n <= GFP_SIZE_TABLE_MAX; n++)
-		gfp_size_words[n] = (uint32_t)((nallocx(n ? n : 1, 0) >> GRANULE) | GFP_SHADOW_SIZE)
-		                    << 16;
+	for (size_t n = 0; n <= GFP_SIZE_TABLE_MAX;) {
+		size_t usable = nallocx(n ? n : 1, 0);
+		uint32_t w = gfp_size_word_of(usable);
+		if (usable < n) /* cannot be: a size class holds its sizes */
+			usable = n;
+		for (; n <= usable && n <= GFP_SIZE_TABLE_MAX; n++)
+			gfp_route_map.size[n] = w;
+	}
+	for (size_t pages = (GFP_SIZE_TABLE_MAX >> 12) + 1; pages <= GFP_SIZE_MID_MAX >> 12;
+	     pages++) {
+		size_t lo = ((pages - 1) << 12) + 1, usable = nallocx(pages << 12, 0);
+		if (lo <= GFP_SIZE_TABLE_MAX)
+			lo = GFP_SIZE_TABLE_MAX + 1;
+		if (usable == nallocx(lo, 0) && usable <= GFP_SIZE_MID_MAX)
+			gfp_route_map.size_mid[pages] = gfp_size_word_of(usable);
+	}
 	errno = saved;
 }
 
@@ -107,20 +126,18 @@ static unsigned caller_index_slow(const struct gfp_req *req);
 static unsigned caller_index(const struct gfp_req *req)
 {
 	struct gfp_caller_cache *sc = &gfp_tls.caller;
-	if (req->caller && req->caller == sc->caller)
-		return sc->idx;
+	unsigned slot = gfp_last_slot(req->entry);
+	if (req->caller && req->caller == sc->last[slot].caller)
+		return sc->last[slot].idx;
 	unsigned idx = caller_index_slow(req);
 	/* A caller inside libc (strdup) is many callers: only the return
 	 * address names the caller by itself may be remembered. */
-	if (idx && sc->counts && req->caller && !site_in_libc(req->caller) &&
-	    !site_in_shim(req->caller)) {
-		struct gfp_recent_caller *r = &sc->recent[gfp_recent_slot(req->caller)];
-		r->caller = 0;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		r->idx = idx;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		r->caller = req->caller;
-		gfp_caller_make_last(req->caller, idx);
+	if (idx && sc->counts && req->caller && req->caller >> GFP_RECENT_IDX_SHIFT == 0 &&
+	    !site_in_libc(req->caller) && !site_in_shim(req->caller)) {
+		__atomic_store_n(&sc->recent[gfp_recent_slot(req->caller)],
+		                 req->caller | (uint64_t)idx << GFP_RECENT_IDX_SHIFT,
+		                 __ATOMIC_RELAXED);
+		gfp_caller_make_last(slot, req->caller, idx);
 	}
 	return idx;
 }
@@ -170,27 +187,37 @@ static unsigned caller_index_slow(const struct gfp_req *req)
 
 static uint16_t *leaf_lookup(uintptr_t addr, bool create);
 
+/* Gives leaf, the leaf of the chunk at addr, the routes' entry when it is
+ * free. Never the first chunk: NULL would be in it. */
+static void route_dir_put(uintptr_t addr, uint16_t *leaf)
+{
+	uintptr_t c = addr >> CHUNK_SHIFT;
+	size_t i = c & ((1u << GFP_ROUTE_BITS) - 1);
+	if (!c || __atomic_load_n(&gfp_route_map.chunk[i], __ATOMIC_RELAXED))
+		return;
+	gfp_lock(&lock);
+	if (!gfp_route_map.chunk[i]) {
+		gfp_route_map.words[i] = (uintptr_t)leaf - ((c << CHUNK_SHIFT) >> 2);
+		__atomic_store_n(&gfp_route_map.chunk[i], c, __ATOMIC_RELEASE);
+	}
+	gfp_unlock(&lock);
+}
+
 static __attribute__((noinline)) uint16_t *leaf_of_slow(uintptr_t addr, bool create)
 {
 	uint16_t *leaf = leaf_lookup(addr, create);
-	if (leaf) {
-		struct gfp_leaf_ref *r = gfp_leaf_ref(addr);
-		/* The leaf first: a signal handler's route that sees the chunk
-		 * must see its leaf. */
-		__atomic_store_n(&r->chunk, 0, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		r->leaf = leaf;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		__atomic_store_n(&r->chunk, (addr >> CHUNK_SHIFT) + 1, __ATOMIC_RELAXED);
-	}
+	if (leaf)
+		route_dir_put(addr, leaf);
 	return leaf;
 }
 
-/* The leaf of addr's chunk from the thread's cache, or NULL. */
+/* The leaf of addr's chunk from the routes' directory, or NULL. */
 static inline uint16_t *leaf_cached(uintptr_t addr)
 {
-	struct gfp_leaf_ref *r = gfp_leaf_ref(addr);
-	return likely(r->chunk == (addr >> CHUNK_SHIFT) + 1) ? r->leaf : NULL;
+	uint32_t *w;
+	if (!gfp_route_word((const void *)addr, &w))
+		return NULL;
+	return (uint16_t *)((uintptr_t)w - (((addr & (GFP_CHUNK_SIZE - 1)) >> (GRANULE + 1)) << 2));
 }
 
 static inline uint16_t *entry_of(uint16_t *leaf, uintptr_t addr)
@@ -200,33 +227,12 @@ static inline uint16_t *entry_of(uint16_t *leaf, uintptr_t addr)
 
 static inline struct gfp_caller_counts *counts(void);
 
-/* The profiled routes look in one leaf, the one the thread used last; only
- * a thread that counts has one (profile.h), even one that only frees, whose
- * free counts its call. The leaf first: a signal
- * handler's route that sees the chunk must see its leaf. */
-static inline void route_leaf_set(uintptr_t addr, uint16_t *leaf)
-{
-	struct gfp_caller_cache *sc = &gfp_tls.caller;
-	uintptr_t base = addr & ~(GFP_CHUNK_SIZE - 1);
-	if (sc->base == base || !counts())
-		return;
-	__atomic_store_n(&sc->base, GFP_ROUTE_NONE, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	sc->words = (uintptr_t)leaf - (base >> 2);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&sc->base, base, __ATOMIC_RELAXED);
-}
-
-/* The leaf of the chunk of addr, made the routes'; NULL when the map has
- * no room for it (`create` false: when nothing was ever written there). */
+/* The leaf of the chunk of addr; NULL when the map has no room for it
+ * (`create` false: when nothing was ever written there). */
 static inline uint16_t *leaf_at(uintptr_t addr, bool create)
 {
 	uint16_t *leaf = leaf_cached(addr);
-	if (!leaf)
-		leaf = leaf_of_slow(addr, create);
-	if (leaf)
-		route_leaf_set(addr, leaf);
-	return leaf;
+	return leaf ? leaf : leaf_of_slow(addr, create);
 }
 
 /* The entry of the granule at addr (NULL: as leaf_at). */
@@ -283,7 +289,7 @@ static inline unsigned usable_granules(size_t size, int flags)
 {
 	if (unlikely((flags & ~MALLOCX_ZERO) || size > GFP_SIZE_TABLE_MAX))
 		return 0;
-	return (gfp_size_words[size] >> 16) & GFP_SHADOW_MASK;
+	return (gfp_route_map.size[size] >> 16) & GFP_SHADOW_MASK;
 }
 
 /* The usable size of a block malloc or calloc just returned. */
@@ -500,9 +506,9 @@ void profile_count(struct gfp_req *req, void *p)
 bool profile_count_quick(void *p, const struct gfp_stash *s)
 {
 	uintptr_t a = (uintptr_t)p;
-	struct gfp_caller_cache *sc = &gfp_tls.caller;
+	const struct gfp_caller_last *l = &gfp_tls.caller.last[gfp_last_slot(s->entry)];
 	uint16_t *e = entry_quick(a);
-	if (unlikely(!e || !s->caller || s->caller != sc->caller))
+	if (unlikely(!e || !s->caller || s->caller != l->caller))
 		return false;
 	/* Only a usable size the table knows: calling jemalloc here would cost
 	 * every call a stack frame. */
@@ -510,12 +516,12 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
 	if (unlikely(!granules))
 		return false;
 	size_t usable = (size_t)granules << GRANULE;
-	struct gfp_caller_counts *c = sc->last;
-	shadow_write(e, a, sc->idx, usable);
+	struct gfp_caller_counts *c = l->c;
+	shadow_write(e, a, l->idx, usable);
 	gfp_add((int64_t *)&c->calls, 1);
 	gfp_add((int64_t *)&c->bytes, (int64_t)s->size);
 	if (shadow_apart(a, usable))
-		count_apart(c, sc->idx, usable, 1);
+		count_apart(c, l->idx, usable, 1);
 	return true;
 }
 
@@ -569,7 +575,8 @@ void profile_mapped(unsigned idx, int64_t bytes, int64_t pieces)
 /* The profiled routes' rare ends (profile.h). */
 bool profile_route_rechunk(void *p)
 {
-	return counts() && leaf_at((uintptr_t)p, true);
+	uint32_t *w;
+	return counts() && leaf_at((uintptr_t)p, true) && gfp_route_word(p, &w);
 }
 
 bool profile_route_free_other(void *p)
@@ -577,10 +584,9 @@ bool profile_route_free_other(void *p)
 	uintptr_t a = (uintptr_t)p;
 	if ((a & 15) || !counts())
 		return false;
-	uint16_t *leaf = leaf_cached(a);
+	uint16_t *leaf = leaf_of_slow(a, false);
 	if (!leaf)
 		return false;
-	route_leaf_set(a, leaf); /* the next frees are likely in this chunk too */
 	uint32_t *w = (uint32_t *)entry_of(leaf, a), v = __atomic_load_n(w, __ATOMIC_RELAXED);
 	if ((int32_t)v >= 0)
 		return false;
@@ -642,10 +648,11 @@ void profile_thread_exit(struct gfp_thread *t)
 {
 	/* Its own exit: its later calls, counted nowhere, take the shim's way
 	 * (the leaves stay: the map outlives every thread). */
-	gfp_tls.caller.caller = 0;
-	gfp_tls.caller.base = GFP_ROUTE_NONE;
+	for (unsigned i = 0; i < GFP_LAST_SLOTS; i++)
+		__atomic_store_n(&gfp_tls.caller.last[i].caller, 0, __ATOMIC_RELAXED);
+	gfp_tls.caller.missed = 0;
 	memset(gfp_tls.caller.recent, 0, sizeof(gfp_tls.caller.recent));
-	gfp_tls.caller.counts = gfp_tls.caller.last = NULL;
+	gfp_tls.caller.counts = NULL;
 	if (!t->callers)
 		return;
 	unsigned n = __atomic_load_n(&ncallers, __ATOMIC_ACQUIRE);

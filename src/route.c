@@ -18,6 +18,8 @@
 static struct gfp_routes *live;  /* preload/routes.c's gfp_routes */
 static struct gfp_routes *inner; /* atomic: where the budget family jumps */
 static struct gfp_routes fam[ROUTE_KINDS];
+static struct gfp_routes sized[ROUTE_SIZED_KINDS];
+static bool have_sized;
 static struct route_choice chosen;
 static bool jemalloc_may_fail; /* route_watch_jemalloc was called */
 bool route_free_switches;
@@ -107,8 +109,8 @@ struct route_choice route_choose(const struct route_needs *n)
 	 * implies no statistics), so frees need not be seen. */
 	if (c.alloc == ROUTE_DIRECT || n->injections_fast)
 		c.free = ROUTE_DIRECT;
-	else if (c.alloc == ROUTE_COUNTED || c.alloc == ROUTE_PROFILED || c.alloc == ROUTE_BUDGET)
-		c.free = c.alloc;
+	else if (c.alloc != ROUTE_SHIM)
+		c.free = c.alloc; /* jemalloc's own but while a free must be seen */
 	return c;
 }
 
@@ -144,19 +146,38 @@ static void set_alloc(struct gfp_routes *into, const struct gfp_routes *r)
 	__atomic_store_n(&into->aligned_alloc, r->aligned_alloc, __ATOMIC_RELAXED);
 }
 
+/* Where a small request may fail in jemalloc, the watched and counted
+ * families themselves; elsewhere their sized forms. */
+static bool jemalloc_watched(void)
+{
+	return jemalloc_can_fail() || __atomic_load_n(&jemalloc_may_fail, __ATOMIC_RELAXED);
+}
+
+static const struct gfp_routes *watching(enum route_kind k)
+{
+	if (!have_sized || jemalloc_watched())
+		return &fam[k];
+	return &sized[k == ROUTE_WATCHED ? ROUTE_SIZED_WATCHED : ROUTE_SIZED_COUNTED];
+}
+
 static void log_routes(void)
 {
 	struct gfp_routes *in = __atomic_load_n(&inner, __ATOMIC_RELAXED);
 	/* By the function each route holds: a family may share one with
-	 * another (the profiled realloc is the shim's). */
+	 * another. The watched and counted families, where they watch every
+	 * request: +all. */
 #define KIND(f)                                                                                    \
-	(live->f == fam[ROUTE_SHIM].f       ? "shim"                                               \
-	 : live->f == fam[ROUTE_WATCHED].f  ? "watched"                                            \
-	 : live->f == fam[ROUTE_COUNTED].f  ? "counted"                                            \
-	 : live->f == fam[ROUTE_PROFILED].f ? "profiled"                                           \
-	 : live->f != fam[ROUTE_BUDGET].f   ? "jemalloc"                                           \
-	 : in->f == fam[ROUTE_WATCHED].f    ? "budget+watched"                                     \
-	                                    : "budget")
+	(live->f == fam[ROUTE_SHIM].f                    ? "shim"                                  \
+	 : live->f == sized[ROUTE_SIZED_WATCHED].f       ? "watched"                               \
+	 : live->f == sized[ROUTE_SIZED_COUNTED].f       ? "counted"                               \
+	 : live->f == fam[ROUTE_WATCHED].f && have_sized ? "watched+all"                           \
+	 : live->f == fam[ROUTE_WATCHED].f               ? "watched"                               \
+	 : live->f == fam[ROUTE_COUNTED].f && have_sized ? "counted+all"                           \
+	 : live->f == fam[ROUTE_COUNTED].f               ? "counted"                               \
+	 : live->f == fam[ROUTE_PROFILED].f              ? "profiled"                              \
+	 : live->f != fam[ROUTE_BUDGET].f                ? "jemalloc"                              \
+	 : in->f == fam[ROUTE_WATCHED].f                 ? "budget+watched"                        \
+	                                                 : "budget")
 	gfp_log(GFP_LOG_INFO,
 	        "routes: malloc=%s calloc=%s realloc=%s posix_memalign=%s memalign=%s "
 	        "aligned_alloc=%s free=%s",
@@ -187,10 +208,12 @@ void route_install(struct gfp_routes *live_, struct gfp_routes *inner_,
 	switch (chosen.alloc) {
 	case ROUTE_SHIM:
 		break;
+	case ROUTE_WATCHED:
+	case ROUTE_COUNTED:
+		set_alloc(live, watching(chosen.alloc));
+		break;
 	case ROUTE_BUDGET: {
-		bool watch =
-		    jemalloc_can_fail() || __atomic_load_n(&jemalloc_may_fail, __ATOMIC_RELAXED);
-		set_alloc(inner_, &fam[watch ? ROUTE_WATCHED : ROUTE_DIRECT]);
+		set_alloc(inner_, &fam[jemalloc_watched() ? ROUTE_WATCHED : ROUTE_DIRECT]);
 		__atomic_store_n(&inner, inner_, __ATOMIC_RELEASE);
 		budget_route_hook(); /* points the allocation routes */
 		break;
@@ -201,9 +224,10 @@ void route_install(struct gfp_routes *live_, struct gfp_routes *inner_,
 	}
 	switch (chosen.free) {
 	case ROUTE_DIRECT:
-	case ROUTE_COUNTED:
 		__atomic_store_n(&live->free, fam[chosen.free].free, __ATOMIC_RELAXED);
 		break;
+	case ROUTE_WATCHED:
+	case ROUTE_COUNTED:
 	case ROUTE_PROFILED:
 	case ROUTE_BUDGET:
 		route_free_switches = true;
@@ -231,4 +255,13 @@ void route_watch_jemalloc(void)
 	struct gfp_routes *in = __atomic_load_n(&inner, __ATOMIC_ACQUIRE);
 	if (in)
 		set_alloc(in, &fam[ROUTE_WATCHED]);
+	enum route_kind k = __atomic_load_n(&chosen.alloc, __ATOMIC_ACQUIRE);
+	if (live && (k == ROUTE_WATCHED || k == ROUTE_COUNTED))
+		set_alloc(live, &fam[k]);
+}
+
+void route_sized(const struct gfp_routes s[ROUTE_SIZED_KINDS])
+{
+	memcpy(sized, s, sizeof(sized));
+	have_sized = true;
 }

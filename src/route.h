@@ -49,6 +49,14 @@ enum route_kind {
 	ROUTE_KINDS
 };
 
+/* The watched and counted families look at every answer of jemalloc's;
+ * where jemalloc cannot fail a small request (route.c: no limit on the
+ * address space or the data segment, overcommit allowed, and no mmap of
+ * jemalloc's failed yet) route.c installs their sized forms instead, which
+ * jump to jemalloc for a request of GFP_ROUTE_SURE bytes or less. */
+#define GFP_ROUTE_SURE ((size_t)128 << 10)
+enum route_sized_kind { ROUTE_SIZED_WATCHED, ROUTE_SIZED_COUNTED, ROUTE_SIZED_KINDS };
+
 struct route_choice {
 	enum route_kind alloc; /* malloc, calloc, realloc and the aligned ones */
 	enum route_kind free;
@@ -71,6 +79,10 @@ struct gfp_routes {
 	void *(*aligned_alloc)(size_t, size_t);
 };
 
+/* The sized forms (preload/routes.c), before route_start; without them the
+ * watched and counted families serve everywhere. */
+void route_sized(const struct gfp_routes sized[ROUTE_SIZED_KINDS]);
+
 /* Called once gfp_init has read the policy (the constructor): live is what
  * the exports jump through, inner what the budget family jumps to after
  * its charge; families[k] is family k (its free: what free becomes). */
@@ -90,7 +102,8 @@ void route_budget_switch(bool fast);
 extern bool route_free_switches;
 void route_free_switch(bool shim);
 /* preload/oscalls.c: jemalloc may fail small requests from now on, so the
- * budget family jumps to the watched one. */
+ * budget family jumps to the watched one, and the sized forms give way to
+ * the watched and counted families. */
 void route_watch_jemalloc(void);
 
 /* init.c: reserve.mode=tokens with prefaulted pools and no budget. */

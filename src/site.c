@@ -103,6 +103,8 @@ int site_ips(uintptr_t *ips, int max)
 {
 	void *raw[64 + 16];
 	int want = max + 16 < 80 ? max + 16 : 80;
+	if (!unwind_setup())
+		return 0;
 	gfp_tls.guard++;
 	unwind_enter();
 	int n = unw_backtrace(raw, want);

@@ -18,8 +18,7 @@
 #include "internal.h"
 #include "route.h"
 
-__thread struct gfp_tls gfp_tls
-    __attribute__((tls_model("initial-exec"))) = {.caller.base = GFP_ROUTE_NONE};
+__thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_thread *live;                      /* threads under a policy */

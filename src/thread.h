@@ -97,9 +97,6 @@ struct gfp_tls {
 	struct gfp_entry_stats stats[GFP_ENTRY_COUNT];
 	struct gfp_caller_cache caller; /* profile.c, stats=sites (profile_structs.h) */
 };
-/* gfp_tls.caller.base without a leaf: no address a program can free is
- * within a chunk of it, and NULL is not either. */
-#define GFP_ROUTE_NONE ((uintptr_t)1 << 63)
 extern __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
 /* Every lock of the shim is taken with the guard up: a signal handler that

@@ -60,10 +60,39 @@ static void reserve_map(void)
 
 static void name_slots_map(void);
 
+/* What must be there before memory runs short: address space to lend. */
 void unwind_init(void)
 {
 	reserve_map();
 	name_slots_map();
+}
+
+/* libunwind's own state is set up at the first backtrace, not at start-up
+ * (where it cost every process under a policy 36 000 instructions, most
+ * of which never unwind): SETUP_BUSY while one thread sets it up, which
+ * the others wait for (it takes none of the shim's locks, nor the
+ * loader's); a signal handler that interrupts the setup on its own thread
+ * gets no frames instead (waiting there would wait for itself), and so does
+ * a child forked from inside it (SETUP_NEVER: libunwind's lock may be held
+ * there for ever). */
+enum { SETUP_NONE, SETUP_BUSY, SETUP_DONE, SETUP_NEVER };
+static int setup_state; /* atomic */
+static __thread bool setting_up __attribute__((tls_model("initial-exec")));
+
+static __attribute__((noinline)) bool setup_slow(void)
+{
+	for (;;) {
+		int s = SETUP_NONE;
+		if (__atomic_compare_exchange_n(&setup_state, &s, SETUP_BUSY, false, __ATOMIC_ACQUIRE,
+		                                __ATOMIC_ACQUIRE))
+			break;
+		if (s == SETUP_DONE)
+			return true;
+		if (s == SETUP_NEVER || setting_up)
+			return false;
+		sched_yield();
+	}
+	setting_up = true;
 	/* libunwind initialises here, and opens the pipe it checks addresses
 	 * with: under the guard, and outside an unwind, preload/oscalls.c
 	 * refuses it; unwind_mem.c reads without it. */
@@ -75,6 +104,29 @@ void unwind_init(void)
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	unwind_mem_init();
 	gfp_tls.guard--;
+	__atomic_store_n(&setup_state, SETUP_DONE, __ATOMIC_RELEASE);
+	setting_up = false;
+	return true;
+}
+
+bool unwind_setup(void)
+{
+	if (likely(__atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_DONE))
+		return true;
+	return setup_slow();
+}
+
+/* Before the fork gate: another thread's setup ends first. */
+void unwind_setup_atfork_prepare(void)
+{
+	while (!setting_up && __atomic_load_n(&setup_state, __ATOMIC_ACQUIRE) == SETUP_BUSY)
+		sched_yield();
+}
+
+void unwind_setup_atfork_child(void)
+{
+	if (__atomic_load_n(&setup_state, __ATOMIC_RELAXED) == SETUP_BUSY)
+		__atomic_store_n(&setup_state, SETUP_NEVER, __ATOMIC_RELAXED);
 }
 
 /*
@@ -417,6 +469,8 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 	unw_context_t uc;
 	unw_cursor_t cursor;
 	int n = 0;
+	if (!unwind_setup())
+		return 0;
 	gfp_tls.guard++;
 	bool lent = reserve_lend();
 	unwind_enter();

@@ -14,6 +14,12 @@
 #pragma GCC visibility push(hidden)
 
 void unwind_init(void);
+/* libunwind's state, set up at the first backtrace: false when this one
+ * must go without (a signal handler inside the setup, a child forked from
+ * inside it). Before unwind_enter, never with a lock of the shim's held. */
+bool unwind_setup(void);
+void unwind_setup_atfork_prepare(void);
+void unwind_setup_atfork_child(void);
 /* Around every use of libunwind: a fork waits until no other thread is
  * inside it (libunwind has no fork handlers: a child forked while another
  * thread held its memory pool's lock waited for ever at its first unwind),

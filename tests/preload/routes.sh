@@ -4,11 +4,15 @@
 # at all the program's malloc and free are jemalloc's own; with
 # fail.probability alone (and its stack filters) only frees are; a policy
 # that only shapes failing requests (rules, default=, oom=) tries jemalloc
-# first; a budget takes each request's charge from the thread's allowance
-# and then goes to jemalloc (watching its answer where jemalloc can fail a
-# small request: ulimit -v or -d), and frees are jemalloc's; stats=totals
+# first, and frees go to jemalloc; a budget takes each request's charge
+# from the thread's allowance and then goes to jemalloc (watching its
+# answer where jemalloc can fail a small request: ulimit -v or -d), and
+# frees are jemalloc's; stats=totals
 # alone counts in the routes, and stats=sites alone counts per call site
-# there (the profiled routes; realloc stays the shim's); anything else,
+# there (the profiled routes); the watched and
+# counted routes look at jemalloc's answer only to a request larger than
+# 128 KiB, but at every answer where jemalloc can fail a small one (+all),
+# and their frees are jemalloc's (counted: and counted); anything else,
 # or ctl=1 (through which a policy may come later), keeps both on the shim.
 # libc_semantics runs under each kind of route.
 source "$TESTS/lib.sh"
@@ -42,21 +46,23 @@ expect_eq "a budget with reserve.thread" "$(all shim shim)" "$(route "limit=1G;r
 expect_eq "a budget under ulimit -v" "$(all budget+watched jemalloc)" "$(ulimit -v 8000000 && route "limit=1G")"
 expect_eq "a budget under ulimit -d" "$(all budget+watched jemalloc)" "$(ulimit -d 8000000 && route "limit=1G")"
 expect_eq "statistics" "$(all counted counted)" "$(route "stats=totals")"
-expect_eq "per-site statistics" \
-	"malloc=profiled calloc=profiled realloc=shim posix_memalign=profiled memalign=profiled aligned_alloc=profiled free=profiled" \
-	"$(route "stats=sites")"
+expect_eq "statistics under ulimit -v" "$(all counted+all counted)" \
+	"$(ulimit -v 8000000 && route "stats=totals")"
+expect_eq "default= under ulimit -v" "$(all watched+all jemalloc)" \
+	"$(ulimit -v 8000000 && route "default=NOFAIL")"
+expect_eq "per-site statistics" "$(all profiled profiled)" "$(route "stats=sites")"
 expect_eq "per-site statistics with call paths" "$(all shim shim)" "$(route "stats=paths")"
 expect_eq "per-site statistics with a budget" "$(all shim shim)" "$(route "stats=sites;limit=1G")"
-expect_eq "default=" "$(all watched shim)" "$(route "default=NOFAIL")"
+expect_eq "default=" "$(all watched jemalloc)" "$(route "default=NOFAIL")"
 expect_eq "junk= (it fills every block the shim's path hands out)" "$(all shim shim)" "$(route "junk=64K")"
-expect_eq "oom=" "$(all watched shim)" "$(route "oom=fail")"
+expect_eq "oom=" "$(all watched jemalloc)" "$(route "oom=fail")"
 expect_eq "default= with statistics" "$(all shim shim)" "$(route "default=NOFAIL;stats=totals")"
 expect_eq "reserve.thread (its pool is set up as the thread registers)" "$(all shim shim)" \
 	"$(route "reserve.thread=1M;reserve.prefault=1")"
 expect_eq "tokens with prefaulted pools (they serve first)" "$(all shim shim)" \
 	"$(route "reserve.mode=tokens;reserve.prefault=1")"
 out=$(GFP_RULES='lib:libnothing.so*=>NORETRY' route "")
-expect_eq "GFP_RULES" "$(all watched shim)" "$out"
+expect_eq "GFP_RULES" "$(all watched jemalloc)" "$out"
 out=$(GFP_RECORD=$TMP/rec route "")
 expect_eq "GFP_RECORD alone" "$(all shim shim)" "$out"
 out=$(GFP_REPORT=$TMP/rep.json route "")

@@ -28,3 +28,15 @@ for mode in setrlimit syscall; do
 		note "$mode/$routes: $out"
 	done
 done
+
+# The watched routes (only failures shaped: oom=) jump to jemalloc for a
+# small request where jemalloc cannot fail it, and watch every answer once
+# it can: a real failure meets the slow path (the OOM step's warning).
+for mode in setrlimit syscall; do
+	rm -f "$TMP/log"
+	out=$(GFP_POLICY='oom=fail;wait=1ms' GFP_LOG=$TMP/log LD_PRELOAD=$SHIM timeout 60 "$PROG" $mode 2>"$TMP/err") ||
+		fail "$mode/watched: exit $?: $out $(tail -3 "$TMP/err")"
+	grep -q 'the OOM step gave up (oom=fail)' "$TMP/log" ||
+		fail "$mode/watched: the real failure met no slow path: $out $(head -c 300 "$TMP/log")"
+	note "$mode/watched: $out"
+done
