@@ -31,9 +31,6 @@ void gfp_fini(void);
  * child, which read none, writes nothing. */
 void gfp_fini_exit(void);
 void policy_derive(void);
-/* Keys that are fine alone but not together: the message, or NULL; *drop
- * is the key that GFP_STRICT=0 ignores to settle it. */
-const char *config_contradiction(const struct gfp_policy *p, size_t *drop);
 /* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
 extern bool gfp_free_direct_ok;
 
