@@ -80,7 +80,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	 * would meet the engine only when they fail, when registering the
 	 * thread - its exit key, its reserve - may itself fail. */
 	bool enter = thread_registers();
-	if (!gfp_inject_on && !enter)
+	if (!gfp_meaning.inject && !enter)
 		return real(thread, attr, start, arg);
 	struct trampoline *t = mallocx(sizeof(*t), 0);
 	if (!t)
@@ -88,7 +88,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	t->start = start;
 	t->arg = arg;
 	/* The child's ordinal: its parent's and its place among the siblings. */
-	t->ordinal = gfp_inject_on ? inject_child_ordinal() : 0;
+	t->ordinal = gfp_meaning.inject ? inject_child_ordinal() : 0;
 	t->enter = enter;
 	int r = real(thread, attr, thread_start, t);
 	if (r != 0)

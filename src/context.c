@@ -12,7 +12,7 @@
  * pop clears exactly those, so LIFO nesting is exact without a stack
  * (memalloc_flags_save).
  */
-#include "init.h"
+#include "meaning.h"
 #include "thread.h"
 #include "context.h"
 #include "rules.h"

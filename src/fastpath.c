@@ -76,7 +76,7 @@ static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
 	if (unlikely(gfp_tls.decided_gen != __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE)) &&
 	    !gfp_tls.guard && thread_enter(true) == GFP_TLS_POLICY)
 		return policy_call(req, false);
-	if (gfp_armed_fast && !gfp_tls.exiting) {
+	if (gfp_meaning.armed_fast && !gfp_tls.exiting) {
 		if (inject_countdown(req))
 			return errno = ENOMEM, NULL;
 	} else if (!gfp_exit_watched()) { /* else every call comes to raw_alloc */
@@ -104,7 +104,7 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 			return raw_alloc(req);
 	}
 
-	if (unlikely(gfp_inject_on) && inject_should_fail(req, false)) {
+	if (unlikely(gfp_meaning.inject) && inject_should_fail(req, false)) {
 		/* Injected at entry: fails at once, no retry, no report (the
 		 * kernel's should_fail_alloc_page comes before any attempt). */
 		errno = ENOMEM;
@@ -186,7 +186,7 @@ alloc_general(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align
 		return idle_expired(&req);
 	/* Certainly fits (or no budget), fail.probability may inject: the
 	 * draw first, then jemalloc's attempt alone. */
-	if (gfp_plain_policy_thread() && gfp_inject_simple &&
+	if (gfp_plain_policy_thread() && gfp_meaning.inject_simple &&
 	    (!gfp_budget_on || budget_allowance_take(budget_charge(size, align)) ||
 	     budget_fast_ok(gfp_tls.thread, budget_charge(size, align)))) {
 		if (inject_simple_candidate(caller)) {
@@ -228,7 +228,7 @@ static __attribute__((noinline)) void *alloc_stashed(void *p)
 void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
                        uintptr_t caller)
 {
-	if (likely(gfp_plain_policy_thread() && gfp_policy_plain &&
+	if (likely(gfp_plain_policy_thread() && gfp_meaning.plain &&
 	           (!gfp_budget_on || budget_allowance_take(budget_charge(size, align))))) {
 		/* The guard first: a signal handler that allocates meanwhile goes
 		 * raw and leaves the stash alone. */

@@ -26,11 +26,6 @@
 #include "mapped.h"
 #include "route.h"
 
-struct gfp_policy gfp_policy;
-bool gfp_policy_active;
-bool gfp_slowpath_on;
-bool gfp_policy_plain;
-bool gfp_free_direct_ok;
 bool gfp_secure;
 
 enum { INIT_NONE, INIT_DONE };
@@ -173,58 +168,6 @@ static void check_contradictions(void)
 	}
 }
 
-/* reserve.mode=tokens with prefaulted pools and no budget: a thread's
- * requests are served from its pool before jemalloc, so every call of the
- * thread must reach the shim (route.c). */
-bool policy_pool_first(void)
-{
-	return gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_policy.reserve_prefault &&
-	       !gfp_budget_on;
-}
-
-/* What the policy's keys make of the process; again after gfp-ctl set. */
-void policy_derive(void)
-{
-	/* Any key that shapes allocation puts the process under the policy;
-	 * only the ones about messages (and the control socket) leave it
-	 * idle (plain jemalloc). The fail.* keys count only while they can
-	 * inject: a gfp-ctl set that disarms makes the process idle again. */
-	/* rules shape what failing requests do */
-	bool slow = gfp_rules_on || config_shapes(&gfp_policy);
-	/* What the ranges of ld.so and the shim are, before injection can
-	 * look at them (a set may turn a process that was idle active). */
-	bool injects =
-	    gfp_policy.fail_probability > 0 || gfp_policy.fail_nth > 0 || gfp_policy.fail_site.v[0];
-	bool active_soon =
-	    slow || injects || gfp_policy.stats != 0 || records_on() || gfp_policy.junk;
-	if (active_soon) {
-		static bool ready;
-		if (!ready) {
-			unwind_init();
-			site_init();
-			ready = true;
-		}
-	}
-	budget_init();
-	inject_init();
-	profile_init();
-	/* (stats=paths turns gfp_inject_on on only to count: it injects nothing) */
-	gfp_slowpath_on = slow || (injects && gfp_inject_on);
-	/* statistics count on the common path too. With reserve.mode=tokens a
-	 * prefaulted reservation serves its thread first (attempt_jemalloc):
-	 * with a budget its thread draws under the lock anyway, without one
-	 * only the general path knows to try the pool first. */
-	gfp_policy_plain = !gfp_inject_on && !policy_pool_first() && !gfp_policy.junk;
-	/* A free needs the engine only to be counted, to top a thread's reserve
-	 * up, or to wake a waiter (thread_update_free_direct). */
-	gfp_free_direct_ok = !gfp_policy.stats && !gfp_policy.reserve_thread;
-	/* Statistics and records only watch: they need the policy path but
-	 * must not change what a failing request does; failures must be seen
-	 * to be recorded. The junk fill sees every block handed out. */
-	bool active = gfp_slowpath_on || gfp_policy.stats != 0 || records_on() || gfp_policy.junk;
-	__atomic_store_n(&gfp_policy_active, active, __ATOMIC_RELEASE);
-}
-
 static void log_effective_policy(void)
 {
 	char line[2048];
@@ -334,7 +277,7 @@ static void do_init(void)
 	}
 
 	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */
-	policy_derive();
+	meaning_apply();
 	if (records_on())
 		crash_init();
 

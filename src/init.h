@@ -12,13 +12,6 @@
 
 #pragma GCC visibility push(hidden)
 
-extern struct gfp_policy gfp_policy;
-/* Whether any policy needs the shim on the allocation path at all. */
-extern bool gfp_policy_active;
-/* Nothing per call but the budget and statistics: no injection. */
-extern bool gfp_policy_plain;
-/* A key shapes what a failing request does (else failures pass as jemalloc's). */
-extern bool gfp_slowpath_on;
 extern bool gfp_secure;
 /* True once the configuration is read; before that every call is passed
  * through untouched (ld.so, libstdc++'s emergency pool). */
@@ -30,9 +23,6 @@ void gfp_fini(void);
  * its report as exit would (dash and daemons end so); a fork's or vfork's
  * child, which read none, writes nothing. */
 void gfp_fini_exit(void);
-void policy_derive(void);
-/* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
-extern bool gfp_free_direct_ok;
 
 #pragma GCC visibility pop
 

@@ -19,7 +19,7 @@
 
 #include "glob.h"
 #include "log.h"
-#include "init.h"
+#include "meaning.h"
 #include "context.h"
 #include "rules.h"
 #include "budget.h"
@@ -27,9 +27,6 @@
 #include "inject.h"
 #include "records.h"
 
-bool gfp_inject_on;
-bool gfp_inject_simple;
-bool gfp_armed_fast;
 double gfp_inject_probability;
 bool gfp_main_started;
 
@@ -188,19 +185,15 @@ bool inject_other_process(void)
 	return pid != (long)getpid();
 }
 
+/* At start-up, and after a gfp-ctl set (meaning_apply): every count starts
+ * again, as for a new process (threads draw afresh too, thread.c). */
 void inject_init(void)
 {
 	const struct gfp_policy *p = &gfp_policy;
-	if (inject_other_process()) {
-		gfp_inject_on = false;
+	if (inject_other_process())
 		return;
-	}
 	count_paths = p->stats == GFP_STATS_PATHS;
-	gfp_inject_on =
-	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_paths;
 	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_paths;
-	/* At start-up, and after a gfp-ctl set: every count starts again, as
-	 * for a new process (threads draw afresh too, thread.c). */
 	times_left = p->fail_times;
 	space_left = (int64_t)p->fail_space;
 	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
@@ -211,19 +204,7 @@ void inject_init(void)
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
 	               p->fail_reject_lib.v[0];
 	__atomic_add_fetch(&filter_epoch, 1, __ATOMIC_RELAXED);
-	/* Only a probability (and a seed, where, verbose, stack filters): the
-	 * fast path decides by itself whether a call is a candidate. */
-	gfp_inject_simple =
-	    p->fail_probability > 0 && !count_paths && !p->fail_nth && !p->fail_site.v[0] &&
-	    !p->fail_persist && !p->fail_thread.v[0] && p->fail_times < 0 && !p->fail_space &&
-	    p->fail_interval <= 1 && !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
-	    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY && !p->junk;
 	gfp_inject_probability = p->fail_probability;
-	/* fail.probability and nothing else that shapes allocation: threads
-	 * stay IDLE and count down to their next injection (inject_countdown),
-	 * a real failure is jemalloc's answer, as when idle. */
-	gfp_armed_fast =
-	    gfp_inject_simple && !gfp_budget_on && !p->stats && !gfp_rules_on && !config_shapes(p);
 	path_wanted = 0;
 	for (const char *c = p->fail_site.v; *c; c++)
 		path_wanted =
@@ -388,7 +369,7 @@ int64_t inject_next_gap(void)
 	return g < 4e18 ? (int64_t)g : INT64_MAX / 2;
 }
 
-/* An IDLE thread's countdown ran out (gfp_armed_fast): this call is the one
+/* An IDLE thread's countdown ran out (gfp_meaning.armed_fast): this call is the one
  * the last gap chose, if it is eligible; else the next call is. */
 bool inject_countdown(struct gfp_req *req)
 {

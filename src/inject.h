@@ -14,9 +14,6 @@
 
 #pragma GCC visibility push(hidden)
 
-extern bool gfp_inject_on;     /* some fail.* key can inject */
-extern bool gfp_inject_simple; /* only fail.probability (see inject_init) */
-extern bool gfp_armed_fast;    /* and nothing else shapes allocation: threads stay IDLE */
 extern double gfp_inject_probability;
 extern bool gfp_main_started; /* atomic: main() was entered (preload/start.c) */
 void inject_init(void);

@@ -26,6 +26,7 @@
 
 #include "types.h"
 #include "policy.h"
+#include "meaning.h"
 #include "glob.h"
 #include "log.h"
 #include "dest.h"

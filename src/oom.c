@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "init.h"
+#include "meaning.h"
 #include "budget.h"
 #include "reclaim.h"
 #include "oom.h"

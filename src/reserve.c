@@ -19,7 +19,7 @@
  */
 #include <errno.h>
 
-#include "init.h"
+#include "meaning.h"
 #include "context.h"
 #include "budget.h"
 #include "reserve.h"

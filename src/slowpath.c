@@ -45,7 +45,7 @@ void *gfp_attempt(struct gfp_req *req, gfp_t f)
 		return reserve_attempt(req, f);
 	if (unlikely(req->mapping))
 		return mapped_attempt(req, f); /* no injection point */
-	if (unlikely(gfp_inject_on) && inject_should_fail(req, true)) {
+	if (unlikely(gfp_meaning.inject) && inject_should_fail(req, true)) {
 		req->why = GFP_WHY_INJECT;
 		return NULL;
 	}
@@ -211,7 +211,7 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 	gfp_t f = context_resolve(req);
 	sp->next_canary_ms = gfp_policy.canary_ms;
 
-	if (!gfp_slowpath_on && !req->explicit_flags) {
+	if (!gfp_meaning.slowpath && !req->explicit_flags) {
 		/* Only watching (stats, records): jemalloc's answer, unchanged. */
 		errno = ENOMEM;
 		return NULL;

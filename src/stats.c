@@ -10,7 +10,7 @@
 #include "gfp_build.h"
 #include "log.h"
 #include "dest.h"
-#include "init.h"
+#include "meaning.h"
 #include "profile_api.h"
 #include "rules.h"
 #include "budget.h"

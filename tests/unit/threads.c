@@ -35,7 +35,7 @@ int main(void)
 		for (int i = 0; i < THREADS; i++)
 			pthread_join(t[i], NULL);
 	}
-	CHECK(gfp_policy_active);
+	CHECK(gfp_meaning.active);
 	struct gfp_entry_stats s[GFP_ENTRY_COUNT];
 	thread_sum_stats(s);
 	CHECK(s[GFP_E_malloc].calls == (uint64_t)THREADS * ROUNDS * CALLS);
