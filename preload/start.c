@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "fastpath.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -26,7 +27,7 @@ static main_fn real_main;
 static int main_wrapper(int argc, char **argv, char **envp)
 {
 	__atomic_store_n(&gfp_main_started, true, __ATOMIC_RELEASE);
-	if (gfp_init())
+	if (init_ensure())
 		ctl_start(); /* ctl=1: the program is past its start-up */
 	return real_main(argc, argv, envp);
 }
@@ -100,7 +101,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
  * calls come here. What glibc's does after: exit_group. */
 EXPORT void _exit(int status)
 {
-	gfp_fini_exit();
+	init_fini_exit();
 	if (gfp_tree_on)
 		tree_exit();
 	for (;;)

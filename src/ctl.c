@@ -535,7 +535,7 @@ static void *listener(void *arg)
  * than run on without the control the user counts on. */
 static void no_directory(const char *why)
 {
-	bool fatal = gfp_config_strict();
+	bool fatal = init_strict();
 	gfp_log(fatal ? GFP_LOG_ERROR : GFP_LOG_WARNING, "ctl=1: %s%s", why,
 	        fatal ? "" : "; not listening [ignored: GFP_STRICT=0]");
 	if (fatal)

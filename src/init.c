@@ -2,7 +2,7 @@
  * init.c - lazy initialisation: the first allocation of the process reads the
  * configuration, whoever makes it (ld.so and libstdc++ allocate before any
  * constructor of ours runs); the constructor makes sure it happened and
- * then has route.c choose the routes from the policy.
+ * then has route.c install the routes meaning.c chose for the policy.
  *
  * Reading the configuration must not allocate through the policy: it runs
  * with the thread's guard raised, so anything libc allocates on its behalf
@@ -22,9 +22,7 @@
 #include "gfp_build.h"
 #include "internal.h"
 #include "cgroup.h"
-#include "kswapd.h"
-#include "mapped.h"
-#include "route.h"
+#include "fork.h"
 
 bool gfp_secure;
 
@@ -36,7 +34,7 @@ static int config_errors;
 
 extern char **environ;
 
-bool gfp_config_strict(void)
+bool init_strict(void)
 {
 	return strict;
 }
@@ -188,41 +186,20 @@ static void log_effective_policy(void)
 	gfp_log(GFP_LOG_INFO, "%s", line);
 }
 
-static void atfork_prepare(void)
+/* The fork handlers (fork.c) hold the lock across a fork: no child is
+ * born halfway through reading the configuration. */
+void init_atfork_prepare(void)
 {
-	unwind_setup_atfork_prepare();
-	unwind_atfork_prepare(); /* before any lock: an unwinder may take them */
-	kswapd_atfork_prepare(); /* first: its round takes the locks below */
 	pthread_mutex_lock(&init_lock);
-	thread_atfork_prepare();
-	mapped_atfork_prepare();
 }
 
-static void atfork_parent(void)
+void init_atfork_parent(void)
 {
-	mapped_atfork_parent();
-	thread_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
-	kswapd_atfork_parent();
-	unwind_atfork_parent();
 }
 
-static void atfork_child(void)
+void init_atfork_child(void)
 {
-	unwind_setup_atfork_child();
-	unwind_atfork_child();
-	kswapd_atfork_child();
-	cgroup_atfork_child();
-	vmstat_atfork_child();
-	mapped_atfork_child(); /* before the budget's sums and the tree's slot */
-	thread_atfork_child();
-	tree_atfork_child(); /* before the budget publishes to a slot */
-	budget_atfork_child();
-	inject_atfork_child();
-	reclaim_atfork_child();
-	site_atfork_child();
-	profile_atfork_child();
-	pool_atfork_child();
 	pthread_mutex_init(&init_lock, NULL);
 }
 
@@ -287,10 +264,10 @@ static void do_init(void)
 		log_effective_policy();
 
 	thread_init();
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	fork_handlers_install();
 }
 
-bool gfp_init(void)
+bool init_ensure(void)
 {
 	if (likely(__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == INIT_DONE))
 		return true;
@@ -309,7 +286,7 @@ bool gfp_init(void)
 	return true;
 }
 
-void gfp_fini_exit(void)
+void init_fini_exit(void)
 {
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != init_pid)
 		return;
@@ -318,7 +295,7 @@ void gfp_fini_exit(void)
 	gfp_tls.guard--;
 }
 
-void gfp_fini(void)
+void init_fini(void)
 {
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
 		return;

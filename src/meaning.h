@@ -65,7 +65,7 @@ struct gfp_meaning {
 	bool fill;    /* junk=: every block the policy path hands out is filled */
 	bool records; /* GFP_RECORD */
 	/* Nothing per call but the budget and statistics: the policy path's
-	 * common case (fastpath.c: gfp_alloc_policy) may serve. */
+	 * common case (fastpath.c: fastpath_policy_alloc) may serve. */
 	bool plain;
 	/* A policy thread's frees may be jemalloc's alone while nobody waits:
 	 * no statistics count them, no reserve is topped up by them. */

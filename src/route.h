@@ -41,7 +41,7 @@ struct gfp_routes {
  * watched and counted families serve everywhere. */
 void route_sized(const struct gfp_routes sized[ROUTE_SIZED_KINDS]);
 
-/* Called once gfp_init has read the policy (the constructor): live is what
+/* Called once init_ensure has read the policy (the constructor): live is what
  * the exports jump through, inner what the budget family jumps to after
  * its charge; families[k] is family k (its free: what free becomes). */
 void route_start(struct gfp_routes *live, struct gfp_routes *inner,

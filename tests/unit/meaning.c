@@ -22,7 +22,8 @@ static const struct {
     {"", 0, "plain free_direct alloc=shim free=shim"},
     {"ctl=1", J, "plain free_direct alloc=shim free=shim"},
     /* A budget. */
-    {"limit=1G", J, "active unwinds slowpath budget plain free_direct fixed alloc=budget free=budget"},
+    {"limit=1G", J,
+     "active unwinds slowpath budget plain free_direct fixed alloc=budget free=budget"},
     {"limit=1G", 0, "active unwinds slowpath budget plain free_direct alloc=shim free=shim"},
     {"limit=1G", J | C,
      "active unwinds slowpath budget records plain free_direct fixed alloc=budget free=budget"},

@@ -100,7 +100,7 @@ static void route_policy(const char *text, bool rules)
 		return; /* not a value the table allows */
 	size_t drop;
 	if (config_contradiction(&pol, &drop))
-		return; /* gfp_init refuses it */
+		return; /* init_ensure refuses it */
 	/* Where jemalloc's own functions were not found every route is the
 	 * shim's: route as if they were, to check the choice itself. */
 	struct gfp_facts f = {.rules = rules, .records = records, .je_own = true};
