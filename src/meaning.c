@@ -10,6 +10,9 @@
  * jemalloc. The fail.* keys count only while they can inject: a gfp-ctl set
  * that disarms makes the process idle again.
  */
+#include <stddef.h>
+#include <string.h>
+
 #include "meaning.h"
 #include "internal.h"
 
@@ -112,12 +115,13 @@ void meaning_apply(void)
 		unwinder_ready = true;
 	}
 	budget_init();
-	/* Published but for `active`, which comes last (release): a thread
-	 * that sees the process active sees the rest. */
-	bool active = m.active;
-	m.active = gfp_meaning.active;
-	gfp_meaning = m;
+	/* Published but for `active`, which threads read with an acquire and
+	 * which comes last (release): a thread that sees the process active
+	 * sees the rest. */
+	_Static_assert(offsetof(struct gfp_meaning, active) == 0, "active comes first");
+	size_t rest = offsetof(struct gfp_meaning, unwinds);
+	memcpy((char *)&gfp_meaning + rest, (const char *)&m + rest, sizeof(m) - rest);
 	inject_init(); /* every count starts again, as for a new process */
 	profile_init();
-	__atomic_store_n(&gfp_meaning.active, active, __ATOMIC_RELEASE);
+	__atomic_store_n(&gfp_meaning.active, m.active, __ATOMIC_RELEASE);
 }
