@@ -1,7 +1,7 @@
 /*
  * docgen.c - fills the man pages, doc/policy.md and the bash completion with
  * what the code knows, so that they cannot drift from it: every policy key
- * from src/keys.def (an X-macro, as config.c includes it), every flag name
+ * from src/policy/keys.def (an X-macro, as config.c includes it), every flag name
  * from flags.c, and the version.
  *
  *   docgen TEMPLATE OUTPUT

@@ -8,13 +8,14 @@
 #include <errno.h>
 #include <stdint.h>
 
+#include "internal.h"
 #include "fastpath.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 EXPORT void *gfpshim_malloc(size_t size, gfp_t flags)
 {
-	return gfp_alloc_flags(GFP_E_gfp_malloc, NULL, size, 0, flags);
+	return fastpath_alloc_flags(GFP_E_gfp_malloc, NULL, size, 0, flags);
 }
 
 EXPORT void *gfpshim_calloc(size_t nmemb, size_t size, gfp_t flags)
@@ -24,16 +25,16 @@ EXPORT void *gfpshim_calloc(size_t nmemb, size_t size, gfp_t flags)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return gfp_alloc_flags(GFP_E_gfp_calloc, NULL, n, 0, flags | GFP_ZERO);
+	return fastpath_alloc_flags(GFP_E_gfp_calloc, NULL, n, 0, flags | GFP_ZERO);
 }
 
 EXPORT void *gfpshim_realloc(void *p, size_t size, gfp_t flags)
 {
 	if (p && size == 0) { /* realloc's contract: free and return NULL */
-		gfp_fastpath_free(GFP_E_gfp_realloc, p, 0, 0);
+		fastpath_free(GFP_E_gfp_realloc, p, 0, 0);
 		return NULL;
 	}
-	return gfp_alloc_flags(GFP_E_gfp_realloc, p, size, 0, flags);
+	return fastpath_alloc_flags(GFP_E_gfp_realloc, p, size, 0, flags);
 }
 
 EXPORT void *gfpshim_aligned_alloc(size_t align, size_t size, gfp_t flags)
@@ -42,7 +43,7 @@ EXPORT void *gfpshim_aligned_alloc(size_t align, size_t size, gfp_t flags)
 		errno = EINVAL;
 		return NULL;
 	}
-	return gfp_alloc_flags(GFP_E_gfp_aligned_alloc, NULL, size, align, flags);
+	return fastpath_alloc_flags(GFP_E_gfp_aligned_alloc, NULL, size, align, flags);
 }
 
 EXPORT unsigned gfpshim_scope_push(gfp_t flags)
@@ -82,7 +83,7 @@ EXPORT int gfpshim_budget_usage(struct gfp_budget_usage *u)
 		return -1;
 	}
 	u->limit = u->live = u->reserved = 0;
-	if (gfp_init() && gfp_budget_on) {
+	if (init_ensure() && gfp_budget_on) {
 		tree_settle(); /* a tree's members that are gone give theirs back first */
 		u->limit = budget_limit();
 		u->live = budget_live();

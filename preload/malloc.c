@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "internal.h"
+#include "fastpath.h"
 #include "routes.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -26,12 +28,12 @@ static inline size_t page_size(void)
 
 void *shim_malloc(size_t n)
 {
-	return gfp_fastpath_alloc(GFP_E_malloc, n, 0, 0);
+	return fastpath_alloc(GFP_E_malloc, n, 0, 0);
 }
 
 void shim_free(void *p)
 {
-	gfp_fastpath_free(GFP_E_free, p, 0, 0);
+	fastpath_free(GFP_E_free, p, 0, 0);
 }
 
 void *shim_calloc(size_t nmemb, size_t size)
@@ -41,18 +43,18 @@ void *shim_calloc(size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return gfp_fastpath_alloc(GFP_E_calloc, n, MALLOCX_ZERO, 0);
+	return fastpath_alloc(GFP_E_calloc, n, MALLOCX_ZERO, 0);
 }
 
 static inline void *do_realloc(enum gfp_entry entry, void *old, size_t n)
 {
 	if (old == NULL)
-		return gfp_fastpath_alloc(entry, n, 0, 0);
+		return fastpath_alloc(entry, n, 0, 0);
 	if (n == 0) { /* glibc: REALLOC_ZERO_BYTES_FREES */
-		gfp_fastpath_free(entry, old, 0, 0);
+		fastpath_free(entry, old, 0, 0);
 		return NULL;
 	}
-	return gfp_fastpath_realloc(entry, old, n);
+	return fastpath_realloc(entry, old, n);
 }
 
 /* noinline: also the fallback of direct_realloc, whose common case should
@@ -84,7 +86,7 @@ static inline void *do_memalign(enum gfp_entry entry, size_t align, size_t n)
 		align = (size_t)1 << (64 - __builtin_clzll(align));
 	if (unlikely(align < sizeof(void *)))
 		align = sizeof(void *);
-	return gfp_fastpath_aligned(entry, align, n);
+	return fastpath_aligned(entry, align, n);
 }
 
 /* noinline: also the fallback of direct_memalign, which stays frameless. */
@@ -124,8 +126,8 @@ __attribute__((noinline)) int posix_memalign_policy(void **memptr, size_t align,
 	if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
 		return EINVAL;
 	int saved = errno;
-	void *p =
-	    gfp_alloc_policy(GFP_E_posix_memalign, n ? n : 1, MALLOCX_ALIGN(align), align, caller);
+	void *p = fastpath_policy_alloc(GFP_E_posix_memalign, n ? n : 1, MALLOCX_ALIGN(align),
+	                                align, caller);
 	errno = saved;
 	if (!p)
 		return ENOMEM;
@@ -135,7 +137,7 @@ __attribute__((noinline)) int posix_memalign_policy(void **memptr, size_t align,
 
 int shim_posix_memalign(void **memptr, size_t align, size_t n)
 {
-	if (likely(gfp_countdown_fast())) {
+	if (likely(fastpath_countdown())) {
 		/* jemalloc's own checks are glibc's (EINVAL, ENOMEM, *memptr left
 		 * alone), and a failing mmap inside it keeps errno (oscalls.c). */
 		return gfp_je_posix_memalign(memptr, align, n);
@@ -285,7 +287,7 @@ EXPORT int gfpshim_active(void)
  * checked before main, and chooses the routes once the policy is known. */
 __attribute__((constructor(101))) static void gfpshim_ctor(void)
 {
-	if (gfp_init()) {
+	if (init_ensure()) {
 		routes_start();
 		tree_export_env(); /* GFP_TREE for the children */
 	}
@@ -293,5 +295,5 @@ __attribute__((constructor(101))) static void gfpshim_ctor(void)
 
 __attribute__((destructor(101))) static void gfpshim_dtor(void)
 {
-	gfp_fini();
+	init_fini();
 }

@@ -13,6 +13,7 @@
 #include <new>
 
 extern "C" {
+#include "internal.h"
 #include "fastpath.h"
 }
 
@@ -46,7 +47,7 @@ __attribute__((noinline, cold)) void *new_loop(gfp_entry entry, size_t size, siz
 		} else {
 			handler();
 		}
-		if (void *p = gfp_fastpath_alloc(entry, size, align ? MALLOCX_ALIGN(align) : 0, align))
+		if (void *p = fastpath_alloc(entry, size, align ? MALLOCX_ALIGN(align) : 0, align))
 			return p;
 	}
 }
@@ -54,7 +55,7 @@ __attribute__((noinline, cold)) void *new_loop(gfp_entry entry, size_t size, siz
 inline void *new_impl(gfp_entry entry, size_t n, size_t align, bool nothrow)
 {
 	size_t size = nonzero(n);
-	if (void *p = gfp_fastpath_alloc(entry, size, align ? MALLOCX_ALIGN(align) : 0, align))
+	if (void *p = fastpath_alloc(entry, size, align ? MALLOCX_ALIGN(align) : 0, align))
 		return p;
 	return new_loop(entry, size, align, nothrow);
 }
@@ -108,60 +109,60 @@ EXPORT void *operator new[](size_t n, std::align_val_t al, const std::nothrow_t 
 
 EXPORT void operator delete(void *p) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete, p, 0, 0);
+	fastpath_free(GFP_E_delete, p, 0, 0);
 }
 
 EXPORT void operator delete(void *p, size_t n) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_sized, p, n, 0);
+	fastpath_free(GFP_E_delete_sized, p, n, 0);
 }
 
 EXPORT void operator delete(void *p, std::align_val_t al) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_align, p, 0, align_flags(al));
+	fastpath_free(GFP_E_delete_align, p, 0, align_flags(al));
 }
 
 EXPORT void operator delete(void *p, size_t n, std::align_val_t al) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_sized_align, p, n, align_flags(al));
+	fastpath_free(GFP_E_delete_sized_align, p, n, align_flags(al));
 }
 
 EXPORT void operator delete(void *p, const std::nothrow_t &) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_nothrow, p, 0, 0);
+	fastpath_free(GFP_E_delete_nothrow, p, 0, 0);
 }
 
 EXPORT void operator delete(void *p, std::align_val_t al, const std::nothrow_t &) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_align_nothrow, p, 0, align_flags(al));
+	fastpath_free(GFP_E_delete_align_nothrow, p, 0, align_flags(al));
 }
 
 EXPORT void operator delete[](void *p) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_array, p, 0, 0);
+	fastpath_free(GFP_E_delete_array, p, 0, 0);
 }
 
 EXPORT void operator delete[](void *p, size_t n) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_array_sized, p, n, 0);
+	fastpath_free(GFP_E_delete_array_sized, p, n, 0);
 }
 
 EXPORT void operator delete[](void *p, std::align_val_t al) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_array_align, p, 0, align_flags(al));
+	fastpath_free(GFP_E_delete_array_align, p, 0, align_flags(al));
 }
 
 EXPORT void operator delete[](void *p, size_t n, std::align_val_t al) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_array_sized_align, p, n, align_flags(al));
+	fastpath_free(GFP_E_delete_array_sized_align, p, n, align_flags(al));
 }
 
 EXPORT void operator delete[](void *p, const std::nothrow_t &) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_array_nothrow, p, 0, 0);
+	fastpath_free(GFP_E_delete_array_nothrow, p, 0, 0);
 }
 
 EXPORT void operator delete[](void *p, std::align_val_t al, const std::nothrow_t &) noexcept
 {
-	gfp_fastpath_free(GFP_E_delete_array_align_nothrow, p, 0, align_flags(al));
+	fastpath_free(GFP_E_delete_array_align_nothrow, p, 0, align_flags(al));
 }

@@ -1,9 +1,9 @@
 /*
  * routes.c - the route families: the functions that serve malloc, free and
- * their kin when route.c finds that the policy needs less than the shim's
- * whole path (src/route.h says which family serves which policy).
+ * their kin when meaning.c finds that the policy needs less than the shim's
+ * whole path (src/meaning.h says which family serves which policy).
  *
- * Every family is right for the policies route_choose gives it to, and
+ * Every family is right for the policies meaning.c gives it to, and
  * hands what it cannot serve (an argument glibc answers otherwise than
  * jemalloc, a thread the policy does not count as plain, a failure) to the
  * shim's own functions in malloc.c. A family never loads more than the one
@@ -17,6 +17,8 @@
 #include <errno.h>
 
 #include "profile.h"
+#include "internal.h"
+#include "fastpath.h"
 #include "routes.h"
 
 /* What the exports jump through: the shim's until route_start points it
@@ -73,7 +75,7 @@ static void *watched_malloc(size_t n)
 	void *p = gfp_je_malloc(n);
 	if (likely(p != NULL))
 		return p;
-	return gfp_alloc_policy(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
+	return fastpath_policy_alloc(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
 }
 
 static void *watched_calloc(size_t nmemb, size_t size)
@@ -84,7 +86,7 @@ static void *watched_calloc(size_t nmemb, size_t size)
 	void *p = gfp_je_calloc(nmemb, size);
 	if (likely(p != NULL))
 		return p;
-	return gfp_alloc_policy(GFP_E_calloc, n ? n : 1, MALLOCX_ZERO, 0, CALLER);
+	return fastpath_policy_alloc(GFP_E_calloc, n ? n : 1, MALLOCX_ZERO, 0, CALLER);
 }
 
 static void *watched_realloc(void *old, size_t n)
@@ -95,7 +97,7 @@ static void *watched_realloc(void *old, size_t n)
 	void *p = gfp_je_realloc(old, n);
 	if (likely(p != NULL))
 		return p;
-	return gfp_realloc_policy(GFP_E_realloc, old, n, CALLER);
+	return fastpath_policy_realloc(GFP_E_realloc, old, n, CALLER);
 }
 
 static int watched_posix_memalign(void **memptr, size_t align, size_t n)
@@ -111,7 +113,7 @@ static inline void *watched_aligned(enum gfp_entry entry, size_t align, size_t n
 	void *p = gfp_je_aligned_alloc(align, n);
 	if (likely(p != NULL))
 		return p;
-	return gfp_alloc_policy(entry, n ? n : 1, MALLOCX_ALIGN(align), align, caller);
+	return fastpath_policy_alloc(entry, n ? n : 1, MALLOCX_ALIGN(align), align, caller);
 }
 
 static void *watched_memalign(size_t align, size_t n)
@@ -135,7 +137,7 @@ static void *watched_aligned_alloc(size_t align, size_t n)
  * shim's route. */
 static inline bool thread_counts(void)
 {
-	return gfp_tls.thread && gfp_plain_policy_thread();
+	return gfp_tls.thread && fastpath_plain_thread();
 }
 
 /* thread_counts for the sized and free routes, in one compare: a policy
@@ -152,7 +154,7 @@ static inline void *counted(enum gfp_entry e, void *p, size_t size, int flags, s
                             uintptr_t caller)
 {
 	if (unlikely(p == NULL))
-		return gfp_alloc_policy(e, size, flags, align, caller);
+		return fastpath_policy_alloc(e, size, flags, align, caller);
 	gfp_count(&gfp_tls.stats[e].calls, 1);
 	gfp_count(&gfp_tls.stats[e].bytes, size);
 	return p;
@@ -184,7 +186,7 @@ static void *counted_realloc(void *old, size_t n)
 		return shim_realloc(old, n);
 	void *p = gfp_je_realloc(old, n);
 	if (unlikely(p == NULL))
-		return gfp_realloc_policy(GFP_E_realloc, old, n, CALLER);
+		return fastpath_policy_realloc(GFP_E_realloc, old, n, CALLER);
 	gfp_count(&gfp_tls.stats[GFP_E_realloc].calls, 1);
 	gfp_count(&gfp_tls.stats[GFP_E_realloc].bytes, n);
 	return p;
@@ -361,7 +363,7 @@ static void *counted_sized_aligned_alloc(size_t align, size_t n)
 /* The profiled family (stats=sites alone): jemalloc's own
  * function, then the block counted at the thread's last caller and its
  * map entry written, in line (profile.h); profile.c through
- * gfp_alloc_profiled for a block the line cannot count, the shim's policy
+ * fastpath_profiled for a block the line cannot count, the shim's policy
  * path for a request jemalloc fails. A free takes its block out of the map
  * in line, or goes the shim's way. */
 
@@ -391,7 +393,7 @@ static __attribute__((noinline)) void *profiled_general(void *p, enum gfp_entry 
 	if (sw && profile_route_caller(e, caller, &idx, &c) && profile_route_rechunk(p) &&
 	    profile_route_put(p, e, n, sw, idx, c))
 		return p;
-	return gfp_alloc_profiled(p, e, n, profiled_flags(e, align), align, caller);
+	return fastpath_profiled(p, e, n, profiled_flags(e, align), align, caller);
 }
 
 /* A block the route could not count in line: jemalloc failed (the shim's
@@ -401,7 +403,7 @@ static __attribute__((noinline)) void *profiled_miss(void *p, enum gfp_entry e, 
                                                      size_t fit, size_t align, uintptr_t caller)
 {
 	if (unlikely(p == NULL))
-		return gfp_alloc_policy(e, n ? n : 1, profiled_flags(e, align), align, caller);
+		return fastpath_policy_alloc(e, n ? n : 1, profiled_flags(e, align), align, caller);
 	uint32_t sw = gfp_size_word(fit);
 	unsigned idx;
 	struct gfp_caller_counts *c;
@@ -411,20 +413,31 @@ static __attribute__((noinline)) void *profiled_miss(void *p, enum gfp_entry e, 
 	return profiled_general(p, e, n, fit, align, caller);
 }
 
+/* An aligned block's usable size is malloc's of its size rounded up to the
+ * alignment, within a page (profile.h); else a size no table covers. */
+static inline size_t aligned_fit(size_t align, size_t n)
+{
+	return align <= 4096 ? (n + align - 1) & ~(align - 1) : SIZE_MAX;
+}
+
 /* The route's request to jemalloc, then counted: the shim's policy path if
- * jemalloc fails it (NULL is in no chunk: the miss path sees it). Inlined
- * into the route itself, CALLER is the program's. */
-#define PROFILED_CALL(e, a, b, n, fit, align)                                                      \
-	do {                                                                                       \
-		void *p_ = je_alloc(e, a, b);                                                      \
-		if (unlikely(!profile_route_count(p_, e, n, fit, CALLER)))                         \
-			return profiled_miss(p_, e, n, fit, align, CALLER);                        \
-		return p_;                                                                         \
-	} while (0)
+ * jemalloc fails it (NULL is in no chunk: the miss path sees it). Always
+ * inlined into the route itself, so that CALLER is the program's; the
+ * caller and the block's fit are worked out only after jemalloc's call, so
+ * that nothing is kept across it. `align` is 0 for malloc's alignment. */
+static inline __attribute__((always_inline)) void *profiled_call(enum gfp_entry e, size_t a,
+                                                                 size_t b, size_t n, size_t align)
+{
+	void *p = je_alloc(e, a, b);
+	size_t fit = align ? aligned_fit(align, n) : n;
+	if (unlikely(!profile_route_count(p, e, n, fit, CALLER)))
+		return profiled_miss(p, e, n, fit, align, CALLER);
+	return p;
+}
 
 static void *profiled_malloc(size_t n)
 {
-	PROFILED_CALL(GFP_E_malloc, n, 0, n, n, 0);
+	return profiled_call(GFP_E_malloc, n, 0, n, 0);
 }
 
 static void *profiled_calloc(size_t nmemb, size_t size)
@@ -432,14 +445,7 @@ static void *profiled_calloc(size_t nmemb, size_t size)
 	size_t n;
 	if (unlikely(__builtin_mul_overflow(nmemb, size, &n)))
 		return shim_calloc(nmemb, size);
-	PROFILED_CALL(GFP_E_calloc, nmemb, size, n, n, 0);
-}
-
-/* An aligned block's usable size is malloc's of its size rounded up to the
- * alignment, within a page (profile.h); else a size no table covers. */
-static inline size_t aligned_fit(size_t align, size_t n)
-{
-	return align <= 4096 ? (n + align - 1) & ~(align - 1) : SIZE_MAX;
+	return profiled_call(GFP_E_calloc, nmemb, size, n, 0);
 }
 
 /* posix_memalign's miss, as a tail call: its route keeps no answer across
@@ -468,7 +474,7 @@ static int profiled_posix_memalign(void **memptr, size_t align, size_t n)
 static inline __attribute__((always_inline)) void *profiled_aligned(enum gfp_entry e, size_t align,
                                                                     size_t n)
 {
-	PROFILED_CALL(e, align, n, n, aligned_fit(align, n), align);
+	return profiled_call(e, align, n, n, align);
 }
 
 static void *profiled_memalign(size_t align, size_t n)
@@ -491,7 +497,7 @@ static __attribute__((noinline)) void *profiled_realloc_failed(void *old, size_t
                                                                uint32_t v, uintptr_t caller)
 {
 	__atomic_store_n(w, v, __ATOMIC_RELAXED);
-	return gfp_realloc_policy(GFP_E_realloc, old, n, caller);
+	return fastpath_policy_realloc(GFP_E_realloc, old, n, caller);
 }
 
 /* A realloc's new block beyond the small sizes: its usable size is
@@ -504,7 +510,7 @@ static __attribute__((noinline)) void *profiled_realloc_large(void *p, size_t n,
 	if (usable <= GFP_SIZE_MID_MAX && profile_route_caller(GFP_E_realloc, caller, &idx, &c) &&
 	    profile_route_put(p, GFP_E_realloc, n, gfp_size_word_of(usable), idx, c))
 		return p;
-	return gfp_alloc_profiled(p, GFP_E_realloc, n, 0, 0, caller);
+	return fastpath_profiled(p, GFP_E_realloc, n, 0, 0, caller);
 }
 
 /* A realloc to up to 112 KiB of a block the map word describes: the old
@@ -517,7 +523,7 @@ static __attribute__((noinline)) void *profiled_realloc_large(void *p, size_t n,
 static void *profiled_realloc(void *old, size_t n)
 {
 	if (unlikely(old == NULL))
-		PROFILED_CALL(GFP_E_realloc, n, 0, n, n, 0);
+		return profiled_call(GFP_E_realloc, n, 0, n, 0);
 	uint32_t *w, v;
 	if (unlikely(n - 9 > GFP_SIZE_MID_MAX - 9 || !gfp_route_word(old, &w) ||
 	             (int32_t)(v = __atomic_load_n(w, __ATOMIC_RELAXED)) >= 0 ||
@@ -570,7 +576,7 @@ static void *budget_malloc(size_t n)
 {
 	if (likely(gfp_allowance_take(GFP_CHARGE(n))))
 		return gfp_routes_inner.malloc(n);
-	return gfp_alloc_policy(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
+	return fastpath_policy_alloc(GFP_E_malloc, n ? n : 1, 0, 0, CALLER);
 }
 
 static void *budget_calloc(size_t nmemb, size_t size)
@@ -611,7 +617,7 @@ static void *budget_aligned_alloc(size_t align, size_t n)
 	return shim_aligned_alloc(align, n);
 }
 
-/* Called once gfp_init has read the policy: the families as tables, built
+/* Called once init_ensure has read the policy: the families as tables, built
  * here as gfp_je_* are known only once backend_init has run. */
 void routes_start(void)
 {

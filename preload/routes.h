@@ -6,7 +6,9 @@
 #ifndef GFP_PRELOAD_ROUTES_H
 #define GFP_PRELOAD_ROUTES_H
 
-#include "fastpath.h"
+#include <stddef.h>
+#include <stdint.h>
+
 #include "route.h"
 
 #pragma GCC visibility push(hidden)
@@ -29,7 +31,7 @@ __attribute__((noinline)) int posix_memalign_policy(void **memptr, size_t align,
 extern struct gfp_routes gfp_routes;
 extern struct gfp_routes gfp_routes_inner;
 
-/* The constructor, once gfp_init has read the policy: route.c chooses. */
+/* The constructor, once init_ensure has read the policy: route.c chooses. */
 void routes_start(void);
 
 #pragma GCC visibility pop

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "fastpath.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -26,7 +27,7 @@ static main_fn real_main;
 static int main_wrapper(int argc, char **argv, char **envp)
 {
 	__atomic_store_n(&gfp_main_started, true, __ATOMIC_RELEASE);
-	if (gfp_init())
+	if (init_ensure())
 		ctl_start(); /* ctl=1: the program is past its start-up */
 	return real_main(argc, argv, envp);
 }
@@ -80,7 +81,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	 * would meet the engine only when they fail, when registering the
 	 * thread - its exit key, its reserve - may itself fail. */
 	bool enter = thread_registers();
-	if (!gfp_inject_on && !enter)
+	if (!gfp_meaning.inject && !enter)
 		return real(thread, attr, start, arg);
 	struct trampoline *t = mallocx(sizeof(*t), 0);
 	if (!t)
@@ -88,7 +89,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	t->start = start;
 	t->arg = arg;
 	/* The child's ordinal: its parent's and its place among the siblings. */
-	t->ordinal = gfp_inject_on ? inject_child_ordinal() : 0;
+	t->ordinal = gfp_meaning.inject ? inject_child_ordinal() : 0;
 	t->enter = enter;
 	int r = real(thread, attr, thread_start, t);
 	if (r != 0)
@@ -100,7 +101,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
  * calls come here. What glibc's does after: exit_group. */
 EXPORT void _exit(int status)
 {
-	gfp_fini_exit();
+	init_fini_exit();
 	if (gfp_tree_on)
 		tree_exit();
 	for (;;)

@@ -571,7 +571,7 @@ void budget_waiter_enter(void)
 	if (gfp_tree_on)
 		tree_waiter(1);
 	if (__atomic_add_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 1 &&
-	    (gfp_free_direct_ok || route_free_switches))
+	    (gfp_meaning.free_direct_ok || route_free_switches))
 		thread_update_free_direct(); /* frees must wake us now */
 }
 
@@ -580,7 +580,7 @@ void budget_waiter_exit(void)
 	if (gfp_tree_on)
 		tree_waiter(-1);
 	if (__atomic_sub_fetch(&gfp_waiters, 1, __ATOMIC_SEQ_CST) == 0 &&
-	    (gfp_free_direct_ok || route_free_switches))
+	    (gfp_meaning.free_direct_ok || route_free_switches))
 		thread_update_free_direct();
 }
 

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "init.h"
+#include "meaning.h"
 #include "budget.h"
 #include "canary.h"
 #include "oom.h"

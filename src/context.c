@@ -4,7 +4,7 @@
  * Most specific first: the caller's explicit flags (gfp_malloc), else the
  * flags of the first GFP_RULES rule that matches (rules.c), else the
  * process default (default=); then the thread's scopes restrict the result
- * the way PF_MEMALLOC_NOFS/NOIO do (decide.c: gfp_scope_apply, where a
+ * the way PF_MEMALLOC_NOFS/NOIO do (decide.c: decide_scope_apply, where a
  * NOFAIL request keeps its right to wait inside a NOWAIT scope). Scopes
  * live in one thread-local word:
  * a set bit among IO, FS and DIRECT_RECLAIM means "taken away", any other
@@ -12,7 +12,7 @@
  * pop clears exactly those, so LIFO nesting is exact without a stack
  * (memalloc_flags_save).
  */
-#include "init.h"
+#include "meaning.h"
 #include "thread.h"
 #include "context.h"
 #include "rules.h"
@@ -20,7 +20,7 @@
 
 static gfp_t scoped(gfp_t f)
 {
-	return gfp_scope_apply(f, gfp_tls.scope);
+	return decide_scope_apply(f, gfp_tls.scope);
 }
 
 gfp_t context_of(gfp_t explicit_flags)
@@ -38,7 +38,7 @@ static gfp_t context_of_req(const struct gfp_req *req)
 
 unsigned context_scope_push(gfp_t flags)
 {
-	unsigned bits = gfp_scope_bits(flags) & ~gfp_tls.scope; /* only what this push adds */
+	unsigned bits = decide_scope_bits(flags) & ~gfp_tls.scope; /* only what this push adds */
 	gfp_tls.scope |= bits;
 	return bits;
 }

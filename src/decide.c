@@ -13,7 +13,7 @@
  */
 #include "decide.h"
 
-unsigned gfp_scope_bits(gfp_t flags)
+unsigned decide_scope_bits(gfp_t flags)
 {
 	unsigned bits = flags & GFP_SCOPE_MODIFIERS;
 	if (flags & GFP_SCOPE_BASE_BITS)
@@ -21,7 +21,7 @@ unsigned gfp_scope_bits(gfp_t flags)
 	return bits;
 }
 
-gfp_t gfp_scope_apply(gfp_t f, unsigned scope)
+gfp_t decide_scope_apply(gfp_t f, unsigned scope)
 {
 	gfp_t clears = scope & GFP_SCOPE_CLEARS;
 	f |= scope & GFP_SCOPE_MODIFIERS;
@@ -34,7 +34,7 @@ gfp_t gfp_scope_apply(gfp_t f, unsigned scope)
 	return context_normalize(f & ~clears);
 }
 
-bool gfp_scope_nofail_waits(gfp_t ctx, unsigned scope)
+bool decide_scope_nofail_waits(gfp_t ctx, unsigned scope)
 {
 	return (ctx & GFP_NOFAIL) && (ctx & GFP_DIRECT_RECLAIM_BIT) &&
 	       (scope & GFP_DIRECT_RECLAIM_BIT);
@@ -48,7 +48,7 @@ static int reach(gfp_t f)
 	return (f & GFP_HIGH) != 0;
 }
 
-gfp_t gfp_attempt_flags(gfp_t ctx, bool in_reclaim, bool victim)
+gfp_t decide_attempt_flags(gfp_t ctx, bool in_reclaim, bool victim)
 {
 	if (ctx & GFP_NOMEMALLOC)
 		return ctx;
@@ -61,12 +61,13 @@ gfp_t gfp_attempt_flags(gfp_t ctx, bool in_reclaim, bool victim)
 
 /* nopage: a NOFAIL request tries once more with ALLOC_MIN_RESERVE and
  * retries, every other one fails. (One without direct reclaim never gets
- * here: gfp_slow_entry failed it.) */
+ * here: decide_slow_entry failed it.) */
 static enum gfp_retry nopage(const struct gfp_retry_in *in, struct gfp_retry_out *out,
                              const char *why)
 {
 	if (in->flags & GFP_NOFAIL) {
-		out->attempt = gfp_attempt_flags(in->flags, in->in_reclaim, in->victim) | GFP_HIGH;
+		out->attempt =
+		    decide_attempt_flags(in->flags, in->in_reclaim, in->victim) | GFP_HIGH;
 		return GFP_RETRY_LOOP;
 	}
 	out->why = why;
@@ -86,7 +87,7 @@ static enum gfp_retry memcg_nomem(const struct gfp_retry_in *in, struct gfp_retr
 }
 
 /* try_charge_memcg after a round of reclaim (the first attempt's entry is
- * gfp_slow_entry's). */
+ * decide_slow_entry's). */
 static enum gfp_retry memcg_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out)
 {
 	gfp_t f = in->flags;
@@ -112,7 +113,7 @@ static enum gfp_retry memcg_decide(const struct gfp_retry_in *in, struct gfp_ret
 	return GFP_RETRY_OOM;
 }
 
-enum gfp_retry gfp_slow_entry(const struct gfp_retry_in *in, const char **why)
+enum gfp_retry decide_slow_entry(const struct gfp_retry_in *in, const char **why)
 {
 	gfp_t f = in->flags;
 	*why = NULL;
@@ -137,14 +138,14 @@ enum gfp_retry gfp_slow_entry(const struct gfp_retry_in *in, const char **why)
 	return GFP_RETRY_LOOP;
 }
 
-enum gfp_retry gfp_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out)
+enum gfp_retry decide_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out)
 {
 	gfp_t f = in->flags;
 	out->no_progress = in->no_progress;
 	out->attempt = 0;
 	out->why = NULL;
 	if (in->rounds == 0)
-		return gfp_slow_entry(in, &out->why);
+		return decide_slow_entry(in, &out->why);
 	if (in->memcg && !in->reserve)
 		return memcg_decide(in, out);
 	if (in->in_reclaim)
@@ -188,7 +189,7 @@ enum gfp_retry gfp_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_
 	return GFP_RETRY_OOM;
 }
 
-enum gfp_retry gfp_retry_after_oom(const struct gfp_retry_in *in, enum oom_result o,
+enum gfp_retry decide_retry_after_oom(const struct gfp_retry_in *in, enum oom_result o,
                                    struct gfp_retry_out *out)
 {
 	gfp_t f = in->flags;
@@ -239,7 +240,7 @@ enum gfp_retry gfp_retry_after_oom(const struct gfp_retry_in *in, enum oom_resul
 	return GFP_RETRY_LOOP;
 }
 
-int gfp_oom_first(const struct gfp_oom_in *in)
+int decide_oom_first(const struct gfp_oom_in *in)
 {
 	/* out_of_memory() calls the oom_notify_list chain first, whatever
 	 * else holds: a notifier that freed anything is progress. */
@@ -258,12 +259,12 @@ int gfp_oom_first(const struct gfp_oom_in *in)
 	return -1;
 }
 
-bool gfp_oom_needs_adj(enum gfp_oom_action oom)
+bool decide_oom_needs_adj(enum gfp_oom_action oom)
 {
 	return oom == OOM_KILL || oom == OOM_ABORT;
 }
 
-enum gfp_oom_do gfp_oom_action(const struct gfp_oom_in *in)
+enum gfp_oom_do decide_oom_action(const struct gfp_oom_in *in)
 {
 	switch (in->oom) {
 	case OOM_FAIL:
@@ -284,7 +285,7 @@ enum gfp_oom_do gfp_oom_action(const struct gfp_oom_in *in)
 	return in->oom == OOM_ABORT ? GFP_OOM_ABORT : GFP_OOM_KILL;
 }
 
-bool gfp_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *req,
+bool decide_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *req,
                    unsigned *rounds, unsigned *no_progress, const char **why)
 {
 	struct gfp_retry_in in = *req;
@@ -297,16 +298,16 @@ bool gfp_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_ret
 		in.victim = ops->victim(c);
 		/* PF_MEMALLOC does not recurse into reclaim. */
 		size_t freed = in.in_reclaim ? 0 : ops->reclaim(c);
-		gfp_t f = gfp_attempt_flags(in.flags, in.in_reclaim, in.victim);
+		gfp_t f = decide_attempt_flags(in.flags, in.in_reclaim, in.victim);
 		if (ops->attempt(c, f))
 			return true;
 		in.progress = freed != 0;
 		in.could_reach = in.in_reclaim || ops->could_reach(c, f);
-		enum gfp_retry r = gfp_retry_decide(&in, &out);
+		enum gfp_retry r = decide_retry_decide(&in, &out);
 		*no_progress = out.no_progress;
 		if (r == GFP_RETRY_OOM) {
 			in.no_progress = out.no_progress;
-			r = gfp_retry_after_oom(&in, ops->oom(c), &out);
+			r = decide_retry_after_oom(&in, ops->oom(c), &out);
 			*no_progress = out.no_progress;
 		}
 		if (r == GFP_RETRY_FORCE) {

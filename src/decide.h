@@ -34,17 +34,17 @@
 	 GFP_NOMEMALLOC)
 
 /* The scope word of a push of `flags` (before what is already set). */
-unsigned gfp_scope_bits(gfp_t flags);
-gfp_t gfp_scope_apply(gfp_t f, unsigned scope);
+unsigned decide_scope_bits(gfp_t flags);
+gfp_t decide_scope_apply(gfp_t f, unsigned scope);
 /* True when `scope` takes direct reclaim away and the request, context
  * ctx, kept it for being NOFAIL (the misuse warning says so). */
-bool gfp_scope_nofail_waits(gfp_t ctx, unsigned scope);
+bool decide_scope_nofail_waits(gfp_t ctx, unsigned scope);
 
 /* The flags of the slow path's attempts for context `ctx`: a request from
  * inside reclaim (PF_MEMALLOC) ignores the watermarks, an OOM victim's
  * (ALLOC_OOM) may use half of the reserve; NOMEMALLOC opts out of both
  * (__gfp_pfmemalloc_flags). */
-gfp_t gfp_attempt_flags(gfp_t ctx, bool in_reclaim, bool victim);
+gfp_t decide_attempt_flags(gfp_t ctx, bool in_reclaim, bool victim);
 
 /* ------------------------------------------------------------------------
  * The retry decision of one round, and what the OOM step's answer means.
@@ -64,7 +64,7 @@ enum oom_result {
 enum gfp_retry {
 	GFP_RETRY_LOOP,  /* wait, then another round (or, at entry, the first) */
 	GFP_RETRY_FAIL,  /* give up: the request returns NULL */
-	GFP_RETRY_OOM,   /* run the OOM step, then gfp_retry_after_oom */
+	GFP_RETRY_OOM,   /* run the OOM step, then decide_retry_after_oom */
 	GFP_RETRY_FORCE, /* memcg: charged past memory.max (try_charge_memcg's force:) */
 };
 
@@ -95,8 +95,8 @@ struct gfp_retry_out {
 	const char *why; /* set when failing */
 };
 
-enum gfp_retry gfp_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out);
-enum gfp_retry gfp_retry_after_oom(const struct gfp_retry_in *in, enum oom_result o,
+enum gfp_retry decide_retry_decide(const struct gfp_retry_in *in, struct gfp_retry_out *out);
+enum gfp_retry decide_retry_after_oom(const struct gfp_retry_in *in, enum oom_result o,
                                    struct gfp_retry_out *out);
 
 /* ------------------------------------------------------------------------
@@ -126,11 +126,11 @@ struct gfp_oom_in {
 
 /* The steps before any victim is chosen: FREED, DYING, NOFS, or -1 when
  * the action comes next. */
-int gfp_oom_first(const struct gfp_oom_in *in);
+int decide_oom_first(const struct gfp_oom_in *in);
 /* The action, once nothing before it applied. */
-enum gfp_oom_do gfp_oom_action(const struct gfp_oom_in *in);
+enum gfp_oom_do decide_oom_action(const struct gfp_oom_in *in);
 /* True when the action needs oom_score_adj. */
-bool gfp_oom_needs_adj(enum gfp_oom_action oom);
+bool decide_oom_needs_adj(enum gfp_oom_action oom);
 
 /* ------------------------------------------------------------------------
  * The loop of the slow path (__alloc_pages_slowpath's retry label, past
@@ -150,11 +150,11 @@ struct gfp_slow_ops {
 
 /* The entry check, before the first round: GFP_RETRY_FAIL (why set),
  * GFP_RETRY_FORCE (memcg) or GFP_RETRY_LOOP. */
-enum gfp_retry gfp_slow_entry(const struct gfp_retry_in *in, const char **why);
+enum gfp_retry decide_slow_entry(const struct gfp_retry_in *in, const char **why);
 /* Rounds until the request gets memory (true) or fails (false, *why set);
  * *rounds and *no_progress are kept current for the callbacks. `in` gives
  * the request and the knobs; its per-round fields are ignored. */
-bool gfp_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *in,
+bool decide_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *in,
                    unsigned *rounds, unsigned *no_progress, const char **why);
 
 #pragma GCC visibility pop

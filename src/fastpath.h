@@ -14,29 +14,36 @@
 #define GFP_FASTPATH_H
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <jemalloc/jemalloc.h>
 
-#include "internal.h"
+#include "backend.h"
+#include "thread.h"
+#include "types.h"
+
+#pragma GCC visibility push(hidden)
 
 /* The engine's half, out of line. The request travels in registers and
  * becomes a struct gfp_req only there, so that the inlined fast path builds
  * nothing and can tail-call it. Returns NULL with errno set on failure. */
-void *gfp_alloc_policy(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
-                       uintptr_t caller) __attribute__((noinline));
-void *gfp_realloc_policy(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
+void *fastpath_policy_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
+                            uintptr_t caller) __attribute__((noinline));
+void *fastpath_policy_realloc(enum gfp_entry entry, void *old, size_t size, uintptr_t caller)
     __attribute__((noinline));
-void gfp_free_policy(enum gfp_entry entry, void *p, size_t size, int flags)
+void fastpath_policy_free(enum gfp_entry entry, void *p, size_t size, int flags)
     __attribute__((noinline));
 /* A block a profiled route (stats=sites) got from jemalloc and could not
  * count in line: counted as the shim's own route would have. Returns p. */
-void *gfp_alloc_profiled(void *p, enum gfp_entry entry, size_t size, int mallocx_flags,
-                         size_t align, uintptr_t caller) __attribute__((noinline));
+void *fastpath_profiled(void *p, enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
+                        uintptr_t caller) __attribute__((noinline));
 /* gfp_malloc and friends: always through the policy, with the caller's flags. */
-void *gfp_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align, gfp_t flags);
+void *fastpath_alloc_flags(enum gfp_entry entry, void *old, size_t size, size_t align, gfp_t flags);
 
 /* --gfp_tls.countdown > 0, as one instruction on the thread's own memory
  * (a compiler loads, subtracts, stores and tests). */
-static inline __attribute__((always_inline)) bool gfp_countdown_fast(void)
+static inline __attribute__((always_inline)) bool fastpath_countdown(void)
 {
 #if defined(__x86_64__)
 	/* An input operand and a memory clobber, not "+m": GCC 12 loses the
@@ -55,17 +62,17 @@ engine:
 }
 
 /* A thread under the policy, not inside the shim nor a shrinker. */
-static inline bool gfp_plain_policy_thread(void)
+static inline bool fastpath_plain_thread(void)
 {
 	/* mode and guard are adjacent bytes: one compare for both. */
 	return gfp_tls.mode == GFP_TLS_POLICY && !gfp_tls.guard && !gfp_tls.in_reclaim;
 }
 
 /* `align` is 0 for the natural alignment, else what MALLOCX_ALIGN() encodes. */
-static inline __attribute__((always_inline)) void *
-gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align)
+static inline __attribute__((always_inline)) void *fastpath_alloc(enum gfp_entry entry, size_t size,
+                                                                  int mallocx_flags, size_t align)
 {
-	if (likely(gfp_countdown_fast())) {
+	if (likely(fastpath_countdown())) {
 		/* Idle means plain jemalloc: its malloc answers malloc(0) and
 		 * sets errno itself, so this is a tail call. mallocx_flags is a
 		 * constant at every inlined call site. */
@@ -79,25 +86,25 @@ gfp_fastpath_alloc(enum gfp_entry entry, size_t size, int mallocx_flags, size_t 
 		if (likely(p != NULL))
 			return p;
 	}
-	return gfp_alloc_policy(entry, size ? size : 1, mallocx_flags, align,
-	                        (uintptr_t)__builtin_return_address(0));
+	return fastpath_policy_alloc(entry, size ? size : 1, mallocx_flags, align,
+	                             (uintptr_t)__builtin_return_address(0));
 }
 
 /* memalign and its kin, `align` a power of two of at least sizeof(void *):
  * the flags are worked out only for the engine. */
-static inline __attribute__((always_inline)) void *gfp_fastpath_aligned(enum gfp_entry entry,
-                                                                        size_t align, size_t size)
+static inline __attribute__((always_inline)) void *fastpath_aligned(enum gfp_entry entry,
+                                                                    size_t align, size_t size)
 {
-	if (likely(gfp_countdown_fast()))
+	if (likely(fastpath_countdown()))
 		return gfp_je_aligned_alloc(align, size); /* sets errno */
-	return gfp_alloc_policy(entry, size ? size : 1, MALLOCX_ALIGN(align), align,
-	                        (uintptr_t)__builtin_return_address(0));
+	return fastpath_policy_alloc(entry, size ? size : 1, MALLOCX_ALIGN(align), align,
+	                             (uintptr_t)__builtin_return_address(0));
 }
 
-static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp_entry entry,
-                                                                        void *old, size_t size)
+static inline __attribute__((always_inline)) void *fastpath_realloc(enum gfp_entry entry, void *old,
+                                                                    size_t size)
 {
-	if (likely(gfp_countdown_fast())) {
+	if (likely(fastpath_countdown())) {
 		/* jemalloc 5.3's realloc keeps the block on failure but sets no
 		 * errno itself: only a failed mmap inside it may have. */
 		void *p = gfp_je_realloc(old, size);
@@ -105,12 +112,12 @@ static inline __attribute__((always_inline)) void *gfp_fastpath_realloc(enum gfp
 			errno = ENOMEM;
 		return p;
 	}
-	return gfp_realloc_policy(entry, old, size, (uintptr_t)__builtin_return_address(0));
+	return fastpath_policy_realloc(entry, old, size, (uintptr_t)__builtin_return_address(0));
 }
 
 /* Gives a block back to jemalloc by the cheapest entry its caller allows:
  * sized (operator delete), with alignment flags, or jemalloc's own free. */
-static inline __attribute__((always_inline)) void gfp_je_release(void *p, size_t size, int flags)
+static inline __attribute__((always_inline)) void fastpath_release(void *p, size_t size, int flags)
 {
 	if (size)
 		sdallocx(p, size, flags);
@@ -124,19 +131,21 @@ static inline __attribute__((always_inline)) void gfp_je_release(void *p, size_t
  * alignment the block was allocated with (jemalloc's sdallocx needs both).
  * A tail call: free() keeps errno because the system calls that could
  * change it inside jemalloc keep it themselves (preload/oscalls.c). */
-static inline __attribute__((always_inline)) void gfp_fastpath_free(enum gfp_entry entry, void *p,
-                                                                    size_t size, int flags)
+static inline __attribute__((always_inline)) void fastpath_free(enum gfp_entry entry, void *p,
+                                                                size_t size, int flags)
 {
 	if (likely(gfp_tls.free_direct)) {
 		if (size || flags) {
 			if (p != NULL)
-				gfp_je_release(p, size, flags);
+				fastpath_release(p, size, flags);
 		} else {
 			gfp_je_free(p); /* jemalloc's free takes NULL */
 		}
 		return;
 	}
-	gfp_free_policy(entry, p, size, flags);
+	fastpath_policy_free(entry, p, size, flags);
 }
+
+#pragma GCC visibility pop
 
 #endif /* GFP_FASTPATH_H */

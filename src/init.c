@@ -2,7 +2,7 @@
  * init.c - lazy initialisation: the first allocation of the process reads the
  * configuration, whoever makes it (ld.so and libstdc++ allocate before any
  * constructor of ours runs); the constructor makes sure it happened and
- * then has route.c choose the routes from the policy.
+ * then has route.c install the routes meaning.c chose for the policy.
  *
  * Reading the configuration must not allocate through the policy: it runs
  * with the thread's guard raised, so anything libc allocates on its behalf
@@ -22,15 +22,8 @@
 #include "gfp_build.h"
 #include "internal.h"
 #include "cgroup.h"
-#include "kswapd.h"
-#include "mapped.h"
-#include "route.h"
+#include "fork.h"
 
-struct gfp_policy gfp_policy;
-bool gfp_policy_active;
-bool gfp_slowpath_on;
-bool gfp_policy_plain;
-bool gfp_free_direct_ok;
 bool gfp_secure;
 
 enum { INIT_NONE, INIT_DONE };
@@ -41,7 +34,7 @@ static int config_errors;
 
 extern char **environ;
 
-bool gfp_config_strict(void)
+bool init_strict(void)
 {
 	return strict;
 }
@@ -155,56 +148,6 @@ static void read_strict(void)
 		            "default)");
 }
 
-const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
-{
-	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free > p->limit / 2)) {
-		*drop = GFP_K_min_free;
-		return p->limit ? "min_free may be at most half of limit (lower min_free or raise "
-		                  "limit)"
-		                : "min_free needs a limit (set limit=SIZE too)";
-	}
-	if (p->reserve_thread && !p->limit && !p->reserve_prefault) {
-		*drop = GFP_K_reserve_thread;
-		return "reserve.thread needs a budget to reserve from (set limit=SIZE) or pages of "
-		       "its own (set reserve.prefault=1)";
-	}
-	if (p->limit_scope == GFP_SCOPE_TREE && !p->limit) {
-		*drop = GFP_K_limit_scope;
-		return "limit.scope=tree shares a limit with the process's children: set "
-		       "limit=SIZE too";
-	}
-	if (p->limit && p->limit < 64 * 1024) {
-		*drop = GFP_K_limit;
-		return "limit below 64K cannot hold a process (raise limit)";
-	}
-	if (p->kswapd && !p->limit) {
-		*drop = GFP_K_kswapd;
-		return "kswapd wakes at the budget's low watermark: it needs a budget (set "
-		       "limit=SIZE or limit=cgroup)";
-	}
-	if (p->kswapd_psi && !p->kswapd) {
-		*drop = GFP_K_kswapd_psi;
-		return "kswapd.psi wakes the background reclaim thread: it needs kswapd=1";
-	}
-	if (p->fail_site.v[0] && p->fail_site_hit == 0) {
-		*drop = GFP_K_fail_site;
-		return "fail.site.hit=last needs a recording run to count the site's hits: give "
-		       "the policy to gfp-run --policy, which makes one, or the hit's number";
-	}
-	if (p->fail_site_call && !p->fail_site.v[0]) {
-		*drop = GFP_K_fail_site_call;
-		return "fail.site.call names the call at which fail.site's hit comes: it needs "
-		       "fail.site=ID (or use fail.nth=N to fail a call by its number alone)";
-	}
-	if (p->fail_max && p->fail_min > p->fail_max) {
-		*drop = GFP_K_fail_max;
-		return "fail.min is above fail.max: no request could be injected (lower fail.min "
-		       "or "
-		       "raise fail.max)";
-	}
-	return NULL;
-}
-
 /* Each contradiction is an error; under GFP_STRICT=0 a warning, and the key
  * it names is ignored (back to its default), as the warning says. */
 static void check_contradictions(void)
@@ -221,58 +164,6 @@ static void check_contradictions(void)
 		        gfp_keys[drop].name);
 		config_reset_key(&gfp_policy, drop);
 	}
-}
-
-/* reserve.mode=tokens with prefaulted pools and no budget: a thread's
- * requests are served from its pool before jemalloc, so every call of the
- * thread must reach the shim (route.c). */
-bool policy_pool_first(void)
-{
-	return gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_policy.reserve_prefault &&
-	       !gfp_budget_on;
-}
-
-/* What the policy's keys make of the process; again after gfp-ctl set. */
-void policy_derive(void)
-{
-	/* Any key that shapes allocation puts the process under the policy;
-	 * only the ones about messages (and the control socket) leave it
-	 * idle (plain jemalloc). The fail.* keys count only while they can
-	 * inject: a gfp-ctl set that disarms makes the process idle again. */
-	/* rules shape what failing requests do */
-	bool slow = gfp_rules_on || config_shapes(&gfp_policy);
-	/* What the ranges of ld.so and the shim are, before injection can
-	 * look at them (a set may turn a process that was idle active). */
-	bool injects =
-	    gfp_policy.fail_probability > 0 || gfp_policy.fail_nth > 0 || gfp_policy.fail_site.v[0];
-	bool active_soon =
-	    slow || injects || gfp_policy.stats != 0 || records_on() || gfp_policy.junk;
-	if (active_soon) {
-		static bool ready;
-		if (!ready) {
-			unwind_init();
-			site_init();
-			ready = true;
-		}
-	}
-	budget_init();
-	inject_init();
-	profile_init();
-	/* (stats=paths turns gfp_inject_on on only to count: it injects nothing) */
-	gfp_slowpath_on = slow || (injects && gfp_inject_on);
-	/* statistics count on the common path too. With reserve.mode=tokens a
-	 * prefaulted reservation serves its thread first (attempt_jemalloc):
-	 * with a budget its thread draws under the lock anyway, without one
-	 * only the general path knows to try the pool first. */
-	gfp_policy_plain = !gfp_inject_on && !policy_pool_first() && !gfp_policy.junk;
-	/* A free needs the engine only to be counted, to top a thread's reserve
-	 * up, or to wake a waiter (thread_update_free_direct). */
-	gfp_free_direct_ok = !gfp_policy.stats && !gfp_policy.reserve_thread;
-	/* Statistics and records only watch: they need the policy path but
-	 * must not change what a failing request does; failures must be seen
-	 * to be recorded. The junk fill sees every block handed out. */
-	bool active = gfp_slowpath_on || gfp_policy.stats != 0 || records_on() || gfp_policy.junk;
-	__atomic_store_n(&gfp_policy_active, active, __ATOMIC_RELEASE);
 }
 
 static void log_effective_policy(void)
@@ -295,41 +186,20 @@ static void log_effective_policy(void)
 	gfp_log(GFP_LOG_INFO, "%s", line);
 }
 
-static void atfork_prepare(void)
+/* The fork handlers (fork.c) hold the lock across a fork: no child is
+ * born halfway through reading the configuration. */
+void init_atfork_prepare(void)
 {
-	unwind_setup_atfork_prepare();
-	unwind_atfork_prepare(); /* before any lock: an unwinder may take them */
-	kswapd_atfork_prepare(); /* first: its round takes the locks below */
 	pthread_mutex_lock(&init_lock);
-	thread_atfork_prepare();
-	mapped_atfork_prepare();
 }
 
-static void atfork_parent(void)
+void init_atfork_parent(void)
 {
-	mapped_atfork_parent();
-	thread_atfork_parent();
 	pthread_mutex_unlock(&init_lock);
-	kswapd_atfork_parent();
-	unwind_atfork_parent();
 }
 
-static void atfork_child(void)
+void init_atfork_child(void)
 {
-	unwind_setup_atfork_child();
-	unwind_atfork_child();
-	kswapd_atfork_child();
-	cgroup_atfork_child();
-	vmstat_atfork_child();
-	mapped_atfork_child(); /* before the budget's sums and the tree's slot */
-	thread_atfork_child();
-	tree_atfork_child(); /* before the budget publishes to a slot */
-	budget_atfork_child();
-	inject_atfork_child();
-	reclaim_atfork_child();
-	site_atfork_child();
-	profile_atfork_child();
-	pool_atfork_child();
 	pthread_mutex_init(&init_lock, NULL);
 }
 
@@ -384,7 +254,7 @@ static void do_init(void)
 	}
 
 	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */
-	policy_derive();
+	meaning_apply();
 	if (records_on())
 		crash_init();
 
@@ -394,10 +264,10 @@ static void do_init(void)
 		log_effective_policy();
 
 	thread_init();
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	fork_handlers_install();
 }
 
-bool gfp_init(void)
+bool init_ensure(void)
 {
 	if (likely(__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == INIT_DONE))
 		return true;
@@ -416,7 +286,7 @@ bool gfp_init(void)
 	return true;
 }
 
-void gfp_fini_exit(void)
+void init_fini_exit(void)
 {
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != init_pid)
 		return;
@@ -425,7 +295,7 @@ void gfp_fini_exit(void)
 	gfp_tls.guard--;
 }
 
-void gfp_fini(void)
+void init_fini(void)
 {
 	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE)
 		return;

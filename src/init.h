@@ -1,41 +1,30 @@
 /*
- * init.h - init.c: lazy initialisation, the global state, fork handlers, and
- * the derivation and checks of a policy (also of one gfp-ctl sets).
+ * init.h - init.c: lazy initialisation, which reads the configuration at
+ * the process's first allocation, and the end of the process.
  */
 #ifndef GFP_INIT_H
 #define GFP_INIT_H
 
 #include <stdbool.h>
-#include <stddef.h>
-
-#include "policy.h"
 
 #pragma GCC visibility push(hidden)
 
-extern struct gfp_policy gfp_policy;
-/* Whether any policy needs the shim on the allocation path at all. */
-extern bool gfp_policy_active;
-/* Nothing per call but the budget and statistics: no injection. */
-extern bool gfp_policy_plain;
-/* A key shapes what a failing request does (else failures pass as jemalloc's). */
-extern bool gfp_slowpath_on;
 extern bool gfp_secure;
 /* True once the configuration is read; before that every call is passed
  * through untouched (ld.so, libstdc++'s emergency pool). */
-bool gfp_init(void);
+bool init_ensure(void);
 /* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
-bool gfp_config_strict(void);
-void gfp_fini(void);
+bool init_strict(void);
+void init_fini(void);
 /* The program's own _exit: the process that read the configuration writes
  * its report as exit would (dash and daemons end so); a fork's or vfork's
  * child, which read none, writes nothing. */
-void gfp_fini_exit(void);
-void policy_derive(void);
-/* Keys that are fine alone but not together: the message, or NULL; *drop
- * is the key that GFP_STRICT=0 ignores to settle it. */
-const char *config_contradiction(const struct gfp_policy *p, size_t *drop);
-/* Whether a policy thread's frees may be jemalloc's alone while nobody waits. */
-extern bool gfp_free_direct_ok;
+void init_fini_exit(void);
+/* The lock that orders the first reading of the configuration, across a
+ * fork (fork.c). */
+void init_atfork_prepare(void);
+void init_atfork_parent(void);
+void init_atfork_child(void);
 
 #pragma GCC visibility pop
 

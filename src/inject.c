@@ -19,17 +19,15 @@
 
 #include "glob.h"
 #include "log.h"
-#include "init.h"
+#include "meaning.h"
 #include "context.h"
 #include "rules.h"
 #include "budget.h"
 #include "unwind.h"
 #include "inject.h"
 #include "records.h"
+#include "stats.h"
 
-bool gfp_inject_on;
-bool gfp_inject_simple;
-bool gfp_armed_fast;
 double gfp_inject_probability;
 bool gfp_main_started;
 
@@ -43,6 +41,7 @@ static bool fired;                      /* atomic: for fail.persist */
 static bool stack_filter;
 static uint64_t filter_epoch; /* atomic: one more at each inject_init */
 static struct gfp_ipcache filter_cache;
+static bool count_paths; /* stats=paths: each eligible call's path is counted (stats.c) */
 
 static uint64_t splitmix(uint64_t x)
 {
@@ -56,39 +55,6 @@ static uint64_t splitmix(uint64_t x)
 static bool before_main(void)
 {
 	return !__atomic_load_n(&gfp_main_started, __ATOMIC_ACQUIRE);
-}
-
-/* The hit table (stats=paths): eligible calls per call path (the path id
- * fail.site takes, site.depth frames deep), for gfp-sweep's recording run,
- * and the first of them by the process's eligible-call number (what fail.nth
- * counts), so that a sweep of every Nth call can still reach every path. */
-#define HIT_TABLE 16384
-struct hit_count {
-	uint64_t id;    /* atomic; 0 = empty */
-	uint64_t hits;  /* atomic */
-	uint64_t first; /* atomic: the lowest call number seen, 0 = none yet */
-	uint64_t early; /* atomic: hits before main (fail.startup=1) */
-	/* The first, second and last hit by the first thread's own call
-	 * numbers (what fail.site.call takes), valid while every hit is that
-	 * thread's: the numbers other threads interleave with it change from
-	 * run to run, its own do not. */
-	uint64_t tfirst, tsecond, tlast;
-	bool others; /* atomic: another thread hit it */
-};
-static struct hit_count hit_table[HIT_TABLE];
-static uint64_t hit_overflow;  /* atomic: calls whose path found no slot (JSON: sites_overflow) */
-static uint64_t startup_calls; /* atomic: eligible calls before main (fail.startup=1) */
-static bool count_paths;
-
-/* Threads number their calls before they count them: the first to count a
- * path need not hold its lowest number, so keep the minimum. */
-static void hit_first(struct hit_count *e, uint64_t call)
-{
-	uint64_t cur = __atomic_load_n(&e->first, __ATOMIC_RELAXED);
-	while ((cur == 0 || call < cur) &&
-	       !__atomic_compare_exchange_n(&e->first, &cur, call, false, __ATOMIC_RELAXED,
-	                                    __ATOMIC_RELAXED))
-		;
 }
 
 /* The process's initial thread (which runs the constructors and main):
@@ -108,71 +74,15 @@ static bool in_first_thread(void)
 	return false;
 }
 
-/* tcall: the calling thread's own number for the call. */
-static void hit_count_add(uint64_t id, uint64_t call, uint64_t tcall, bool early)
+/* The counts the paths report (stats.c) takes from injection. */
+uint64_t inject_eligible_calls(void)
 {
-	bool mine = in_first_thread();
-	id |= id == 0;
-	for (unsigned i = 0; i < 64; i++) {
-		struct hit_count *e = &hit_table[(id + i) % HIT_TABLE];
-		uint64_t cur = __atomic_load_n(&e->id, __ATOMIC_ACQUIRE);
-		if (cur == 0 && __atomic_compare_exchange_n(&e->id, &cur, id, false,
-		                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			cur = id;
-		if (cur == id) {
-			uint64_t hits = __atomic_add_fetch(&e->hits, 1, __ATOMIC_RELAXED);
-			if (early)
-				__atomic_add_fetch(&e->early, 1, __ATOMIC_RELAXED);
-			hit_first(e, call);
-			if (!mine) {
-				__atomic_store_n(&e->others, true, __ATOMIC_RELAXED);
-				return;
-			}
-			/* One thread writes these (the others only mark), in its
-			 * order: hits is then its own count. */
-			if (hits == 1)
-				__atomic_store_n(&e->tfirst, tcall, __ATOMIC_RELAXED);
-			else if (hits == 2)
-				__atomic_store_n(&e->tsecond, tcall, __ATOMIC_RELAXED);
-			__atomic_store_n(&e->tlast, tcall, __ATOMIC_RELAXED);
-			return;
-		}
-	}
-	__atomic_add_fetch(&hit_overflow, 1, __ATOMIC_RELAXED);
+	return __atomic_load_n(&process_calls, __ATOMIC_RELAXED);
 }
 
-void inject_report_paths(struct gfp_buf *b)
+uint64_t inject_other_thread_calls(void)
 {
-	gfp_buf_printf(b,
-	               ",\"eligible_calls\":%llu,\"startup_calls\":%llu,\"sites_overflow\":%llu,"
-	               "\"other_thread_calls\":%llu,\"sites\":[",
-	               (unsigned long long)__atomic_load_n(&process_calls, __ATOMIC_RELAXED),
-	               (unsigned long long)__atomic_load_n(&startup_calls, __ATOMIC_RELAXED),
-	               (unsigned long long)__atomic_load_n(&hit_overflow, __ATOMIC_RELAXED),
-	               (unsigned long long)__atomic_load_n(&other_thread_calls, __ATOMIC_RELAXED));
-	const char *sep = "";
-	for (unsigned i = 0; i < HIT_TABLE; i++) {
-		uint64_t id = __atomic_load_n(&hit_table[i].id, __ATOMIC_ACQUIRE);
-		if (!id)
-			continue;
-		const struct hit_count *e = &hit_table[i];
-		gfp_buf_printf(b, "%s{\"site\":\"%016llx\",\"hits\":%llu,\"first\":%llu", sep,
-		               (unsigned long long)id,
-		               (unsigned long long)__atomic_load_n(&e->hits, __ATOMIC_RELAXED),
-		               (unsigned long long)__atomic_load_n(&e->first, __ATOMIC_RELAXED));
-		if (!__atomic_load_n(&e->others, __ATOMIC_RELAXED)) /* the first thread's alone */
-			gfp_buf_printf(
-			    b, ",\"first_thread_calls\":[%llu,%llu,%llu]",
-			    (unsigned long long)__atomic_load_n(&e->tfirst, __ATOMIC_RELAXED),
-			    (unsigned long long)__atomic_load_n(&e->tsecond, __ATOMIC_RELAXED),
-			    (unsigned long long)__atomic_load_n(&e->tlast, __ATOMIC_RELAXED));
-		uint64_t early = __atomic_load_n(&hit_table[i].early, __ATOMIC_RELAXED);
-		if (early) /* the hits a run sees only with fail.startup=1 */
-			gfp_buf_printf(b, ",\"startup\":%llu", (unsigned long long)early);
-		gfp_buf_printf(b, "}");
-		sep = ",";
-	}
-	gfp_buf_printf(b, "]");
+	return __atomic_load_n(&other_thread_calls, __ATOMIC_RELAXED);
 }
 
 /* GFP_INJECT_PID: gfp-sweep fails calls of the target process only, not of
@@ -188,42 +98,26 @@ bool inject_other_process(void)
 	return pid != (long)getpid();
 }
 
+/* At start-up, and after a gfp-ctl set (meaning_apply): every count starts
+ * again, as for a new process (threads draw afresh too, thread.c). */
 void inject_init(void)
 {
 	const struct gfp_policy *p = &gfp_policy;
-	if (inject_other_process()) {
-		gfp_inject_on = false;
+	if (inject_other_process())
 		return;
-	}
 	count_paths = p->stats == GFP_STATS_PATHS;
-	gfp_inject_on =
-	    p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0] || count_paths;
 	process_count = (p->fail_nth > 0 && !p->fail_nth_thread) || count_paths;
-	/* At start-up, and after a gfp-ctl set: every count starts again, as
-	 * for a new process (threads draw afresh too, thread.c). */
 	times_left = p->fail_times;
 	space_left = (int64_t)p->fail_space;
 	__atomic_store_n(&process_calls, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&startup_calls, 0, __ATOMIC_RELAXED);
+	stats_paths_restart();
 	__atomic_store_n(&interval_count, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&path_hits, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&fired, false, __ATOMIC_RELAXED);
 	stack_filter = p->fail_sym.v[0] || p->fail_lib.v[0] || p->fail_reject_sym.v[0] ||
 	               p->fail_reject_lib.v[0];
 	__atomic_add_fetch(&filter_epoch, 1, __ATOMIC_RELAXED);
-	/* Only a probability (and a seed, where, verbose, stack filters): the
-	 * fast path decides by itself whether a call is a candidate. */
-	gfp_inject_simple =
-	    p->fail_probability > 0 && !count_paths && !p->fail_nth && !p->fail_site.v[0] &&
-	    !p->fail_persist && !p->fail_thread.v[0] && p->fail_times < 0 && !p->fail_space &&
-	    p->fail_interval <= 1 && !p->fail_min && !p->fail_max && !p->fail_ignore_wait &&
-	    !p->fail_startup && !p->fail_ldso && p->fail_where == WHERE_ENTRY && !p->junk;
 	gfp_inject_probability = p->fail_probability;
-	/* fail.probability and nothing else that shapes allocation: threads
-	 * stay IDLE and count down to their next injection (inject_countdown),
-	 * a real failure is jemalloc's answer, as when idle. */
-	gfp_armed_fast =
-	    gfp_inject_simple && !gfp_budget_on && !p->stats && !gfp_rules_on && !config_shapes(p);
 	path_wanted = 0;
 	for (const char *c = p->fail_site.v; *c; c++)
 		path_wanted =
@@ -304,7 +198,7 @@ static bool filter_passes(void)
 }
 
 /* A place to set a breakpoint: every injection passes here. */
-__attribute__((noinline)) void gfp_inject_fired(const struct gfp_req *req)
+__attribute__((noinline)) void inject_fired(const struct gfp_req *req)
 {
 	__asm__ volatile("" : : "r"(req) : "memory");
 }
@@ -320,7 +214,7 @@ static bool fire(struct gfp_req *req)
 			;
 	}
 	__atomic_store_n(&fired, true, __ATOMIC_RELAXED);
-	gfp_inject_fired(req);
+	inject_fired(req);
 	if (!records_on() && !gfp_policy.fail_verbose)
 		return true; /* nobody looks: no backtrace to take */
 	struct gfp_frame frames[FIRE_FRAMES];
@@ -388,7 +282,7 @@ int64_t inject_next_gap(void)
 	return g < 4e18 ? (int64_t)g : INT64_MAX / 2;
 }
 
-/* An IDLE thread's countdown ran out (gfp_armed_fast): this call is the one
+/* An IDLE thread's countdown ran out (gfp_meaning.armed_fast): this call is the one
  * the last gap chose, if it is eligible; else the next call is. */
 bool inject_countdown(struct gfp_req *req)
 {
@@ -434,11 +328,9 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		req->call =
 		    process_count ? __atomic_add_fetch(&process_calls, 1, __ATOMIC_RELAXED) : tcall;
 		if (count_paths) {
-			bool early = before_main();
-			if (early)
-				__atomic_add_fetch(&startup_calls, 1, __ATOMIC_RELAXED);
+			bool early = before_main(), mine = in_first_thread();
 			req->path = path_of_caller();
-			hit_count_add(req->path, req->call, tcall, early);
+			stats_path_hit(req->path, req->call, tcall, early, mine);
 		}
 	}
 

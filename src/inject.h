@@ -14,20 +14,20 @@
 
 #pragma GCC visibility push(hidden)
 
-extern bool gfp_inject_on;     /* some fail.* key can inject */
-extern bool gfp_inject_simple; /* only fail.probability (see inject_init) */
-extern bool gfp_armed_fast;    /* and nothing else shapes allocation: threads stay IDLE */
 extern double gfp_inject_probability;
 extern bool gfp_main_started; /* atomic: main() was entered (preload/start.c) */
 void inject_init(void);
 /* GFP_INJECT_PID names another process: this one neither injects nor
  * reports (its GFP_REPORT would overwrite the one under test's). */
 bool inject_other_process(void);
-void inject_report_paths(struct gfp_buf *b);
+/* What the paths report (stats.c) prints of injection's counts: eligible
+ * calls of the process, and calls made by threads but the initial one. */
+uint64_t inject_eligible_calls(void);
+uint64_t inject_other_thread_calls(void);
 bool inject_should_fail(struct gfp_req *req, bool at_attempt);
 uint64_t inject_child_ordinal(void);
 void inject_atfork_child(void);
-void gfp_inject_fired(const struct gfp_req *req);
+void inject_fired(const struct gfp_req *req);
 uint64_t inject_seed_rng(void);
 bool inject_simple_fire(struct gfp_req *req);
 bool inject_countdown(struct gfp_req *req);

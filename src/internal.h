@@ -3,8 +3,9 @@
  * so that a file may include it alone; a file may as well include just the
  * headers it needs. Each header is named after the .c file that defines
  * what it declares (types.h: the shared types; policy.h: the policy
- * library; profile.h, fastpath.h, route.h: the routes' inlines, not
- * included here).
+ * library; meaning.h: what the policy means; profile.h, fastpath.h,
+ * route.h: the routes' inlines, not included here). For .c files only: a
+ * header includes the headers it uses, never this one.
  *
  * Every header declares inside "#pragma GCC visibility push(hidden)": each
  * name is of libgfpshim.so itself, so the compiler reaches it PC-relative
@@ -26,6 +27,7 @@
 
 #include "types.h"
 #include "policy.h"
+#include "meaning.h"
 #include "glob.h"
 #include "log.h"
 #include "dest.h"

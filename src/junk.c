@@ -19,7 +19,7 @@
 #include <jemalloc/jemalloc.h>
 #include <string.h>
 
-#include "init.h"
+#include "meaning.h"
 #include "junk.h"
 
 size_t junk_old_usable(const struct gfp_req *req)

@@ -374,7 +374,7 @@ static bool charge(int64_t bytes, enum gfp_entry entry, uintptr_t caller)
 		if (!(req.gfp & GFP_NOMEMALLOC))
 			req.gfp |= GFP_MEMALLOC;
 	}
-	return gfp_attempt(&req, req.gfp) || gfp_slowpath(&req);
+	return slowpath_attempt(&req, req.gfp) || slowpath_run(&req);
 }
 
 /* One call of `entry` that the table saw: `bytes` it added, or its failure. */

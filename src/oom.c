@@ -10,7 +10,7 @@
  * out_of_memory() does, the notifiers run first under every oom=, and what
  * they free is progress; a process already dying kills nobody else, and a
  * request without GFP_FS makes progress without a kill (decide.c:
- * gfp_oom_first). One thread of the process runs the step at a time.
+ * decide_oom_first). One thread of the process runs the step at a time.
  *
  * A request that met a memory cgroup's memory.max (limit=cgroup) runs a
  * memcg OOM instead (mem_cgroup_oom, out_of_memory with is_memcg_oom):
@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "init.h"
+#include "meaning.h"
 #include "budget.h"
 #include "reclaim.h"
 #include "oom.h"
@@ -199,13 +199,13 @@ static enum oom_result oom_act(struct gfp_slow *s)
 	 * they free is progress. A memcg OOM calls none: what they would
 	 * free is not the cgroup's to count. */
 	in.freed = memcg ? 0 : reclaim_oom_notify();
-	if (gfp_oom_first(&in) >= 0)
+	if (decide_oom_first(&in) >= 0)
 		return OOM_PROGRESS;
-	if (gfp_oom_needs_adj(in.oom))
+	if (decide_oom_needs_adj(in.oom))
 		in.adj = oom_read_adj(0);
 	int adj = in.adj;
 	char outcome[128];
-	switch (gfp_oom_action(&in)) {
+	switch (decide_oom_action(&in)) {
 	case GFP_OOM_WAIT:
 		return OOM_RETRY;
 	case GFP_OOM_FAIL: {

@@ -19,7 +19,7 @@
  */
 #include <errno.h>
 
-#include "init.h"
+#include "meaning.h"
 #include "context.h"
 #include "budget.h"
 #include "reserve.h"
@@ -112,7 +112,7 @@ void reserve_drawn(struct gfp_req *req, int64_t draw)
  * Taking and giving back
  * ---------------------------------------------------------------------- */
 
-/* gfp_attempt() for a reservation request: the budget's part, then the
+/* slowpath_attempt() for a reservation request: the budget's part, then the
  * prefaulted pool's. Returns a non-NULL token on success. */
 void *reserve_attempt(struct gfp_req *req, gfp_t f)
 {
@@ -154,9 +154,9 @@ int reserve_take(size_t bytes, gfp_t flags)
 	                      .caller = (uintptr_t)__builtin_return_address(0)};
 	req.gfp = context_of(flags);
 	req.ctx_resolved = true;
-	void *ok = gfp_attempt(&req, req.gfp);
+	void *ok = slowpath_attempt(&req, req.gfp);
 	if (!ok)
-		ok = gfp_slowpath(&req);
+		ok = slowpath_run(&req);
 	if (!ok) {
 		__atomic_add_fetch(&rs.failed, 1, __ATOMIC_RELAXED);
 		errno = ENOMEM;

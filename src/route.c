@@ -1,7 +1,7 @@
 /*
- * route.c - the one owner of routing: which family serves malloc, free and
- * their kin (route_choose, from what the policy needs to see), pointing the
- * live table at it once the policy is known, and every later switch.
+ * route.c - the one owner of the routes: pointing the live table at the
+ * families meaning.c chose for the policy (gfp_meaning.route) once it is
+ * known, and every later switch.
  *
  * Never on a route itself: the routes read their table with one load and
  * jump; everything here runs once at start-up or on a cold path (a
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "route.h"
+#include "internal.h"
 
 static struct gfp_routes *live;  /* preload/routes.c's gfp_routes */
 static struct gfp_routes *inner; /* atomic: where the budget family jumps */
@@ -23,96 +24,6 @@ static bool have_sized;
 static struct route_choice chosen;
 static bool jemalloc_may_fail; /* route_watch_jemalloc was called */
 bool route_free_switches;
-
-/* The roles of what is in force (1u << GFP_ROLE_*): each key the policy
- * sets, by its ROLE column in keys.def, and the two inputs that are not keys:
- * GFP_RULES shapes failing requests, GFP_RECORD records them. */
-#define ROLE(r)     (1u << GFP_ROLE_##r)
-#define ROLE_RECORD (1u << (GFP_ROLE_INJECT + 1))
-#define SHAPING     (ROLE(SHAPE) | ROLE(BUDGET) | ROLE(RESERVE))
-
-static unsigned roles_in_force(void)
-{
-	unsigned r = 0;
-	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
-		if (gfp_policy.set[i])
-			r |= 1u << gfp_keys[i].role;
-	if (gfp_rules_on)
-		r |= ROLE(SHAPE);
-	if (records_on())
-		r |= ROLE_RECORD;
-	return r;
-}
-
-/* From the roles; a role's key is set, but some keys also have an off value
- * (limit=0, reserve.thread=0, ctl=0, fail.probability=0), and a few facts
- * are no key's role at all: those stay explicit below. Runs at start-up and
- * on a gfp-ctl set, never on a route. tests/unit/routes.c checks that this
- * equals what the modules derive (policy_derive) for every policy it builds. */
-struct route_needs route_needs_now(void)
-{
-	const struct gfp_policy *p = &gfp_policy;
-	unsigned r = roles_in_force();
-	struct route_needs n = {
-	    /* not a role: jemalloc's own functions were found */
-	    .fixed = gfp_je_own && !((r & ROLE(CONTROL)) && p->ctl),
-	    .records = r & ROLE_RECORD,
-	    /* the level, which GFP_REPORT raises to totals without the key */
-	    .stats = p->stats,
-	    .budget = (r & ROLE(BUDGET)) && p->limit,
-	    .thread_reserve = (r & ROLE(RESERVE)) && p->reserve_thread,
-	};
-	/* INJECT keys arm only at these three (the others refine an armed
-	 * one); stats=paths counts through injection's hit table. Not a role:
-	 * GFP_INJECT_PID may name another process. */
-	bool armed =
-	    (r & ROLE(INJECT)) && (p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0]);
-	bool paths = (r & ROLE(COUNT)) && p->stats == GFP_STATS_PATHS;
-	bool here = (armed || paths) && !inject_other_process();
-	n.injections = here;
-	n.failures = (r & SHAPING) || (armed && here);
-	/* Not a role: fail.probability alone (gfp_inject_simple, inject.c),
-	 * with nothing that shapes or counts. */
-	n.injections_fast = armed && here && gfp_inject_simple && !(r & SHAPING) && !p->stats;
-	/* Not a role: two SHAPE keys' values, tokens prefaulted, no budget. */
-	n.pool_first = p->reserve_mode == GFP_RESERVE_TOKENS && p->reserve_prefault && !n.budget;
-	n.fill = (r & ROLE(FILL)) && p->junk;
-	return n;
-}
-
-/* Each family but the shim's skips something, so each is chosen only when
- * the policy needs nothing it skips. */
-struct route_choice route_choose(const struct route_needs *n)
-{
-	struct route_choice c = {ROUTE_SHIM, ROUTE_SHIM};
-	if (!n->fixed)
-		return c;
-	/* What must see every call that succeeds, whatever the family: the
-	 * injection decision, a thread's reserve or pool, the junk fill. */
-	bool per_call = n->injections || n->thread_reserve || n->pool_first || n->fill;
-	if (!n->failures && !n->stats && !n->records && !n->fill)
-		c.alloc = ROUTE_DIRECT; /* nothing can ever need to see a call */
-	else if (!per_call && !n->budget && !n->records) {
-		/* Only failures shape (watched), or statistics alone count. */
-		if (!n->stats)
-			c.alloc = ROUTE_WATCHED;
-		else if (n->stats == GFP_STATS_TOTALS && !n->failures)
-			c.alloc = ROUTE_COUNTED;
-		else if (n->stats == GFP_STATS_SITES && !n->failures)
-			c.alloc = ROUTE_PROFILED;
-	} else if (!per_call && n->budget && !n->stats) {
-		/* Rules and records may stay: they look at failing requests,
-		 * which the budget family hands to the policy path. */
-		c.alloc = ROUTE_BUDGET;
-	}
-	/* fail.probability alone injects on allocations only (injections_fast
-	 * implies no statistics), so frees need not be seen. */
-	if (c.alloc == ROUTE_DIRECT || n->injections_fast)
-		c.free = ROUTE_DIRECT;
-	else if (c.alloc != ROUTE_SHIM)
-		c.free = c.alloc; /* jemalloc's own but while a free must be seen */
-	return c;
-}
 
 /* Whether jemalloc can fail a request of a batch or less (a few pages from
  * an extent it maps): only when the address space or the data segment is
@@ -193,8 +104,7 @@ static void log_routes(void)
 void route_start(struct gfp_routes *live_, struct gfp_routes *inner_,
                  const struct gfp_routes families[ROUTE_KINDS])
 {
-	struct route_needs needs = route_needs_now();
-	route_install(live_, inner_, families, route_choose(&needs));
+	route_install(live_, inner_, families, gfp_meaning.route);
 	if (gfp_policy.confirm)
 		log_routes();
 }

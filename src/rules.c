@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "glob.h"
-#include "init.h"
+#include "meaning.h"
 #include "thread.h"
 #include "rules.h"
 #include "unwind.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "init.h"
+#include "meaning.h"
 #include "thread.h"
 #include "site.h"
 #include "unwind.h"

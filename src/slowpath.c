@@ -2,7 +2,7 @@
  * slowpath.c - what a request does under memory pressure, in the order of the
  * kernel's __alloc_pages_slowpath (mm/page_alloc.c): reclaim, attempt, retry
  * decision, OOM step, wait, canary (decide.c decides, and strings the steps
- * together: gfp_slow_loop; this file observes and acts). Every exit says
+ * together: decide_slow_loop; this file observes and acts). Every exit says
  * why.
  *
  * Pressure means the first attempt failed: the budget's watermark would be
@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "internal.h"
 #include "fastpath.h"
 #include "cgroup.h"
 #include "kswapd.h"
@@ -39,13 +40,13 @@ static void *attempt_jemalloc(struct gfp_req *req)
 }
 
 /* One attempt: get_page_from_freelist against the watermark of `f`. */
-void *gfp_attempt(struct gfp_req *req, gfp_t f)
+void *slowpath_attempt(struct gfp_req *req, gfp_t f)
 {
 	if (unlikely(req->reserve))
 		return reserve_attempt(req, f);
 	if (unlikely(req->mapping))
 		return mapped_attempt(req, f); /* no injection point */
-	if (unlikely(gfp_inject_on) && inject_should_fail(req, true)) {
+	if (unlikely(gfp_meaning.inject) && inject_should_fail(req, true)) {
 		req->why = GFP_WHY_INJECT;
 		return NULL;
 	}
@@ -107,7 +108,7 @@ static struct gfp_retry_in retry_in(const struct gfp_slow *s, gfp_t f, bool in_r
 	};
 }
 
-/* The loop's callbacks (decide.c: gfp_slow_loop). */
+/* The loop's callbacks (decide.c: decide_slow_loop). */
 struct loop {
 	struct gfp_slow *s;
 	uint64_t gen; /* frees seen when the round began */
@@ -129,7 +130,7 @@ static size_t op_reclaim(void *c)
 static bool op_attempt(void *c, gfp_t f)
 {
 	struct loop *l = c;
-	l->p = gfp_attempt(l->s->req, f);
+	l->p = slowpath_attempt(l->s->req, f);
 	return l->p != NULL;
 }
 
@@ -190,7 +191,7 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp);
  * condition variable and writes its warnings, which are: a thread
  * cancelled there would unwind out of malloc with the wait lock held and
  * the guard raised. So cancellation waits until the request is decided. */
-void *gfp_slowpath(struct gfp_req *req)
+void *slowpath_run(struct gfp_req *req)
 {
 	struct gfp_slow s = {.req = req, .start_ns = gfp_now_ns()};
 	int cancel_state;
@@ -211,18 +212,18 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 	gfp_t f = context_resolve(req);
 	sp->next_canary_ms = gfp_policy.canary_ms;
 
-	if (!gfp_slowpath_on && !req->explicit_flags) {
+	if (!gfp_meaning.slowpath && !req->explicit_flags) {
 		/* Only watching (stats, records): jemalloc's answer, unchanged. */
 		errno = ENOMEM;
 		return NULL;
 	}
 	bool in_reclaim = gfp_tls.in_reclaim != 0; /* PF_MEMALLOC: a shrinker's, a notifier's */
 	if (!req->reserve)
-		canary_misuse(sp, in_reclaim, gfp_scope_nofail_waits(f, gfp_tls.scope));
+		canary_misuse(sp, in_reclaim, decide_scope_nofail_waits(f, gfp_tls.scope));
 	struct gfp_retry_in in = retry_in(sp, f, in_reclaim);
 	const char *why;
 	kswapd_wake_all(f); /* wake_all_kswapds, before anything may fail */
-	enum gfp_retry entry = gfp_slow_entry(&in, &why);
+	enum gfp_retry entry = decide_slow_entry(&in, &why);
 	if (entry == GFP_RETRY_FAIL)
 		return nopage(sp, why);
 
@@ -241,14 +242,14 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 	if (t && (t->thread_left > 0 || t->pool) && reserve_would_loop(req)) {
 		/* reserve.thread: what would loop is served from the reserve. */
 		req->may_draw_thread = true;
-		if ((p = gfp_attempt(req, f)) != NULL) {
+		if ((p = slowpath_attempt(req, f)) != NULL) {
 			errno = saved_errno;
 			return p;
 		}
 	}
 	struct loop l = {.s = sp};
 	budget_waiter_enter();
-	bool ok = gfp_slow_loop(&loop_ops, &l, &in, &sp->rounds, &sp->no_progress, &why);
+	bool ok = decide_slow_loop(&loop_ops, &l, &in, &sp->rounds, &sp->no_progress, &why);
 	budget_waiter_exit();
 	if (ok) {
 		errno = saved_errno;

@@ -8,8 +8,8 @@
 
 #pragma GCC visibility push(hidden)
 
-void *gfp_attempt(struct gfp_req *req, gfp_t f);
-void *gfp_slowpath(struct gfp_req *req) __attribute__((noinline, cold));
+void *slowpath_attempt(struct gfp_req *req, gfp_t f);
+void *slowpath_run(struct gfp_req *req) __attribute__((noinline, cold));
 
 #pragma GCC visibility pop
 

@@ -53,9 +53,9 @@ static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *fro
 static void become_idle(void)
 {
 	gfp_tls.mode = GFP_TLS_IDLE;
-	gfp_tls.countdown = gfp_exit_watched()                   ? 0
-	                    : gfp_armed_fast && !gfp_tls.exiting ? 1
-	                                                         : INT64_MAX;
+	gfp_tls.countdown = gfp_exit_watched()                           ? 0
+	                    : gfp_meaning.armed_fast && !gfp_tls.exiting ? 1
+	                                                                 : INT64_MAX;
 	gfp_tls.free_direct = !gfp_profile_on && !gfp_tls.exit_counted;
 }
 
@@ -195,7 +195,7 @@ static struct gfp_thread *register_thread(void)
 /* Whether a thread that is not past its exit runs idle under the policy. */
 static bool policy_idle(void)
 {
-	return !__atomic_load_n(&gfp_policy_active, __ATOMIC_ACQUIRE) || gfp_armed_fast;
+	return !__atomic_load_n(&gfp_meaning.active, __ATOMIC_ACQUIRE) || gfp_meaning.armed_fast;
 }
 
 /* Whether a live thread is registered: under ctl=1 idle threads are too, so
@@ -209,7 +209,7 @@ static bool registers(bool idle)
 /* Whether thread_enter registers a new thread in this process. */
 bool thread_registers(void)
 {
-	return gfp_init() && registers(policy_idle());
+	return init_ensure() && registers(policy_idle());
 }
 
 const char *thread_name(char name[16])
@@ -229,7 +229,7 @@ const char *thread_name(char name[16])
  * jemalloc, asked for the thread's counters, crashes on its dead state. */
 enum gfp_tls_mode thread_enter(bool may_register)
 {
-	if (!gfp_init())
+	if (!init_ensure())
 		return GFP_TLS_UNDECIDED;
 	gfp_tls.errnop = &errno;
 	/* The guard over the whole decision: a signal handler that allocates
@@ -262,7 +262,7 @@ enum gfp_tls_mode thread_enter(bool may_register)
 			                   : GFP_TLS_UNDECIDED;
 			/* Unregistered (its block could not be had), nobody could
 			 * clear the byte when waiters come: it stays 0. */
-			gfp_tls.free_direct = gfp_free_direct_ok && gfp_tls.thread &&
+			gfp_tls.free_direct = gfp_meaning.free_direct_ok && gfp_tls.thread &&
 			                      !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
 			mode = GFP_TLS_POLICY;
 		}
@@ -279,7 +279,8 @@ enum gfp_tls_mode thread_enter(bool may_register)
 void thread_update_free_direct(void)
 {
 	gfp_lock(&registry_lock);
-	unsigned char v = gfp_free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
+	unsigned char v =
+	    gfp_meaning.free_direct_ok && !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
 	for (struct gfp_thread *t = live; t; t = t->next)
 		__atomic_store_n(t->free_direct, v, __ATOMIC_RELAXED);
 	free_route_update();

@@ -17,7 +17,7 @@
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-/* The entry points, from preload/entries.def. */
+/* The entry points, from src/entries.def. */
 enum gfp_entry {
 #define ENTRY(id, name, kind) GFP_E_##id,
 #include "entries.def"

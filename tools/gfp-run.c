@@ -210,6 +210,19 @@ int main(int argc, char **argv)
 		if (config_parse(&pol, "--policy (GFP_POLICY)", policy, strlen(policy), false,
 		                 report_to_stderr, &err))
 			return EXIT_CONFIG;
+		/* The shim's check, before anything runs; fail.site.hit=last is
+		 * settled below by a recording run, and under GFP_STRICT=0 the
+		 * shim only warns. */
+		struct gfp_policy settled = pol;
+		if (settled.fail_site.v[0] && settled.fail_site_hit == 0)
+			settled.fail_site_hit = 1;
+		size_t drop;
+		const char *why = config_contradiction(&settled, &drop);
+		const char *strict = getenv("GFP_STRICT");
+		if (why && !(strict && strcmp(strict, "0") == 0)) {
+			tool_error("--policy (GFP_POLICY): %s", why);
+			return EXIT_CONFIG;
+		}
 		setenv("GFP_POLICY", policy, 1);
 	}
 	if (policy_file) {

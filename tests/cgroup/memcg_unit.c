@@ -101,7 +101,7 @@ static void run(struct sim *s)
 	};
 	s->rounds = s->no_progress = s->ooms = s->forces = 0;
 	s->end = END_FAIL;
-	enum gfp_retry r = gfp_slow_entry(&in, &s->why);
+	enum gfp_retry r = decide_slow_entry(&in, &s->why);
 	if (r == GFP_RETRY_FAIL)
 		return;
 	if (r == GFP_RETRY_FORCE) {
@@ -109,7 +109,7 @@ static void run(struct sim *s)
 		s->end = END_FORCED;
 		return;
 	}
-	bool ok = gfp_slow_loop(&ops, s, &in, &s->rounds, &s->no_progress, &s->why);
+	bool ok = decide_slow_loop(&ops, s, &in, &s->rounds, &s->no_progress, &s->why);
 	if (s->end == END_LOOPS)
 		return;
 	s->end = ok ? (s->forces ? END_FORCED : END_OK) : END_FAIL;
@@ -198,14 +198,14 @@ static void decisions(void)
 	 * the notifiers' progress counts in either (oom.c calls them only for
 	 * the global one). */
 	struct gfp_oom_in in = {.flags = GFP_NOFS, .oom = OOM_KILL, .memcg = true};
-	CHECK(gfp_oom_first(&in) == -1);
-	CHECK(gfp_oom_action(&in) == GFP_OOM_KILL);
+	CHECK(decide_oom_first(&in) == -1);
+	CHECK(decide_oom_action(&in) == GFP_OOM_KILL);
 	in.memcg = false;
-	CHECK(gfp_oom_first(&in) == GFP_OOM_NOFS);
+	CHECK(decide_oom_first(&in) == GFP_OOM_NOFS);
 	in = (struct gfp_oom_in){.flags = GFP_NOIO, .oom = OOM_KILL, .memcg = true, .tree = true};
-	CHECK(gfp_oom_first(&in) == -1 && gfp_oom_action(&in) == GFP_OOM_TREE);
+	CHECK(decide_oom_first(&in) == -1 && decide_oom_action(&in) == GFP_OOM_TREE);
 	in = (struct gfp_oom_in){.flags = GFP_KERNEL, .oom = OOM_KILL, .memcg = true, .adj = -1000};
-	CHECK(gfp_oom_action(&in) == GFP_OOM_UNKILLABLE);
+	CHECK(decide_oom_action(&in) == GFP_OOM_UNKILLABLE);
 }
 
 /* calculate_high_delay's table for memory.high = 100 MiB, one

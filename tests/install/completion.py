@@ -2,7 +2,7 @@
 """meson install puts the bash completion in bash-completion's completions
 directory under each tool's name; sourced by any of them it completes all
 four: options (each one the tool knows), policy keys and their values (read
-here from src/keys.def), flag names (src/flags.c), GFP_RULES matchers,
+here from src/policy/keys.def), flag names (src/policy/flags.c), GFP_RULES matchers,
 gfp-sweep's modes and gfp-ctl's listening processes. Its functions are
 driven with COMP_WORDS/COMP_CWORD/COMP_LINE as bash sets them (split at '='
 outside quotes), and three lines are completed by a real interactive bash

@@ -2,8 +2,8 @@
 """meson install puts gfp-run(1), gfp-sweep(1), gfp-report(1), gfp-ctl(1)
 and gfpshim(7) in mandir; each renders without a groff warning and has the
 sections a man page has; a tool's page lists the exit statuses and the
-options its --help does; gfpshim(7) lists every key of src/keys.def (read
-here, not by the code) with its default, every flag name of src/flags.c and
+options its --help does; gfpshim(7) lists every key of src/policy/keys.def (read
+here, not by the code) with its default, every flag name of src/policy/flags.c and
 every GFP_* variable src/ reads."""
 import glob
 import os

@@ -1,7 +1,7 @@
 #!/bin/bash
 # doc/policy.md is committed so that it reads on the web, and generated:
-# it must be what docgen makes now from doc/policy.md.in, src/keys.def and
-# src/flags.c (the build's copy, build/doc/policy.md), or a key added,
+# it must be what docgen makes now from doc/policy.md.in, src/policy/keys.def and
+# src/policy/flags.c (the build's copy, build/doc/policy.md), or a key added,
 # renamed or re-described would be missing or wrong there.
 source "$TESTS/lib.sh"
 built=$BUILD/doc/policy.md

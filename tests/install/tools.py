@@ -105,9 +105,9 @@ def sections(text):
 
 
 def keys_def():
-    """The rows of src/keys.def as this test reads them, not as the code
+    """The rows of src/policy/keys.def as this test reads them, not as the code
     does: [{name, type, default, choices}] in table order."""
-    text = open(os.path.join(SRC, "src", "keys.def")).read()
+    text = open(os.path.join(SRC, "src", "policy", "keys.def")).read()
     joined = re.sub(r"\\\n", " ", text)
     choices = {m.group(1): re.findall(r'C\(\w+, "([^"]*)"\)', m.group(2))
                for m in re.finditer(r"#define GFP_CHOICES_(\w+)\(C, S\)(.*)", joined)}
@@ -122,8 +122,8 @@ def keys_def():
 
 
 def flag_names():
-    """The base contexts and modifiers src/flags.c names."""
-    text = open(os.path.join(SRC, "src", "flags.c")).read()
+    """The base contexts and modifiers src/policy/flags.c names."""
+    text = open(os.path.join(SRC, "src", "policy", "flags.c")).read()
     return re.findall(r'\{"([A-Z_]+)", GFP_\w+\}', text)
 
 

@@ -68,7 +68,13 @@ PY
 for bad in 'kswapd=1:kswapd wakes at the budget.s low watermark: it needs a budget' \
 	'limit=8M;kswapd.psi=1:kswapd.psi wakes the background reclaim thread: it needs kswapd=1'; do
 	status=0
+	# gfp-run refuses it before running anything, in the shim's words.
 	"$GFP_RUN" --policy "${bad%%:*}" -- /bin/true 2>"$TMP/bad.err" || status=$?
 	expect_eq "${bad%%:*}: status" 125 "$status"
-	expect_contains "${bad%%:*}: the message" "$TMP/bad.err" "^gfpshim: error: GFP_POLICY: ${bad#*:}"
+	expect_contains "${bad%%:*}: the message" "$TMP/bad.err" \
+		"^gfp-run: error: --policy \(GFP_POLICY\): ${bad#*:}"
+	status=0
+	env GFP_POLICY="${bad%%:*}" LD_PRELOAD="$SHIM" /bin/true 2>"$TMP/bad.err" || status=$?
+	expect_eq "${bad%%:*}: the shim's status" 125 "$status"
+	expect_contains "${bad%%:*}: the shim's message" "$TMP/bad.err" "^gfpshim: error: GFP_POLICY: ${bad#*:}"
 done

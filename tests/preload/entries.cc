@@ -1,5 +1,5 @@
 /*
- * Walks every entry point of preload/entries.def. A new entry without a
+ * Walks every entry point of src/entries.def. A new entry without a
  * walker here fails to compile: the switch needs walk_<id>.
  */
 #include <cstdlib>

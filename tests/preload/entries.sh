@@ -1,9 +1,9 @@
 #!/bin/bash
-# Every entry point of preload/entries.def reaches the shim: the walker calls
+# Every entry point of src/entries.def reaches the shim: the walker calls
 # each once, and the report must count each (QUERY entries are not counted).
 source "$TESTS/lib.sh"
 GFP_REPORT=$TMP/r.json LD_PRELOAD=$SHIM "$BUILD/tests/preload/walk_entries" || fail "walker exited $?"
-/usr/bin/python3 - "$SRC/preload/entries.def" "$TMP/r.json" <<'PY' || exit 1
+/usr/bin/python3 - "$SRC/src/entries.def" "$TMP/r.json" <<'PY' || exit 1
 import json, re, sys
 names = [(m.group(1), m.group(2)) for m in re.finditer(r'^ENTRY\(\w+, "([^"]+)", (\w+)\)', open(sys.argv[1]).read(), re.M)]
 rep = json.load(open(sys.argv[2]))["entries"]

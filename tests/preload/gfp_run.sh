@@ -45,8 +45,8 @@ expect_contains "--log" "$TMP/log" "gfpshim: info:"
 "$GFP_RUN" --list-keys >"$TMP/keys" || fail "--list-keys failed"
 while read -r key; do
 	grep -q "^$key " "$TMP/keys" || fail "--list-keys misses $key"
-done < <(sed -n 's/^KEY([a-z_0-9]*, "\([^"]*\)".*/\1/p' "$SRC/src/keys.def")
-[ "$(grep -c '^KEY(' "$SRC/src/keys.def")" -ge 3 ] || fail "keys.def parse"
+done < <(sed -n 's/^KEY([a-z_0-9]*, "\([^"]*\)".*/\1/p' "$SRC/src/policy/keys.def")
+[ "$(grep -c '^KEY(' "$SRC/src/policy/keys.def")" -ge 3 ] || fail "keys.def parse"
 
 # %p in GFP_REPORT: one report per process.
 GFP_REPORT="$TMP/rep.%p.json" LD_PRELOAD=$SHIM /bin/sh -c "$BUILD/tests/preload/hello; $BUILD/tests/preload/hello; :" >/dev/null

@@ -93,7 +93,7 @@ expect_failure() {
 
 # report_get FILE FIELD: prints one number of a GFP_REPORT file. FIELD is
 # "pid", "totals.calls" (or .bytes, .failures) or "ENTRY.calls" with an
-# entry name of preload/entries.def; an entry absent from the report is 0.
+# entry name of src/entries.def; an entry absent from the report is 0.
 # Fails on a missing or malformed report.
 report_get() {
 	[ -s "$1" ] || fail "no GFP_REPORT written at $1: was the shim loaded?"

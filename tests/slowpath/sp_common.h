@@ -50,7 +50,7 @@ static inline void sp_sleep_ms(int ms)
 	} while (0)
 
 /* "NOFS|NOFAIL" -> flags; exits on an unknown name. Its own table, not
- * src/flags.c: the names the cells are written in must not come from the
+ * src/policy/flags.c: the names the cells are written in must not come from the
  * code whose decisions they check. */
 static inline gfp_t sp_parse_flags(const char *s)
 {

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "internal.h"
 #include "fastpath.h"
 #include "route.h"
 
@@ -41,10 +42,10 @@ static void sleep_ms(long ms)
  * and is granted an allowance. */
 static void grant(void)
 {
-	void *p = gfp_alloc_policy(GFP_E_malloc, 24, 0, 0, 0);
+	void *p = fastpath_policy_alloc(GFP_E_malloc, 24, 0, 0, 0);
 	if (!p)
 		abort();
-	gfp_free_policy(GFP_E_free, p, 0, 0);
+	fastpath_policy_free(GFP_E_free, p, 0, 0);
 }
 
 #define MARK(T, k, i) ((T)(uintptr_t)(0x1000 + 16 * (k) + (i)))
@@ -103,8 +104,9 @@ static void test_revocation(void)
 		sleep_ms(1);
 	static void *blocks[8192];
 	int n = 0;
-	while (n < 8192 && (blocks[n] = gfp_alloc_flags(GFP_E_malloc, NULL, FILL, 0,
-	                                                GFP_KERNEL | GFP_NORETRY | GFP_NOWARN)))
+	while (n < 8192 &&
+	       (blocks[n] = fastpath_alloc_flags(GFP_E_malloc, NULL, FILL, 0,
+	                                         GFP_KERNEL | GFP_NORETRY | GFP_NOWARN)))
 		n++;
 	CHECK(n < 8192);
 	CHECK(budget_slow()); /* the first exact decision */
@@ -120,7 +122,7 @@ static void test_revocation(void)
 
 	/* Far from the watermark again: the next grant brings the routes back. */
 	while (n > 0)
-		gfp_free_policy(GFP_E_free, blocks[--n], 0, 0);
+		fastpath_policy_free(GFP_E_free, blocks[--n], 0, 0);
 	grant();
 	CHECK(budget_fast());
 }

@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "cgroup.h"
-#include "init.h"
+#include "meaning.h"
 
 static bool dir(const char *line, bool v2, const char *path, const char *want)
 {

@@ -3,7 +3,7 @@
  * (NOFAIL alone and with NORETRY or RETRY_MAYFAIL too) x size class x
  * reservation x what reclaim does, under policies that move each knob
  * (costly, retries, nofs_fail, oom, the notifiers, oom_score_adj). Each
- * cell runs the slow path's loop (decide.c: gfp_slow_loop) against the
+ * cell runs the slow path's loop (decide.c: decide_slow_loop) against the
  * simulated budget of slowsim.h, where nothing fits, and compares the
  * outcome, its round and the rounds of the first two OOM steps with
  * expected(), which is written from the kernel's __alloc_pages_slowpath,

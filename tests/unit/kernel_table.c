@@ -243,7 +243,7 @@ static void run_row(const struct row *r)
 {
 	struct sim s = {
 	    .flags = r->flags,
-	    .scope = gfp_scope_bits(r->scope),
+	    .scope = decide_scope_bits(r->scope),
 	    .size = r->size,
 	    .where = r->where,
 	    .room = r->room,

@@ -1,4 +1,4 @@
-/* Every row of src/keys.def: help text, a default that parses, bounds that
+/* Every row of src/policy/keys.def: help text, a default that parses, bounds that
  * hold it, enum choices that contain it. A new key cannot skip this. */
 #include <string.h>
 

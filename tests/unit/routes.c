@@ -2,10 +2,8 @@
  * Every policy the key table allows, one or two keys at a time (each key at
  * every choice or a bound of its type) and three at a time (each at its
  * first and last value), with and without GFP_RULES, with and without
- * GFP_RECORD: derived as gfp_init derives it, then routed by route_choose.
- * The needs route.c derives from the keys' roles must equal the flags the
- * modules derive (policy_derive), field by field. The invariants are
- * stated in the keys' ROLE column, not in route.c's terms:
+ * GFP_RECORD: routed by what it means (meaning_of). The invariants are
+ * stated in the keys' ROLE column, not in meaning.c's terms:
  *   a key that counts never gets a route that does not count;
  *   a key that injects never lets an allocation bypass injection;
  *   a key that fills never lets an allocation bypass the fill;
@@ -20,7 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "route.h"
+#include "meaning.h"
 
 #define VALUES 8
 
@@ -74,10 +72,12 @@ static int values_of(const struct gfp_key *k, char out[VALUES][64])
 	return n;
 }
 
+static struct gfp_policy pol;
+
 static bool set_as(enum gfp_key_role role)
 {
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
-		if (gfp_policy.set[i] && gfp_keys[i].role == role)
+		if (pol.set[i] && gfp_keys[i].role == role)
 			return true;
 	return false;
 }
@@ -92,54 +92,24 @@ static bool set_as(enum gfp_key_role role)
 		}                                                                                  \
 	} while (0)
 
-/* What the modules derived, as route_needs_now once read it. */
-static struct route_needs module_needs(void)
-{
-	return (struct route_needs){
-	    .fixed = gfp_je_own && !gfp_policy.ctl,
-	    .failures = gfp_slowpath_on,
-	    .records = records_on(),
-	    .stats = gfp_policy.stats,
-	    .injections = gfp_inject_on,
-	    .injections_fast = gfp_armed_fast,
-	    .budget = gfp_budget_on,
-	    .thread_reserve = gfp_policy.reserve_thread != 0,
-	    .pool_first = policy_pool_first(),
-	    .fill = gfp_policy.junk != 0,
-	};
-}
-
-#define SAME(field) EXPECT(needs.field == mod.field && #field " as the modules derive it")
-
 static void route_policy(const char *text, bool rules)
 {
 	struct gfp_cfg_err err = {0};
-	config_defaults(&gfp_policy);
-	if (config_parse(&gfp_policy, "test", text, strlen(text), false, NULL, &err) != 0)
+	config_defaults(&pol);
+	if (config_parse(&pol, "test", text, strlen(text), false, NULL, &err) != 0)
 		return; /* not a value the table allows */
 	size_t drop;
-	if (config_contradiction(&gfp_policy, &drop))
-		return; /* gfp_init refuses it */
-	gfp_rules_on = rules;
-	policy_derive();
-	struct route_needs needs = route_needs_now();
-	struct route_choice c = route_choose(&needs);
-	struct route_needs mod = module_needs();
-	SAME(fixed);
-	SAME(failures);
-	SAME(records);
-	SAME(stats);
-	SAME(injections);
-	SAME(injections_fast);
-	SAME(budget);
-	SAME(thread_reserve);
-	SAME(pool_first);
-	SAME(fill);
+	if (config_contradiction(&pol, &drop))
+		return; /* init_ensure refuses it */
+	/* Where jemalloc's own functions were not found every route is the
+	 * shim's: route as if they were, to check the choice itself. */
+	struct gfp_facts f = {.rules = rules, .records = records, .je_own = true};
+	struct route_choice c = meaning_of(&pol, &f).route;
 	policies++;
 	chosen[c.alloc]++;
 	chosen[c.free]++;
 
-	const struct gfp_policy *p = &gfp_policy;
+	const struct gfp_policy *p = &pol;
 	bool injects = set_as(GFP_ROLE_INJECT) &&
 	               (p->fail_probability > 0 || p->fail_nth > 0 || p->fail_site.v[0]);
 	bool shapes =
@@ -215,22 +185,10 @@ static void route_all(bool rules, char *text, size_t size)
 
 int main(void)
 {
-	backend_init();
-	/* Where jemalloc's own functions were not found every route is the
-	 * shim's: route as if they were, to check the choice itself. */
-	gfp_je_own = true;
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++)
 		nvals[i] = values_of(&gfp_keys[i], vals[i]);
-	char text[512], path[] = "/tmp/gfp-routes.XXXXXX", err[256];
-	/* GFP_RECORD cannot be turned off again: off first, then on. */
+	char text[512];
 	for (int rec = 0; rec < 2; rec++) {
-		if (rec) {
-			int fd = mkstemp(path);
-			CHECK(fd >= 0 && records_set_dest(path, false, err, sizeof(err)) == 0);
-			CHECK(records_on());
-			close(fd);
-			unlink(path);
-		}
 		records = rec;
 		for (int rules = 0; rules < 2; rules++)
 			route_all(rules, text, sizeof(text));

@@ -1,9 +1,9 @@
 /*
- * slowsim.h - the slow path's loop (decide.c: gfp_slow_loop) driven against
+ * slowsim.h - the slow path's loop (decide.c: decide_slow_loop) driven against
  * a simulated budget, for the unit tests: what the attempts reach, what
  * reclaim frees, what the OOM step does are the world's, the decisions are
- * the code's. The OOM step acts as oom.c does on gfp_oom_first and
- * gfp_oom_action: notifiers first, then the action.
+ * the code's. The OOM step acts as oom.c does on decide_oom_first and
+ * decide_oom_action: notifiers first, then the action.
  */
 #ifndef SLOWSIM_H
 #define SLOWSIM_H
@@ -41,7 +41,7 @@ enum sim_end {
 struct sim {
 	/* The request and where it runs. */
 	gfp_t flags;
-	unsigned scope; /* the scope word (gfp_scope_bits) */
+	unsigned scope; /* the scope word (decide_scope_bits) */
 	size_t size;
 	bool reserve;
 	enum sim_where where;
@@ -117,7 +117,7 @@ static enum oom_result sim_oom(void *c)
 	else if (!s->second_oom)
 		s->second_oom = s->rounds;
 	struct gfp_oom_in in = {
-	    .flags = gfp_scope_apply(s->flags, s->scope),
+	    .flags = decide_scope_apply(s->flags, s->scope),
 	    .victim = s->where == WHERE_VICTIM,
 	    .oom = s->oom,
 	    .tree = s->tree,
@@ -127,10 +127,10 @@ static enum oom_result sim_oom(void *c)
 		in.freed = 1 << 20;
 		s->room = ROOM_PLAIN;
 	}
-	if (gfp_oom_first(&in) >= 0)
+	if (decide_oom_first(&in) >= 0)
 		return OOM_PROGRESS;
 	in.adj = s->adj;
-	switch (gfp_oom_action(&in)) {
+	switch (decide_oom_action(&in)) {
 	case GFP_OOM_KILL:
 	case GFP_OOM_ABORT:
 		s->end = END_DIES;
@@ -170,7 +170,7 @@ static const struct gfp_slow_ops sim_ops = {
  * from inside reclaim makes with MEMALLOC) to its end. */
 static void sim_run(struct sim *s)
 {
-	gfp_t ctx = gfp_scope_apply(s->flags, s->scope);
+	gfp_t ctx = decide_scope_apply(s->flags, s->scope);
 	bool in_reclaim = s->where == WHERE_RECLAIM;
 	s->rounds = s->no_progress = s->ooms = s->first_oom = s->second_oom = 0;
 	s->notifier_calls = 0;
@@ -193,14 +193,14 @@ static void sim_run(struct sim *s)
 	    .nofs_fail = s->nofs_fail,
 	    .oom = s->oom,
 	};
-	if (gfp_slow_entry(&in, &s->why) == GFP_RETRY_FAIL) {
+	if (decide_slow_entry(&in, &s->why) == GFP_RETRY_FAIL) {
 		s->end = END_FAIL;
 		s->round = 0;
 		return;
 	}
 	if (setjmp(s->out))
 		return;
-	bool ok = gfp_slow_loop(&sim_ops, s, &in, &s->rounds, &s->no_progress, &s->why);
+	bool ok = decide_slow_loop(&sim_ops, s, &in, &s->rounds, &s->no_progress, &s->why);
 	s->end = ok ? END_OK : END_FAIL;
 	s->round = s->rounds;
 }

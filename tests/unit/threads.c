@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "internal.h"
 #include "fastpath.h"
 
 #define THREADS 8
@@ -17,10 +18,10 @@ static void *work(void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < CALLS; i++) {
-		void *p = gfp_alloc_policy(GFP_E_malloc, 24, 0, 0, 0);
+		void *p = fastpath_policy_alloc(GFP_E_malloc, 24, 0, 0, 0);
 		if (!p)
 			abort();
-		gfp_free_policy(GFP_E_free, p, 0, 0);
+		fastpath_policy_free(GFP_E_free, p, 0, 0);
 	}
 	return NULL;
 }
@@ -35,7 +36,7 @@ int main(void)
 		for (int i = 0; i < THREADS; i++)
 			pthread_join(t[i], NULL);
 	}
-	CHECK(gfp_policy_active);
+	CHECK(gfp_meaning.active);
 	struct gfp_entry_stats s[GFP_ENTRY_COUNT];
 	thread_sum_stats(s);
 	CHECK(s[GFP_E_malloc].calls == (uint64_t)THREADS * ROUNDS * CALLS);

@@ -40,6 +40,59 @@ bool config_shapes(const struct gfp_policy *pol)
 	return false;
 }
 
+/* What keys.def cannot say of one key alone: the checks of a policy as a
+ * whole, the shim's at start-up, gfp-run's before it runs anything and
+ * gfp-ctl set's, in the same words. */
+const char *config_contradiction(const struct gfp_policy *p, size_t *drop)
+{
+	if (p->set[GFP_K_min_free] && p->min_free && (!p->limit || p->min_free > p->limit / 2)) {
+		*drop = GFP_K_min_free;
+		return p->limit ? "min_free may be at most half of limit (lower min_free or raise "
+		                  "limit)"
+		                : "min_free needs a limit (set limit=SIZE too)";
+	}
+	if (p->reserve_thread && !p->limit && !p->reserve_prefault) {
+		*drop = GFP_K_reserve_thread;
+		return "reserve.thread needs a budget to reserve from (set limit=SIZE) or pages of "
+		       "its own (set reserve.prefault=1)";
+	}
+	if (p->limit_scope == GFP_SCOPE_TREE && !p->limit) {
+		*drop = GFP_K_limit_scope;
+		return "limit.scope=tree shares a limit with the process's children: set "
+		       "limit=SIZE too";
+	}
+	if (p->limit && p->limit < 64 * 1024) {
+		*drop = GFP_K_limit;
+		return "limit below 64K cannot hold a process (raise limit)";
+	}
+	if (p->kswapd && !p->limit) {
+		*drop = GFP_K_kswapd;
+		return "kswapd wakes at the budget's low watermark: it needs a budget (set "
+		       "limit=SIZE or limit=cgroup)";
+	}
+	if (p->kswapd_psi && !p->kswapd) {
+		*drop = GFP_K_kswapd_psi;
+		return "kswapd.psi wakes the background reclaim thread: it needs kswapd=1";
+	}
+	if (p->fail_site.v[0] && p->fail_site_hit == 0) {
+		*drop = GFP_K_fail_site;
+		return "fail.site.hit=last needs a recording run to count the site's hits: give "
+		       "the policy to gfp-run --policy, which makes one, or the hit's number";
+	}
+	if (p->fail_site_call && !p->fail_site.v[0]) {
+		*drop = GFP_K_fail_site_call;
+		return "fail.site.call names the call at which fail.site's hit comes: it needs "
+		       "fail.site=ID (or use fail.nth=N to fail a call by its number alone)";
+	}
+	if (p->fail_max && p->fail_min > p->fail_max) {
+		*drop = GFP_K_fail_max;
+		return "fail.min is above fail.max: no request could be injected (lower fail.min "
+		       "or "
+		       "raise fail.max)";
+	}
+	return NULL;
+}
+
 static const char *const type_expect[] = {
     [GFP_T_BOOL] = "0 or 1",
     [GFP_T_COUNT] = "a whole number",

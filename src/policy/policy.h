@@ -177,6 +177,9 @@ int config_parse_value(const struct gfp_key *k, const char *v, size_t vlen, void
 /* Key i back to its default, as if it had not been set. */
 void config_reset_key(struct gfp_policy *pol, size_t i);
 bool config_shapes(const struct gfp_policy *pol);
+/* Keys that are fine alone but not together: the message, or NULL; *drop
+ * is the key that GFP_STRICT=0 ignores to settle it. */
+const char *config_contradiction(const struct gfp_policy *p, size_t *drop);
 /* The nearest key name within a small edit distance, or NULL. */
 const char *config_did_you_mean(const char *key, size_t len);
 /* Prints the value of key `k` from `pol` as the parser accepts it. */
