@@ -14,7 +14,7 @@
  * the sum of every thread's counters, with the allocation made under the
  * same lock so that two requests cannot both take the last bytes.
  *
- * Watermarks (kernel-semantics.md §2): ordinary requests may fill up to
+ * Watermarks (the kernel's __zone_watermark_ok()): ordinary requests may fill up to
  * limit - min_free; HIGH may use half of min_free, ATOMIC (HIGH without direct
  * reclaim) 5/8, NOWAIT none, MEMALLOC all of it. Reservations (reserve.c)
  * lower every watermark by the bytes reserved and not drawn yet; only their

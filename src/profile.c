@@ -1,6 +1,7 @@
 /*
  * profile.c - per-call-site statistics (stats=sites, and paths), like the
- * kernel's allocation profiling (/proc/allocinfo, kernel-semantics.md §10).
+ * kernel's allocation profiling (/proc/allocinfo, its
+ * code tags; doc/design.md, "The kernel behaviours it models").
  *
  * What it counts by is the caller: the return address of the allocation
  * entry point, or, when that lies in libc (strdup, getline, fopen), the

@@ -1,5 +1,6 @@
 /*
- * reserve.c - per-thread reservations (SPEC §8, kernel-semantics.md §11).
+ * reserve.c - per-thread reservations (doc/design.md, "Modules"): the
+ * kernel has none (they were proposed for it, never merged).
  *
  * A reservation is accounting against the budget: gfp_reserve() waits, by
  * the flags' retry rules, until the budget can hold the bytes, then lowers

@@ -1,6 +1,6 @@
 /*
  * rules.c - GFP_RULES: per-call-site contexts for unmodified programs
- * (SPEC §6).
+ * (doc/design.md, "Where a request is decided").
  *
  *   GFP_RULES='lib:libxml2.so* => NOFAIL|NOFS; sym:png_* & size>64K => NORETRY'
  *
