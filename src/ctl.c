@@ -56,6 +56,7 @@
 
 #include "log.h"
 #include "dest.h"
+#include "fd.h"
 #include "init.h"
 #include "ctl.h"
 #include "rules.h"

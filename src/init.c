@@ -21,6 +21,7 @@
 
 #include "gfp_build.h"
 #include "internal.h"
+#include "fd.h"
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
@@ -72,7 +73,7 @@ static void policy_file_refused(const char *path, int err, mode_t mode)
 		gfp_snprintf(msg, sizeof(msg),
 		             "GFP_POLICY_FILE: '%s' is not a regular file (%s) (give a file of "
 		             "key=value lines, or the pairs in GFP_POLICY)",
-		             q, gfp_file_type(mode));
+		             q, gfp_fd_type(mode));
 	config_fail(msg);
 }
 

@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fd.h"
 #include "cgroup.h"
 #include "kswapd.h"
 

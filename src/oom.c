@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "comm.h"
 #include "init.h"
 #include "budget.h"
 #include "reclaim.h"

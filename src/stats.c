@@ -10,6 +10,8 @@
 #include "gfp_build.h"
 #include "log.h"
 #include "dest.h"
+#include "dest_report.h"
+#include "dest_set.h"
 #include "init.h"
 #include "profile_api.h"
 #include "rules.h"
@@ -50,7 +52,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 	}
 	gfp_buf_printf(b, "{\"gfpshim\":\"%s\",\"pid\":%d", GFP_VERSION, (int)getpid());
 	/* Early in the text: the run's first process reads it back (dest.c). */
-	gfp_dest_run_json(&report, b);
+	gfp_dest_report_run_json(&report, b);
 	gfp_buf_printf(b, ",\"policy\":{");
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		char v[256];
@@ -120,5 +122,5 @@ void stats_report_at_exit(void)
 	stats_format(&b, s);
 	/* One report per process: %p in the path becomes the pid; without it
 	 * the run's first process writes the path and the others PATH.PID. */
-	gfp_dest_publish(&report, text, b.len);
+	gfp_dest_report_publish(&report, text, b.len);
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fd.h"
 #include "tree.h"
 #include "tree_structs.h"
 
@@ -69,7 +70,7 @@ static int refuse_file(const struct stat *st, int err_open, char *err, size_t n)
 		return refuse(err, n, "is a symbolic link, not a tree's budget");
 	if (!S_ISREG(st->st_mode))
 		return refuse(err, n, "is not a regular file (%s), not a tree's budget",
-		              gfp_file_type(st->st_mode));
+		              gfp_fd_type(st->st_mode));
 	if (st->st_uid != geteuid())
 		return refuse(err, n,
 		              "belongs to uid %u, not to uid %u: only one user's processes share "
