@@ -329,7 +329,7 @@ static void atfork_child(void)
 	inject_atfork_child();
 	reclaim_atfork_child();
 	site_atfork_child();
-	profile_atfork_child();
+	profile_report_atfork_child();
 	pool_atfork_child();
 	pthread_mutex_init(&init_lock, NULL);
 }

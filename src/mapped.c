@@ -236,7 +236,7 @@ static void count_piece(uint32_t n, int64_t bytes, int64_t pieces)
 	if (charged_bytes > peak_bytes)
 		peak_bytes = charged_bytes;
 	if (r->idx)
-		profile_mapped(r->idx, bytes, pieces);
+		profile_live_add(r->idx, bytes, pieces);
 }
 
 /* The charged bytes (held: the uncharged ones) of [a, b). */
@@ -397,7 +397,7 @@ static void count_call(enum gfp_entry entry, uint32_t idx, int64_t bytes, bool f
 
 static uint32_t caller_idx(uintptr_t caller)
 {
-	return gfp_profile_on ? profile_caller(caller) : 0;
+	return gfp_profile_on ? profile_mapped_caller(caller) : 0;
 }
 
 /* After a call: the table's change `delta` replaces the charge made in

@@ -89,7 +89,7 @@ void oom_show_mem(struct gfp_buf *b, const char *prefix)
 	}
 	cgroup_show_mem(b, prefix);
 	if (gfp_profile_on)
-		profile_top(b, prefix, 10);
+		profile_report_top(b, prefix, 10);
 }
 
 static void record(const struct gfp_slow *s, const char *outcome, const struct gfp_frame *frames,
