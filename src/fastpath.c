@@ -14,6 +14,7 @@
 #include "fastpath.h"
 #include "junk.h"
 #include "cgroup.h"
+#include "cgroup_high.h"
 
 /* Calls made while the shim itself is working (logging, init, libc on our
  * behalf), before the configuration is readable, or from a thread without a
@@ -135,7 +136,7 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 		after_free();
 	/* Charged past memory.high: the throttle, before the caller has it. */
 	if (unlikely(gfp_memcg_over_high) && p)
-		cgroup_handle_over_high(req);
+		cgroup_high_handle(req);
 	return p;
 }
 
