@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "fastpath.h"
+#include "budget_wait.h"
 #include "junk.h"
 #include "cgroup.h"
 #include "cgroup_high.h"
@@ -337,7 +338,7 @@ static __attribute__((noinline)) void after_free(void)
 			reserve_refill(t);
 	}
 	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST)))
-		budget_wake_waiters();
+		budget_wait_wake();
 	errno = saved;
 }
 

@@ -23,6 +23,7 @@
 #include "init.h"
 #include "context.h"
 #include "budget.h"
+#include "budget_wait.h"
 #include "reserve.h"
 #include "unwind.h"
 #include "slowpath.h"
@@ -196,7 +197,7 @@ void reserve_release(void)
 	gfp_tls.guard--;
 	/* Other threads may be waiting for what was reserved. */
 	if (__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
-		budget_wake_waiters();
+		budget_wait_wake();
 }
 
 /* ------------------------------------------------------------------------
@@ -223,7 +224,7 @@ void reserve_thread_exit(struct gfp_thread *t)
 	if (t->resv_left || t->thread_left || t->pool) {
 		give_back(t, true);
 		if (__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
-			budget_wake_waiters();
+			budget_wait_wake();
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "fastpath.h"
+#include "budget_wait.h"
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
@@ -117,7 +118,7 @@ struct loop {
 static void op_round_begin(void *c)
 {
 	struct loop *l = c;
-	l->gen = budget_free_gen();
+	l->gen = budget_wait_gen();
 	kswapd_wake_all(l->s->req->gfp); /* the slow path's retry: label */
 }
 
