@@ -146,7 +146,7 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	unwind_format(&b, frames, n);
 	oom_show_mem(&b, prefix);
 	if (gfp_tree_on)
-		tree_dump_tasks(&b, prefix);
+		tree_oom_dump_tasks(&b, prefix);
 	gfp_buf_printf(&b, "\n%s%s\n", prefix, outcome);
 	gfp_log_raw(msg, b.len);
 }

@@ -171,7 +171,7 @@ static int create(char *err, size_t n)
 	pthread_mutexattr_destroy(&a);
 	__atomic_store_n(&s->magic, TREE_MAGIC, __ATOMIC_RELEASE);
 	tree_seg = s;
-	tree_keep_fd(fd); /* for the slot's lock */
+	tree_member_keep_fd(fd); /* for the slot's lock */
 	return 0;
 }
 
@@ -184,7 +184,7 @@ static int open_named(char *err, size_t n)
 		if (fd >= 0) {
 			int r = open_existing(fd, err, n);
 			if (r == 0)
-				tree_keep_fd(fd); /* for the slot's lock */
+				tree_member_keep_fd(fd); /* for the slot's lock */
 			else
 				close(fd);
 			return r;
