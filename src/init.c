@@ -22,6 +22,7 @@
 #include "gfp_build.h"
 #include "internal.h"
 #include "fd.h"
+#include "ipcache.h"
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
@@ -328,7 +329,7 @@ static void atfork_child(void)
 	budget_atfork_child();
 	inject_atfork_child();
 	reclaim_atfork_child();
-	site_atfork_child();
+	ipcache_atfork_child();
 	profile_report_atfork_child();
 	pool_atfork_child();
 	pthread_mutex_init(&init_lock, NULL);

@@ -26,6 +26,8 @@
 #include "unwind.h"
 #include "inject.h"
 #include "records.h"
+#include "ipcache.h"
+#include "path.h"
 
 bool gfp_inject_on;
 bool gfp_inject_simple;
@@ -464,7 +466,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		    __atomic_load_n(&path_hits, __ATOMIC_RELAXED) >= (uint64_t)p->fail_site_hit)
 			return false;
 		if (!req->path) {
-			if (!site_path_may_be(req->caller, path_wanted))
+			if (!path_may_be(req->caller, path_wanted))
 				return false;
 			req->path = path_of_caller();
 		}

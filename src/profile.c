@@ -45,6 +45,7 @@
 #include "log.h"
 #include "modules.h"
 #include "site.h"
+#include "ipcache.h"
 #include "thread.h"
 #include "profile.h"
 #include "profile_externs.h"

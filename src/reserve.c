@@ -28,6 +28,7 @@
 #include "unwind.h"
 #include "slowpath.h"
 #include "site.h"
+#include "path.h"
 #include "records.h"
 
 /* Statistics for the report; changed only by reservation events. */

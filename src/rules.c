@@ -32,6 +32,7 @@
 #include "rules.h"
 #include "unwind.h"
 #include "site.h"
+#include "ipcache.h"
 
 /* The rules of GFP_RULES, as rules_parse.c made them. */
 static struct gfp_rule_set set;

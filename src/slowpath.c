@@ -17,6 +17,7 @@
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
+#include "path.h"
 
 static void *attempt_jemalloc(struct gfp_req *req)
 {

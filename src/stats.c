@@ -21,6 +21,7 @@
 #include "stats.h"
 #include "kswapd.h"
 #include "mapped.h"
+#include "path.h"
 
 const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
 #define ENTRY(id, name, kind) name,
@@ -79,7 +80,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		               (unsigned long long)s[i].failures);
 		sep = ",";
 	}
-	gfp_buf_printf(b, "},\"unwinds\":%llu", (unsigned long long)site_unwinds());
+	gfp_buf_printf(b, "},\"unwinds\":%llu", (unsigned long long)path_unwinds());
 	mapped_report(b);
 	if (gfp_policy.stats == GFP_STATS_PATHS)
 		inject_report_paths(b);
