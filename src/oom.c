@@ -128,7 +128,7 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	gfp_buf_printf(&b,
 	               "%s%s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
 	               "oom_score_adj=%d\n",
-	               prefix, gfp_comm(), (int)getpid(), s->req->size, gfp_order(s->req->size),
+	               prefix, gfp_comm(), (int)getpid(), s->req->size, canary_order(s->req->size),
 	               names, s->req->gfp, adj);
 	gfp_buf_printf(&b, "%sthread %s (tid %d) looped %s without progress on %s: ", prefix,
 	               thread, (int)gettid(), canary_rounds(s->rounds, rounds, sizeof(rounds)),

@@ -1,5 +1,5 @@
 /* Small pure parts of the slow path's reports and of background reclaim:
- * a request's page order (src/canary.c: gfp_order, the kernel's
+ * a request's page order (src/canary.c: canary_order, the kernel's
  * get_order), the canary's rounds in words (canary_rounds), and kswapd's
  * watermarks (src/kswapd.c: kswapd_marks, after the kernel's
  * __setup_per_zone_wmarks: min_free plus the larger of a quarter of it and
@@ -13,16 +13,16 @@
 
 int main(void)
 {
-	CHECK(gfp_order(0) == 0);
-	CHECK(gfp_order(1) == 0);
-	CHECK(gfp_order(4096) == 0);
-	CHECK(gfp_order(4097) == 1);
-	CHECK(gfp_order(8192) == 1);
-	CHECK(gfp_order(8193) == 2);
-	CHECK(gfp_order(32768) == 3); /* PAGE_ALLOC_COSTLY_ORDER */
-	CHECK(gfp_order(32769) == 4);
-	CHECK(gfp_order((size_t)1 << 30) == 18);
-	CHECK(gfp_order(SIZE_MAX) == 52); /* no wrap: 2^52 pages */
+	CHECK(canary_order(0) == 0);
+	CHECK(canary_order(1) == 0);
+	CHECK(canary_order(4096) == 0);
+	CHECK(canary_order(4097) == 1);
+	CHECK(canary_order(8192) == 1);
+	CHECK(canary_order(8193) == 2);
+	CHECK(canary_order(32768) == 3); /* PAGE_ALLOC_COSTLY_ORDER */
+	CHECK(canary_order(32769) == 4);
+	CHECK(canary_order((size_t)1 << 30) == 18);
+	CHECK(canary_order(SIZE_MAX) == 52); /* no wrap: 2^52 pages */
 
 	char buf[32];
 	CHECK_STR(canary_rounds(1, buf, sizeof(buf)), "1 round");
