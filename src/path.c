@@ -1,8 +1,12 @@
 /*
  * path.c - call-path ids: the hash of a call's first site.depth frames
- * outside the shim, as module+offset, so that a path names the same code in
- * every run whatever ASLR chose. Computed once per distinct stack of raw
- * return addresses (ipcache.c).
+ * outside the shim, named by module and offset so that an id is the same
+ * across runs, ASLR and machines with the same binaries. libc's frames stay
+ * in the path: strdup called from two places is two sites.
+ *
+ * Resolving frames to module+offset takes the loader's lock (dladdr), so ids
+ * are cached by the raw return addresses, which are stable within a process
+ * (ipcache.c).
  */
 #include <stdbool.h>
 #include <stdint.h>

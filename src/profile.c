@@ -8,9 +8,9 @@
  * first frame outside libc (site.c: site_outside_libc). The kernel's codetag
  * is a call site in the source, and so is this; the report calls a caller's
  * row a "site". Callers get a small index, the caller index, the first time
- * they are seen (a lock-free cache keyed by the address, site.c), and each
+ * they are seen (a lock-free cache keyed by the address, ipcache.c), and each
  * thread counts into its own array, indexed by caller, that only it writes:
- * no atomic read-modify-write on a call. (Never a path id: that is site.c's
+ * no atomic read-modify-write on a call. (Never a path id: that is path.c's
  * hash of several frames, which injection and stats=paths use.)
  *
  * Live bytes need the caller and the usable size of the block being freed.

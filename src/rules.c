@@ -15,7 +15,7 @@
  * first rules.depth frames outside the shim; with lib: rules only, the
  * first frame outside the shim and libc (the caller of strdup, not strdup:
  * site_outside_libc). So two callers of one wrapper are two sites exactly
- * when a rule could tell them apart. The cache's read path takes no lock (site.c: struct
+ * when a rule could tell them apart. The cache's read path takes no lock (ipcache.c: struct
  * gfp_ipcache).
  *
  * Nothing here runs per call unless the request's context is needed: under

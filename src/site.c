@@ -1,11 +1,8 @@
 /*
- * site.c - call sites: the path of the first site.depth frames outside the
- * shim, named by module and offset so that an id is the same across runs,
- * ASLR and machines with the same binaries. libc's frames stay in the path:
- * strdup called from two places is two sites.
- *
- * Resolving frames to module+offset takes the loader's lock (dladdr), so ids
- * are cached by the raw return addresses, which are stable within a process.
+ * site.c - where a call comes from: the text of the shim, ld.so and libc,
+ * the first frame outside libc, the loaded object and module of an address,
+ * the raw frames (site_ips) and a key of them (site_key). path.c makes call
+ * path ids of these, ipcache.c caches what is computed per key.
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>

@@ -1,6 +1,7 @@
 /*
  * site.h - site.c: where a call comes from (a "site", the user-facing word):
- * the caller outside libc, call-path ids, the loaded objects. Inside the
+ * the caller outside libc, the loaded objects (call-path ids: path.h; the
+ * cache keyed by raw addresses: ipcache.h). Inside the
  * shim a path is a call-path id and a caller a return address (README: How
  * a request flows); site_* names only this module.
  */
