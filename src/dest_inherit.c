@@ -18,7 +18,6 @@
 #include "policy.h"
 #include "dest.h"
 #include "dest_inherit.h"
-#include "thread.h"
 
 /* The variable the first process names its destinations in. */
 #define INHERIT_VAR "GFP_INHERITED"
@@ -100,14 +99,11 @@ int gfp_dest_inherit_lose(struct gfp_dest *d, int fd, const char *path, int err,
 	return 0;
 }
 
-/* After the configuration was read (gfpshim_ctor runs at 101), outside
- * malloc: setenv allocates. */
-__attribute__((constructor(102))) static void export_inherited(void)
+bool gfp_dest_inherit_value(char *v, size_t cap)
 {
 	if (!nnamed)
-		return;
-	char v[512];
-	struct gfp_buf b = {v, sizeof(v), 0};
+		return false;
+	struct gfp_buf b = {v, cap, 0};
 	for (unsigned i = 0; i < nnamed; i++) {
 		gfp_buf_printf(&b, "%s%s:%016llx", i ? "," : "", named[i]->var,
 		               (unsigned long long)named[i]->hash);
@@ -117,12 +113,15 @@ __attribute__((constructor(102))) static void export_inherited(void)
 		if (named[i]->run_pid)
 			gfp_buf_printf(&b, "@%d:%llu", (int)named[i]->run_pid, named[i]->run_start);
 	}
-	gfp_tls.guard++; /* the shim's own allocations: never failed, never counted */
+	return true;
+}
+
+void gfp_dest_inherit_export(const char *v)
+{
 	for (unsigned i = 0; i < nnamed; i++)
 		if (named[i]->export_path)
 			setenv(named[i]->var, named[i]->path, 1);
 	const char *now = getenv(INHERIT_VAR);
 	if (!now || strcmp(now, v) != 0)
 		setenv(INHERIT_VAR, v, 1);
-	gfp_tls.guard--;
 }

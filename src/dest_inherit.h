@@ -6,6 +6,7 @@
 #define GFP_DEST_INHERIT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -33,6 +34,13 @@ void gfp_dest_inherit_name(struct gfp_dest *d);
  * NULL): the first write says so, the children still inherit it. 0. */
 int gfp_dest_inherit_lose(struct gfp_dest *d, int fd, const char *path, int err,
                           const struct gfp_dest_inherited *in);
+
+/* GFP_INHERITED's value for this process's children into v (cap bytes);
+ * false when it names nothing. */
+bool gfp_dest_inherit_value(char *v, size_t cap);
+/* Sets GFP_INHERITED to v, and the report's path made absolute: setenv
+ * allocates (dest_export.c raises the guard around it). */
+void gfp_dest_inherit_export(const char *v);
 
 #pragma GCC visibility pop
 
