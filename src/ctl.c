@@ -36,7 +36,9 @@
  *                  pid, threads, limit (0: none), and under a limit
  *                  limit_from, scope, live, process_live (a tree), free,
  *                  min_free, reserved, waiting; jemalloc's allocated and
- *                  resident. gfp-ctl prints it for people.
+ *                  resident; and the report's mapped (a part of live),
+ *                  vmstat, memory_events, tree_memory_events and
+ *                  memory_high where it has them. gfp-ctl prints it for people.
  */
 #include <dlfcn.h>
 #include <jemalloc/jemalloc.h>
@@ -54,18 +56,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "dest.h"
+#include "internal.h"
 #include "fd.h"
-#include "init.h"
-#include "ctl.h"
-#include "rules.h"
-#include "budget.h"
 #include "budget_wait.h"
 #include "cgroup.h"
-#include "tree.h"
-#include "inject.h"
-#include "stats.h"
+#include "kswapd.h"
+#include "mapped.h"
 
 static int listen_fd = -1;
 static pid_t owner;
@@ -277,7 +273,7 @@ static long long jemalloc_stat(const char *name)
 /* The numbers of the oom report's Mem-Info, raw (gfp-ctl shows them). */
 static void status(int fd)
 {
-	char text[1024];
+	char text[4096]; /* every number at its longest */
 	struct gfp_buf b = {text, sizeof(text), 0};
 	if (gfp_tree_on)
 		tree_sync(); /* the tree's limit, whichever member set it */
@@ -297,8 +293,11 @@ static void status(int fd)
 		    (long long)(limit > live ? limit - live : 0), (long long)budget_min_free(),
 		    (long long)budget_reserved(), __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED));
 	}
-	gfp_buf_printf(&b, ",\"allocated\":%lld,\"resident\":%lld}\n",
+	gfp_buf_printf(&b, ",\"allocated\":%lld,\"resident\":%lld",
 	               jemalloc_stat("stats.allocated"), jemalloc_stat("stats.resident"));
+	mapped_report(&b);
+	vmstat_report(&b);
+	gfp_buf_printf(&b, "}\n");
 	reply(fd, text, b.len);
 }
 

@@ -12,6 +12,8 @@
 #include <elf.h>
 #include <errno.h> /* program_invocation_name */
 #include <link.h>
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,16 +22,23 @@
 
 #define MAX_MODULES 256
 
-/* Entries are written by whoever holds `busy`, then published by `count`;
- * readers take no lock. A module is known by its mapping's start and its
- * path: after a dlclose another object may be mapped at the same place. */
+/* Entries are written by the thread whose id is in `filler`, then
+ * published by `count`; readers take no lock. A module is known by its
+ * mapping's start and its path: after a dlclose another object may be
+ * mapped at the same place. */
 static struct entry {
 	uintptr_t start;
 	char lname[256]; /* the link_map's name: "" for the program */
 	struct gfp_module m;
 } table[MAX_MODULES + 1]; /* [0] unused: 0 is none */
 static unsigned count;    /* atomic */
-static int busy;          /* atomic */
+static pid_t filler;      /* atomic: 0, or the thread adding an entry */
+
+/* Yields to another thread's fill before a record goes without a module.
+ * Filling takes no lock and allocates nothing, so the filler ends soon
+ * once it runs; the bound is for a filler that never runs again (stopped
+ * inside a signal handler of its own that waits for us). */
+#define FILL_WAIT_YIELDS 100000
 
 static bool within(uintptr_t p, size_t n, uintptr_t lo, uintptr_t hi)
 {
@@ -86,6 +95,49 @@ static void program_path(char *out, size_t n)
 		gfp_snprintf(out, n, "%s", program_invocation_name);
 }
 
+/* The table's entry of the module at start named lname, or 0. */
+static unsigned known(uintptr_t start, const char *lname)
+{
+	unsigned n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+	for (unsigned i = 1; i <= n; i++)
+		if (table[i].start == start && strcmp(table[i].lname, lname) == 0)
+			return i;
+	return 0;
+}
+
+/* Whether this thread may add an entry: it waits while another thread of
+ * the process adds one (a record made meanwhile on another thread would
+ * otherwise name its modules by file name alone). It does not wait for
+ * itself (a signal handler that interrupted this thread's fill), nor for
+ * a filler that is not a thread of this process (a fork's child inherits
+ * the parent's `filler`, not its threads). */
+static bool fill_begin(void)
+{
+	int saved = errno; /* the program's: tgkill may set it */
+	pid_t me = gettid();
+	bool mine = false;
+	for (unsigned i = 0; i < FILL_WAIT_YIELDS; i++) {
+		pid_t other = 0;
+		if (__atomic_compare_exchange_n(&filler, &other, me, false, __ATOMIC_ACQUIRE,
+		                                __ATOMIC_RELAXED)) {
+			mine = true;
+			break;
+		}
+		if (other == me)
+			break;
+		if (tgkill(getpid(), other, 0) != 0 && errno == ESRCH) {
+			mine = __atomic_compare_exchange_n(&filler, &other, me, false,
+			                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+			if (mine)
+				break;
+			continue;
+		}
+		sched_yield();
+	}
+	errno = saved;
+	return mine;
+}
+
 unsigned modules_of(uintptr_t ip)
 {
 	struct dl_find_object o;
@@ -94,18 +146,13 @@ unsigned modules_of(uintptr_t ip)
 	const struct link_map *lm = o.dlfo_link_map;
 	const char *lname = lm->l_name ? lm->l_name : "";
 	uintptr_t start = (uintptr_t)o.dlfo_map_start;
-	unsigned n = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
-	for (unsigned i = 1; i <= n; i++)
-		if (table[i].start == start && strcmp(table[i].lname, lname) == 0)
-			return i;
-	/* Not known yet. A thread that finds another filling the table (or a
-	 * signal handler that interrupted it) goes without: the record then
-	 * names the module only by its file name. */
-	if (__atomic_exchange_n(&busy, 1, __ATOMIC_ACQUIRE))
-		return 0;
-	unsigned idx = 0;
-	n = __atomic_load_n(&count, __ATOMIC_RELAXED);
-	if (n < MAX_MODULES) {
+	unsigned idx = known(start, lname);
+	if (idx || !fill_begin())
+		return idx; /* 0: the record names the module by its file name */
+	/* Another thread may have added it while this one waited. */
+	idx = known(start, lname);
+	unsigned n = __atomic_load_n(&count, __ATOMIC_RELAXED);
+	if (!idx && n < MAX_MODULES) {
 		struct entry *e = &table[n + 1];
 		uintptr_t off;
 		const char *name = site_module(ip, &off);
@@ -122,7 +169,7 @@ unsigned modules_of(uintptr_t ip)
 		idx = n + 1;
 		__atomic_store_n(&count, idx, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&filler, 0, __ATOMIC_RELEASE);
 	return idx;
 }
 

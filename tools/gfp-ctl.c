@@ -5,7 +5,8 @@
  *   gfp-ctl PID set KEY=VALUE...     change keys at once (GFP_POLICY syntax)
  *   gfp-ctl PID report               the statistics now (GFP_REPORT JSON)
  *   gfp-ctl PID status [--json]      the budget now, for people (binary
- *                                    units), or its raw bytes as JSON
+ *                                    units, the part of live mapped, the
+ *                                    memory events met), or as JSON
  *   gfp-ctl --list                   this user's processes that listen
  *
  * What the process answers goes to stdout; an error it answers is said by
@@ -46,7 +47,8 @@ static void usage(void)
 	       "Talks to a process started with GFP_POLICY ctl=1 (same user only): get prints\n"
 	       "its policy or one key as key=value, set changes keys at once (GFP_POLICY\n"
 	       "syntax), report prints its statistics now (GFP_REPORT JSON), status its\n"
-	       "budget now (live, limit, free, ... in KiB, MiB, GiB; --json: bytes).\n"
+	       "budget now (live, limit, free, the part of live the program mapped itself,\n"
+	       "the memory events it met, ... in KiB, MiB, GiB; --json: bytes).\n"
 	       "--list prints the pid and name of each process of this user that listens.\n"
 	       "Exit status:\n"
 	       "  0    done\n"
@@ -225,6 +227,48 @@ static void size_row(const char *name, long long bytes, const char *remark)
 	printf("%-10s %10s%s%s\n", name, gfp_human_size(h, bytes), *remark ? "  " : "", remark);
 }
 
+/* "NAME  12.0 MiB  (...)": the part of live the program mapped itself (the
+ * report's "mapped"), when it is counted. */
+static void mapped_row(const struct jval *st, bool limited, bool tree)
+{
+	const struct jval *m = json_get(st, "mapped");
+	long long live, pieces = 0, held = 0;
+	if (!number(m, "live_bytes", &live))
+		return;
+	number(m, "live_mappings", &pieces);
+	number(m, "uncharged_bytes", &held);
+	char remark[160], h[GFP_HUMAN_LEN];
+	int n = snprintf(remark, sizeof(remark), "(%s%lld mapping%s the program made itself",
+	                 !limited ? ""
+	                 : tree   ? "of this process's live: "
+	                          : "of live: ",
+	                 pieces, pieces == 1 ? "" : "s");
+	if (held > 0)
+		snprintf(remark + n, sizeof(remark) - (size_t)n, "; %s more reserved, uncharged",
+		         gfp_human_size(h, held));
+	strncat(remark, ")", sizeof(remark) - strlen(remark) - 1);
+	size_row("mapped", live, remark);
+}
+
+/* "events  max 3, oom 1": the counts of memory.events that are not 0, in
+ * the order the process wrote them, or "none". */
+static void events_row(const char *name, const struct jval *ev)
+{
+	if (!ev || ev->type != J_OBJ)
+		return;
+	printf("%-10s ", name);
+	const char *sep = "";
+	for (size_t i = 0; i < ev->n; i++) {
+		long long v;
+		if (!number(ev, ev->k[i], &v) || v == 0)
+			continue;
+		char q[64];
+		printf("%s%s %lld", sep, gfp_quote(q, sizeof(q), ev->k[i], strlen(ev->k[i])), v);
+		sep = ", ";
+	}
+	printf("%s\n", *sep ? "" : "none");
+}
+
 static int print_status(long pid, const char *text, size_t len)
 {
 	struct jval st;
@@ -241,6 +285,7 @@ static int print_status(long pid, const char *text, size_t len)
 	bool tree = json_str(&st, "scope") && !strcmp(json_str(&st, "scope"), "tree");
 	if (!limit || !number(&st, "live", &live)) {
 		printf("%-10s %10s  (live bytes are counted under a limit=)\n", "limit", "none");
+		mapped_row(&st, false, false);
 	} else {
 		const char *from = json_str(&st, "limit_from");
 		size_row("limit", limit,
@@ -254,12 +299,15 @@ static int print_status(long pid, const char *text, size_t len)
 			         gfp_human_size(h, own));
 		}
 		size_row("live", live, mine);
+		mapped_row(&st, true, tree);
 		static const char *const rows[] = {"free", "min_free", "reserved"};
 		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 			if (number(&st, rows[i], &v))
 				size_row(rows[i], v, "");
 		if (number(&st, "waiting", &v))
 			printf("%-10s %10lld\n", "waiting", v);
+		events_row("events", json_get(&st, "memory_events"));
+		events_row("tree_events", json_get(&st, "tree_memory_events"));
 	}
 	if (number(&st, "allocated", &v) && v >= 0)
 		size_row("allocated", v, "(jemalloc's count, the shim's own blocks too)");

@@ -17,10 +17,12 @@ mkdir -m 0700 "$TMP/xdg" || fail "mkdir $TMP/xdg"
 export XDG_RUNTIME_DIR=$TMP/xdg LC_ALL=C.UTF-8
 
 GFPTEST_REAPER=$_GFP_REAPER_PY /usr/bin/python3 - "$SHIM" "$GFP_CTL" <<'PY' || fail "see above"
-import json, os, re, signal, subprocess, sys
+import json, os, re, subprocess, sys
 
 shim, gfp_ctl = sys.argv[1:3]
-failures = []
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.environ["TESTS"], "ctl"))
+from ctl_py import check, failures, no_control_bytes, reads_as, status_rows, stop
 NAME = b"srv\x1b[1m\xc3\xa9"  # what the target calls itself
 SHOWN = "srv\\x1b[1mé"      # how gfp-ctl must show it
 
@@ -43,12 +45,6 @@ for w in workers:
 '''.replace("NAME", repr(NAME))
 
 
-def check(what, cond, detail=""):
-    if not cond:
-        failures.append(f"{what}: {detail}")
-    return cond
-
-
 def start(policy):
     # Killed after 50 s whatever becomes of this test, with all it started
     # (lib.sh's reaper, outside the shim).
@@ -63,41 +59,10 @@ def start(policy):
     return p, int(line.split()[1])
 
 
-def stop(proc):
-    """End of input: the target ends, or is killed after 40 s."""
-    proc.stdin.close()
-    try:
-        proc.wait(timeout=40)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-        failures.append("the target did not end")
-
-
 def ctl(*args):
     p = subprocess.run([gfp_ctl] + [str(a) for a in args], capture_output=True, timeout=50)
-    for stream in (p.stdout, p.stderr):
-        check(f"gfp-ctl {' '.join(map(str, args))}: no raw control byte",
-              not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", stream), stream)
+    no_control_bytes(f"gfp-ctl {' '.join(map(str, args))}", p.stdout, p.stderr)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
-
-
-UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
-
-
-def reads_as(text, low, high, slack=0.0):
-    """Whether text is a size as the shim writes one ("512 B", "84.8 KiB")
-    of a number of bytes from low to high (give or take a fraction slack of
-    them): bytes exact, else one decimal, rounded, in the largest unit that
-    keeps it under 1024."""
-    m = re.fullmatch(r"([0-9]+)(\.[0-9])? (B|KiB|MiB|GiB|TiB)", text)
-    if not m or (m.group(3) == "B") != (m.group(2) is None):
-        return False
-    value, unit = float(m.group(1) + (m.group(2) or "")), UNITS[m.group(3)]
-    low, high = low * (1 - slack), high * (1 + slack)
-    if unit == 1:
-        return low <= value <= high and value < 1024
-    return 1 <= value < 1024 and low / unit - 0.05 - 1e-9 <= value <= high / unit + 0.05 + 1e-9
 
 
 def status(pid, tag):
@@ -108,11 +73,7 @@ def status(pid, tag):
     if not check(f"{tag}: exit statuses", (rc0, rc, rc1) == (0, 0, 0), f"{(rc0, rc, rc1)}: {err0}{err}{err1}"):
         return None, None, None
     raw = [json.loads(before), json.loads(after)]
-    rows = {}
-    for line in human.splitlines():
-        m = re.fullmatch(r"(\w+) +(.*?)(?:  (\(.*\)))?", line)
-        if check(f"{tag}: a row '{line}'", m):
-            rows[m.group(1)] = (m.group(2).strip(), m.group(3) or "")
+    rows = status_rows(human, tag)
     check(f"{tag}: pid and name", rows.get("pid", ("",))[0] == f"{pid} ({SHOWN})", rows.get("pid"))
     return rows, raw, human
 

@@ -5,10 +5,14 @@
 # injection records from four threads (a detached one only frees), for a
 # stats=sites GFP_REPORT of sqlite3 (libsqlite3 among its callers), and for
 # a program run through a symlink whose name holds an escape and UTF-8: its
-# path is the real file, and every line stays valid JSON.
+# path is the real file, and every line stays valid JSON. The threads'
+# records name their modules even when one thread is slow to add the
+# program to the table of modules (its readlink of /proc/self/exe delayed
+# by strace) while the others record.
 source "$TESTS/lib.sh"
 need_prog readelf
 need_prog sqlite3
+need_prog strace
 PROG=$BUILD/tests/slowpath/sp_report
 [ -x "$PROG" ] || fail "$PROG is not built"
 link=$TMP/$'l\xc3\xafnk\e"x'
@@ -17,6 +21,11 @@ ln -s "$PROG" "$link"
 GFP_RECORD=$TMP/threads.rec GFP_POLICY='fail.probability=0.2;fail.seed=7' \
 	LD_PRELOAD="$SHIM" "$PROG" peak 4 >"$TMP/threads.out" 2>&1 ||
 	fail "peak 4 under fail.probability: $(tail -3 "$TMP/threads.out")"
+strace -qq -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not allowed)"
+GFP_RECORD=$TMP/slow.rec GFP_POLICY='fail.probability=0.2;fail.seed=7' \
+	strace -f -qq -o /dev/null -e trace=readlink -e inject=readlink:delay_exit=300000 \
+	-E LD_PRELOAD="$SHIM" "$PROG" peak 4 >"$TMP/slow.out" 2>&1 ||
+	fail "peak 4 with a slow readlink: $(tail -3 "$TMP/slow.out")"
 GFP_RECORD=$TMP/link.rec GFP_POLICY='fail.nth=3' LD_PRELOAD="$SHIM" "$link" peak 1 \
 	>/dev/null 2>&1
 GFP_REPORT=$TMP/sq.json GFP_POLICY='stats=sites' LD_PRELOAD="$SHIM" \
@@ -65,14 +74,16 @@ def records(path):
             out.append(json.loads(line.decode("utf-8")))
     return out
 
-recs = [r for r in records(f"{tmp}/threads.rec") if r["event"] == "injection"]
-tids = {r["tid"] for r in recs}
-if len(recs) < 4 or len(tids) < 2:
-    bad.append(f"threads: {len(recs)} injection records from {len(tids)} threads")
-for r in recs:
-    by = check_modules(f"threads record {r['seq']}", [f["module"] for f in r["frames"]], r["modules"])
-    if by.get("sp_report", {}).get("path") != prog:
-        bad.append(f"threads: the program's path {by.get('sp_report')} is not {prog}")
+for run in ("threads", "slow"):
+    recs = [r for r in records(f"{tmp}/{run}.rec") if r["event"] == "injection"]
+    tids = {r["tid"] for r in recs}
+    if len(recs) < 4 or len(tids) < 2:
+        bad.append(f"{run}: {len(recs)} injection records from {len(tids)} threads")
+    for r in recs:
+        by = check_modules(f"{run} record {r['seq']}", [f["module"] for f in r["frames"]],
+                           r["modules"])
+        if by.get("sp_report", {}).get("path") != prog:
+            bad.append(f"{run}: the program's path {by.get('sp_report')} is not {prog}")
 
 recs = [r for r in records(f"{tmp}/link.rec") if r["event"] == "injection"]
 if len(recs) != 1:

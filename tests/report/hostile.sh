@@ -2,7 +2,8 @@
 # gfp-report prints names, flags, messages and output lines read from files
 # anyone may have written. None of their control bytes reaches the terminal
 # (an OSC retitle, a clear screen, a C1 CSI), each shows as \xNN, UTF-8
-# text is kept (a finding's title, its message, its evidence); a silent
+# text is kept (a finding's title, its message, its evidence, a report's
+# memory events and mapped bytes); a silent
 # finding's evidence prints as gfp-sweep's console
 # prints it; a report read through a FIFO prints as from a file.
 source "$TESTS/lib.sh"
@@ -40,9 +41,15 @@ sw["outcomes"][evil] = 0
 json.dump(sw, open(f"{tmp}/evil.json", "w"))
 camp = {"gfp_sweep": sw["gfp_sweep"], "campaign": evil, "targets": [dict(sw, id=evil, state="error", error=evil)]}
 json.dump(camp, open(f"{tmp}/camp.json", "w"))
+# A GFP_REPORT whose memory events and mapped bytes carry hostile names.
+rep = {"gfpshim": "0.1.0", "pid": 1, "policy": {"stats": "totals"}, "totals": {"calls": 1},
+       "entries": {"malloc": {"calls": 1}}, "memory_events": {"max": 2, evil: 1},
+       "tree_memory_events": {"max": 3, evil: evil}, "memory_high": {"sleeps": 1, evil: 2},
+       "mapped": {"live_bytes": 4096, evil: evil}}
+json.dump(rep, open(f"{tmp}/report.json", "w"))
 PY
 
-for f in evil.rec evil.json camp.json; do
+for f in evil.rec evil.json camp.json report.json; do
 	"$REPORT" "$TMP/$f" >"$TMP/$f.out" 2>"$TMP/$f.err" || {
 		cat "$TMP/$f.err" >&2
 		fail "gfp-report $f failed"
@@ -54,7 +61,7 @@ import re, sys
 tmp = sys.argv[1]
 bad = []
 shown = "caf\u00e9\\x1b]0;owned\\x07\\x1b[2J\\xc2\\x9b31m\\x7fend"
-for f in ("evil.rec", "evil.json", "camp.json"):
+for f in ("evil.rec", "evil.json", "camp.json", "report.json"):
     raw = open(f"{tmp}/{f}.out", "rb").read()
     ctl = [b for b in raw if (b < 0x20 and b not in b"\n\t") or b == 0x7f]
     if ctl:
@@ -65,7 +72,7 @@ for f in ("evil.rec", "evil.json", "camp.json"):
         bad.append(f"{f}: C1 controls reach the output: {c1}")
     if shown not in text:
         bad.append(f"{f}: the hostile text is not shown quoted as {shown!r}")
-    if f != "evil.rec" and "- name: caf\u00e9\\x09\\x01\\\\[payload]" not in text:
+    if f in ("evil.json", "camp.json") and "- name: caf\u00e9\\x09\\x01\\\\[payload]" not in text:
         bad.append(f"{f}: the evidence's expected line is missing or changed")
 for b in bad:
     print(b)

@@ -44,6 +44,22 @@ static void quoting_reads_as_its_kind(void)
 	shell_is("\xc2\x9b", "$'\\xc2\\x9b'"); /* C1 CSI in UTF-8 */
 	shell_is("\xff", "$'\\xff'");          /* no UTF-8 */
 	shell_is("\x7f", "$'\\x7f'");
+	/* bidirectional controls make a line read in another order than it
+	 * runs (RLO U+202E, LRI U+2066, PDI U+2069, RLM U+200F, ALM U+061C) */
+	shell_is("a\xe2\x80\xae"
+	         "b",
+	         "$'a\\xe2\\x80\\xaeb'");
+	shell_is("\xe2\x81\xa6"
+	         "x\xe2\x81\xa9",
+	         "$'\\xe2\\x81\\xa6x\\xe2\\x81\\xa9'");
+	shell_is("\xe2\x80\x8f", "$'\\xe2\\x80\\x8f'");
+	shell_is("\xd8\x9c", "$'\\xd8\\x9c'");
+	/* their neighbours are text: EN DASH U+2013, U+2070 */
+	shell_is("a\xe2\x80\x93"
+	         "b",
+	         "'a\xe2\x80\x93"
+	         "b'");
+	shell_is("\xe2\x81\xb0", "'\xe2\x81\xb0'");
 }
 
 /* Many strings, of every byte but NUL, each quoted and given to bash as
@@ -193,6 +209,9 @@ static void visible_text_drives_no_terminal(void)
 	visible_is("\x85", 1, "\\x85"); /* a stray C1 byte */
 	visible_is("\x7f", 1, "\\x7f");
 	visible_is("a\0b", 3, "a\\x00b");
+	visible_is("x\xe2\x80\xae"
+	           "y",
+	           5, "x\\xe2\\x80\\xaey"); /* RLO */
 }
 
 static void append_cuts_at_the_end(void)

@@ -4,7 +4,8 @@
  * version line, a header, then per site its live bytes, live calls and
  * "file:line [module] func:name", by live bytes (--sort: peak bytes, live calls). A
  * report that has each site's peak bytes gets them as a column after the
- * live bytes, which the kernel does not keep.
+ * live bytes, which the kernel does not keep; a site whose live bytes are
+ * mappings the program made itself gets "mapped:yes" after its tag info.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ struct site_row {
 	struct rec_frame fr;
 	long long live_bytes, peak_bytes; /* peak: -1 when the row has none */
 	unsigned long long live_calls;
+	bool mapped; /* its live bytes are mappings the program made itself */
 	size_t order;
 };
 
@@ -78,12 +80,14 @@ static void print_site_row(const struct site_row *r, bool peak)
 	if (!len)
 		snprintf(buf, sizeof(buf), "%s+%s [%s] func:%s", r->fr.module, r->fr.offset,
 		         r->fr.module, name);
-	/* The kernel ends each line with a space, too. */
+	/* A key:value after the tag info (the kernel ends each line with a
+	 * space, too): readers of the kernel's layout still find their fields. */
+	const char *mapped = r->mapped ? " mapped:yes" : "";
 	if (peak)
-		printf("%12lli %12lli %8llu %s \n", r->live_bytes, r->peak_bytes, r->live_calls,
-		       buf);
+		printf("%12lli %12lli %8llu %s%s \n", r->live_bytes, r->peak_bytes, r->live_calls,
+		       buf, mapped);
 	else
-		printf("%12lli %8llu %s \n", r->live_bytes, r->live_calls, buf);
+		printf("%12lli %8llu %s%s \n", r->live_bytes, r->live_calls, buf, mapped);
 }
 
 /* The rows of report rep (its "allocinfo" ai) in *out; false after an
@@ -96,7 +100,8 @@ static bool read_rows(const char *path, const struct jval *rep, const struct jva
 	for (size_t i = 0; i < ai->n; i++) {
 		const struct jval *o = &ai->v[i];
 		struct site_row *r = &rows[i];
-		*r = (struct site_row){.peak_bytes = -1, .order = i};
+		*r = (struct site_row){
+		    .peak_bytes = -1, .mapped = json_bool(o, "mapped"), .order = i};
 		unsigned long long unused = 0;
 		if (!rec_frame_of(o, rep, &r->fr) ||
 		    !integer(json_get(o, "live_bytes"), true, &r->live_bytes, &unused) ||

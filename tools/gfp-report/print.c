@@ -85,6 +85,37 @@ static void print_table(const char *first, struct row *rows, size_t nrows, const
 	}
 }
 
+/* What the budget met and what the program mapped itself, under a limit
+ * (and mapped under stats too): tables of every number the shim wrote. */
+static void print_memory(const struct jval *rep)
+{
+	struct row rows[2];
+	size_t n = 0;
+	const struct jval *ev = json_get(rep, "memory_events"),
+	                  *tree = json_get(rep, "tree_memory_events");
+	if (ev && ev->type == J_OBJ)
+		rows[n++] = (struct row){"process", ev, 0, 0};
+	if (tree && tree->type == J_OBJ)
+		rows[n++] = (struct row){"tree", tree, 0, 1};
+	if (n) {
+		printf("\nmemory events (as a cgroup's memory.events counts them):\n");
+		print_table("of", rows, n, "", NULL, NULL);
+	}
+	const struct jval *high = json_get(rep, "memory_high");
+	double sleeps = 0;
+	if (json_num(high, "sleeps", &sleeps) && sleeps > 0) {
+		printf("\npenalties slept past memory.high:\n");
+		rows[0] = (struct row){"process", high, 0, 0};
+		print_table("of", rows, 1, "", NULL, NULL);
+	}
+	const struct jval *mapped = json_get(rep, "mapped");
+	if (mapped && mapped->type == J_OBJ) {
+		printf("\nmemory the program mapped itself (a part of the live bytes):\n");
+		rows[0] = (struct row){"mapped", mapped, 0, 0};
+		print_table("of", rows, 1, "", NULL, NULL);
+	}
+}
+
 static void print_report(const char *path, const struct jval *rep)
 {
 	const struct jval *policy = json_get(rep, "policy");
@@ -105,11 +136,24 @@ static void print_report(const char *path, const struct jval *rep)
 		printf("  (none recorded)\n");
 	free(rows);
 
+	print_memory(rep);
 	const struct jval *ai = json_get(rep, "allocinfo");
-	if (ai && ai->type == J_ARR)
+	if (ai && ai->type == J_ARR) {
 		printf("\n%zu allocation sites with statistics: gfp-report --allocinfo %s prints "
 		       "them\n",
 		       ai->n, path);
+		size_t maps = 0;
+		double live = 0, v;
+		for (size_t i = 0; i < ai->n; i++)
+			if (json_bool(&ai->v[i], "mapped")) {
+				maps++;
+				live += json_num(&ai->v[i], "live_bytes", &v) ? v : 0;
+			}
+		if (maps)
+			printf("(%zu of them mapped memory themselves, %.0f bytes live: marked "
+			       "mapped:yes)\n",
+			       maps, live);
+	}
 	const struct jval *sites = json_get(rep, "sites");
 	if (!sites || sites->type != J_ARR)
 		return;

@@ -84,21 +84,40 @@ void text_json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* A C1 control (U+0080 to U+009F) in UTF-8: a UTF-8 terminal takes
- * U+009B as CSI, as it takes ESC [. */
-static bool is_c1(const unsigned char *p, size_t len)
+/* A character of len bytes at p that is printable UTF-8 but must not be
+ * shown as itself: a C1 control (U+0080 to U+009F; a UTF-8 terminal takes
+ * U+009B as CSI, as it takes ESC [), or a bidirectional control (the
+ * embeddings and overrides U+202A to U+202E, the isolates U+2066 to
+ * U+2069, the marks U+200E, U+200F and U+061C), which makes a reproducer
+ * read in another order than the shell runs it. */
+static bool is_hidden(const unsigned char *p, size_t len)
 {
-	return len == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+	if (len == 2)
+		return (p[0] == 0xc2 && p[1] < 0xa0) || (p[0] == 0xd8 && p[1] == 0x9c);
+	if (len != 3 || p[0] != 0xe2)
+		return false;
+	if (p[1] == 0x80)
+		return p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae);
+	return p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9;
+}
+
+/* Each byte of a hidden character as \xNN: bash's $'...' and a reader
+ * both take that back. */
+static void put_bytes_hex(FILE *f, const unsigned char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		fprintf(f, "\\x%02x", p[i]);
 }
 
 /* Whether s has bytes that '...' would carry but a terminal, a report or a
- * copy and paste would mangle: control characters, malformed UTF-8. */
+ * copy and paste would mangle: control characters, malformed UTF-8, and
+ * bidirectional controls. */
 static bool needs_ansi_c_quote(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
 	while (p < end) {
 		size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-		if (!len || *p < 0x20 || *p == 0x7f || is_c1(p, len))
+		if (!len || *p < 0x20 || *p == 0x7f || is_hidden(p, len))
 			return true;
 		p += len;
 	}
@@ -110,8 +129,8 @@ void text_visible_put(FILE *f, const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	while (p < end) {
 		size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-		if (is_c1(p, len))
-			fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
+		if (is_hidden(p, len))
+			put_bytes_hex(f, p, len);
 		else if (len > 1 || (*p >= 0x20 && *p != 0x7f && *p < 0x80) || *p == '\n' ||
 		         *p == '\t' || (!len && *p >= 0xa0))
 			fwrite(p, 1, len ? len : 1, f);
@@ -135,8 +154,8 @@ void text_shell_quote(FILE *f, const char *s)
 		fputs("$'", f);
 		while (p < end) {
 			size_t len = *p >= 0x80 ? text_utf8_len(p, end) : 1;
-			if (is_c1(p, len))
-				fprintf(f, "\\x%02x\\x%02x", p[0], p[1]);
+			if (is_hidden(p, len))
+				put_bytes_hex(f, p, len);
 			else if (len > 1)
 				fwrite(p, 1, len, f);
 			else if (*p == '\'' || *p == '\\')
