@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "mapped.h"
+#include "mapped_sys.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -87,9 +88,9 @@ static void *next(const char *name)
 #define FIND(field, name)                                                                          \
 	do {                                                                                       \
 		void *p = next(name);                                                              \
-		__typeof__(gfp_mapped_next.field) f;                                               \
+		__typeof__(mapped_sys_next.field) f;                                               \
 		__builtin_memcpy(&f, &p, sizeof(p));                                               \
-		__atomic_store_n(&gfp_mapped_next.field, f, __ATOMIC_RELAXED);                     \
+		__atomic_store_n(&mapped_sys_next.field, f, __ATOMIC_RELAXED);                     \
 	} while (0)
 
 __attribute__((constructor(101))) static void mapcalls_init(void)

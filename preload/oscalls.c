@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fd.h"
 #include "mapped.h"
 #include "route.h"
 

@@ -14,7 +14,7 @@
  * the sum of every thread's counters, with the allocation made under the
  * same lock so that two requests cannot both take the last bytes.
  *
- * Watermarks (kernel-semantics.md §2): ordinary requests may fill up to
+ * Watermarks (the kernel's __zone_watermark_ok()): ordinary requests may fill up to
  * limit - min_free; HIGH may use half of min_free, ATOMIC (HIGH without direct
  * reclaim) 5/8, NOWAIT none, MEMALLOC all of it. Reservations (reserve.c)
  * lower every watermark by the bytes reserved and not drawn yet; only their
@@ -41,6 +41,7 @@
 #include "kswapd.h"
 #include "mapped.h"
 #include "route.h"
+#include "budget_wait.h"
 
 bool gfp_budget_on;
 int gfp_waiters; /* atomic: requests inside the slow path */
@@ -51,20 +52,6 @@ static int64_t exited_total; /* atomic: live bytes left by exited threads */
 static int64_t direct_live;  /* atomic: bytes the program mapped itself (mapped.c) */
 static int64_t reserved;     /* atomic; written under exact_lock: reserved, not drawn */
 static pthread_mutex_t exact_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The wait queue: a generation counter bumped by frees under pressure. */
-static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wait_cond;
-static uint64_t free_gen; /* atomic */
-
-static void init_cond(void)
-{
-	pthread_condattr_t a;
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(&wait_cond, &a);
-	pthread_condattr_destroy(&a);
-}
 
 static void derive_watermarks(void);
 
@@ -151,11 +138,7 @@ static void low_wm_set(int64_t reserved_now)
 /* At start-up, and again when gfp-ctl changes limit= or min_free=. */
 void budget_init(void)
 {
-	static bool cond_ready;
-	if (!cond_ready) {
-		init_cond();
-		cond_ready = true;
-	}
+	budget_wait_init();
 	/* Under the lock: gfp-ctl may change the limit while requests decide. */
 	gfp_lock(&exact_lock);
 	limit_b = (int64_t)gfp_policy.limit;
@@ -490,7 +473,7 @@ void budget_direct_adjust(int64_t delta)
 		return;
 	direct_add(delta);
 	if (delta < 0 && __atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
-		budget_wake_waiters();
+		budget_wait_wake();
 }
 
 int64_t budget_direct_live(void)
@@ -584,51 +567,6 @@ void budget_waiter_exit(void)
 		thread_update_free_direct();
 }
 
-uint64_t budget_free_gen(void)
-{
-	if (gfp_tree_on)
-		return tree_free_gen(); /* frees in every member count */
-	return __atomic_load_n(&free_gen, __ATOMIC_SEQ_CST);
-}
-
-/* Called after a free under a policy when someone waits (gfp_waiters).
- * It does not flush this thread's jemalloc cache for the waiter: under a real
- * ENOMEM jemalloc crashes flushing a cache whose metadata it cannot map. */
-void budget_wake_waiters(void)
-{
-	if (gfp_tree_on)
-		tree_wake();
-	gfp_lock(&wait_lock);
-	__atomic_add_fetch(&free_gen, 1, __ATOMIC_SEQ_CST);
-	pthread_cond_broadcast(&wait_cond);
-	gfp_unlock(&wait_lock);
-}
-
-/* Sleeps up to `ms`, or until a free after generation `seen`. */
-void budget_wait(uint64_t seen, uint64_t ms)
-{
-	if (ms == 0)
-		return;
-	if (gfp_tree_on) {
-		tree_wait(seen, ms);
-		return;
-	}
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += (time_t)(ms / 1000);
-	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	gfp_lock(&wait_lock);
-	while (__atomic_load_n(&free_gen, __ATOMIC_SEQ_CST) == seen) {
-		if (pthread_cond_timedwait(&wait_cond, &wait_lock, &ts) == ETIMEDOUT)
-			break;
-	}
-	gfp_unlock(&wait_lock);
-}
-
 void budget_atfork_child(void)
 {
 	/* The child has one thread: only its reservation is still held. */
@@ -637,8 +575,7 @@ void budget_atfork_child(void)
 	if (limit_b)
 		reserved_add(self ? self->resv_left + self->thread_left : 0);
 	pthread_mutex_init(&exact_lock, NULL);
-	pthread_mutex_init(&wait_lock, NULL);
-	init_cond();
+	budget_wait_atfork_child();
 	__atomic_store_n(&gfp_waiters, 0, __ATOMIC_RELAXED);
 	thread_update_free_direct(); /* nobody waits, no thread is late: free's route */
 }

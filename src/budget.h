@@ -186,9 +186,6 @@ static inline void budget_after_free(struct gfp_thread *t)
 }
 void budget_waiter_enter(void);
 void budget_waiter_exit(void);
-uint64_t budget_free_gen(void);
-void budget_wake_waiters(void);
-void budget_wait(uint64_t seen, uint64_t ms);
 void budget_atfork_child(void);
 
 #pragma GCC visibility pop

@@ -13,6 +13,8 @@
 
 #include "log.h"
 #include "meaning.h"
+#include "comm.h"
+#include "init.h"
 #include "budget.h"
 #include "canary.h"
 #include "oom.h"
@@ -68,7 +70,7 @@ static void mode_str(gfp_t f, char *buf, size_t n)
 	gfp_snprintf(buf, n, "%s %#x", names, f);
 }
 
-unsigned gfp_order(size_t size)
+unsigned canary_order(size_t size)
 {
 	size_t pages = size / 4096 + (size % 4096 != 0); /* no wrap near SIZE_MAX */
 	unsigned order = 0;
@@ -149,7 +151,7 @@ void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
 	if (missed)
 		gfp_buf_printf(&b, "%swarn_alloc: %u callbacks suppressed\n", prefix, missed);
 	gfp_buf_printf(&b, "%s%s(%d): allocation failure: size:%zu order:%u, mode:%s: %s (%s%s)",
-	               prefix, gfp_comm(), (int)getpid(), s->req->size, gfp_order(s->req->size),
+	               prefix, gfp_comm(), (int)getpid(), s->req->size, canary_order(s->req->size),
 	               mode, reason, s->rounds ? "after " : "before any reclaim",
 	               s->rounds ? canary_rounds(s->rounds, rounds, sizeof(rounds)) : "");
 	unwind_format(&b, frames, n);

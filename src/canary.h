@@ -13,7 +13,8 @@
 #pragma GCC visibility push(hidden)
 
 uint64_t gfp_now_ns(void);
-unsigned gfp_order(size_t size);
+/* The page order of a request of `size` bytes (the kernel's get_order). */
+unsigned canary_order(size_t size);
 void canary_tick(struct gfp_slow *s);
 void canary_warn(const struct gfp_slow *s);
 void canary_warn_alloc(const struct gfp_slow *s, const char *reason);

@@ -47,11 +47,12 @@
 #include "internal.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "cgroup_find.h"
 
 bool gfp_cgroup_on;
 __thread uint64_t gfp_memcg_over_high __attribute__((tls_model("initial-exec")));
 
-#define CG_PATH   512
+#define CG_PATH   CGROUP_FIND_PATH
 #define CG_LEVELS 8 /* the nearest levels: deeper ancestors are not looked at */
 #define CG_FILE   4096
 
@@ -60,13 +61,6 @@ __thread uint64_t gfp_memcg_over_high __attribute__((tls_model("initial-exec")))
 
 #define FAR_NS  (100 * 1000000ULL)
 #define NEAR_NS (1000000ULL)
-
-/* mem_cgroup_handle_over_high's constants (mm/memcontrol.c). */
-#define MAX_HIGH_DELAY_MS   2000        /* MEMCG_MAX_HIGH_DELAY_JIFFIES: 2 s */
-#define HIGH_DELAY_MIN_MS   10          /* HZ / 100: a penalty this small is not slept */
-#define CHARGE_BATCH        (64 * 4096) /* MEMCG_CHARGE_BATCH pages: the nominal debt */
-#define RECLAIM_CLUSTER     (32 * 4096) /* SWAP_CLUSTER_MAX pages: a retry's target */
-#define MAX_RECLAIM_RETRIES 16
 
 static struct {
 	int version;           /* 1 or 2 */
@@ -275,7 +269,7 @@ int64_t cgroup_budget_now(void)
  * limit) is left alone unless `force`: each change takes every allowance
  * back. A tree's member publishes the tree's new limit: without the tree's
  * lock, as it may look from inside a request that must not block. */
-static void refresh(bool force)
+void cgroup_refresh(bool force)
 {
 	if (__atomic_exchange_n(&refreshing, 1, __ATOMIC_ACQUIRE))
 		return; /* another thread is reading the same figures */
@@ -338,7 +332,7 @@ void cgroup_tick(void)
 	if (moved < 0)
 		moved = -moved;
 	if ((moved > gfp_budget.batch && moved > room / 8) || due(&next_far, gfp_now_ns(), FAR_NS))
-		refresh(false);
+		cgroup_refresh(false);
 	charge_over_high();
 }
 
@@ -349,7 +343,7 @@ void cgroup_near(void)
 	uint64_t now = gfp_now_ns();
 	if (due(&next_near, now, NEAR_NS)) {
 		__atomic_store_n(&next_far, now + FAR_NS, __ATOMIC_RELAXED);
-		refresh(false);
+		cgroup_refresh(false);
 	}
 	charge_over_high();
 }
@@ -358,7 +352,7 @@ void cgroup_near(void)
 void cgroup_after_reclaim(void)
 {
 	if (gfp_cgroup_on)
-		refresh(true);
+		cgroup_refresh(true);
 }
 
 void cgroup_direct_reclaimed(const struct gfp_req *req, size_t freed)
@@ -370,7 +364,7 @@ void cgroup_direct_reclaimed(const struct gfp_req *req, size_t freed)
 		vmstat_memcg_event(GFP_MEMCG_MAX);
 	if (!gfp_cgroup_on)
 		return;
-	refresh(true);
+	cgroup_refresh(true);
 	/* memory.low breached: reclaimed while at or under its protection
 	 * (mem_cgroup_calculate_protection's MEMCG_LOW). */
 	if (cg.version == 2) {
@@ -381,96 +375,10 @@ void cgroup_direct_reclaimed(const struct gfp_req *req, size_t freed)
 	}
 }
 
-/* ------------------------------------------------------------------------
- * memory.high: mem_cgroup_handle_over_high
- * ---------------------------------------------------------------------- */
-
-uint64_t cgroup_high_delay_ms(int64_t over, int64_t high, uint64_t charged)
+int64_t cgroup_throttle_at(int64_t *value)
 {
-	if (over <= 0 || !charged)
-		return 0;
-	if (high < 4096)
-		high = 4096; /* calculate_overage: a threshold of one page at least */
-	/* calculate_overage and calculate_high_delay: with the overage in
-	 * 2^-20 of memory.high, overage^2 * HZ >> (20 + 14) jiffies, that is
-	 * 2^40 / 2^34 * 1000 = 64000 ms times the overage ratio squared,
-	 * scaled by the task's charge against MEMCG_CHARGE_BATCH. Far past
-	 * memory.high the 2 s cap applies anyway: the ratio is bounded, and
-	 * so is the charge, so that nothing overflows. */
-	double ratio = (double)over / (double)high;
-	if (ratio > 64)
-		ratio = 64;
-	double batches =
-	    (double)(charged < ((uint64_t)1 << 40) ? charged : (uint64_t)1 << 40) / CHARGE_BATCH;
-	double ms = 64000.0 * ratio * ratio * batches;
-	return ms >= MAX_HIGH_DELAY_MS ? MAX_HIGH_DELAY_MS : (uint64_t)ms;
-}
-
-/* What live bytes stand past memory.high now (exact; the tree's under
- * limit.scope=tree). */
-static int64_t over_high_now(void)
-{
-	int64_t live = __atomic_load_n(&high_live, __ATOMIC_RELAXED);
-	return live == INT64_MAX ? 0 : budget_live() - live;
-}
-
-static void sleep_ms(uint64_t ms)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += (time_t)(ms / 1000);
-	t.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	/* schedule_timeout_killable: a signal handler runs, the sleep goes on. */
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
-		;
-}
-
-void cgroup_handle_over_high(struct gfp_req *req)
-{
-	/* PF_MEMALLOC (a shrinker, a notifier, kswapd) is never throttled; a
-	 * request that may not block keeps the debt for the thread's next one
-	 * that may, as the kernel pays it on the return to user space. */
-	if (gfp_tls.in_reclaim || gfp_tls.guard)
-		return;
-	gfp_t f = req->ctx_resolved ? req->gfp : context_resolve(req);
-	if (!(f & GFP_DIRECT_RECLAIM_BIT))
-		return;
-	uint64_t nr = gfp_memcg_over_high;
-	gfp_memcg_over_high = 0;
-	int saved = errno, cancel;
-	/* malloc is no cancellation point: clock_nanosleep is. */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-	unsigned retries = MAX_RECLAIM_RETRIES, progress_rounds = 0;
-	bool in_retry = false;
-	for (;;) {
-		/* reclaim_high: only while over memory.high, one event each. */
-		size_t freed = 0;
-		if (over_high_now() > 0) {
-			vmstat_memcg_event(GFP_MEMCG_HIGH);
-			freed = reclaim_run(f, in_retry ? RECLAIM_CLUSTER : (size_t)nr, true);
-			refresh(true);
-		}
-		uint64_t ms = cgroup_high_delay_ms(
-		    over_high_now(), __atomic_load_n(&high_value, __ATOMIC_RELAXED), nr);
-		if (ms <= HIGH_DELAY_MIN_MS)
-			break;
-		/* Reclaim that makes progress is preferred to a sleep; unlike
-		 * the kernel's, its rounds with progress are bounded too. */
-		if ((freed && progress_rounds++ < MAX_RECLAIM_RETRIES) || retries--) {
-			in_retry = true;
-			continue;
-		}
-		uint64_t t0 = gfp_now_ns();
-		sleep_ms(ms);
-		vmstat_high_delay(gfp_now_ns() - t0);
-		break;
-	}
-	pthread_setcancelstate(cancel, NULL);
-	errno = saved;
+	*value = __atomic_load_n(&high_value, __ATOMIC_RELAXED);
+	return __atomic_load_n(&high_live, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------
@@ -529,143 +437,6 @@ void cgroup_show_mem(struct gfp_buf *b, const char *prefix)
 /* ------------------------------------------------------------------------
  * Finding the cgroup (start-up only)
  * ---------------------------------------------------------------------- */
-
-/* Field i (0-based, space-separated) of a line: its start and length. */
-static bool field(const char *line, size_t len, unsigned i, const char **f, size_t *fl)
-{
-	size_t p = 0;
-	for (unsigned k = 0; k < i; k++) {
-		const char *sp = memchr(line + p, ' ', len - p);
-		if (!sp)
-			return false;
-		p = (size_t)(sp - line) + 1;
-	}
-	const char *sp = memchr(line + p, ' ', len - p);
-	*f = line + p;
-	*fl = sp ? (size_t)(sp - (line + p)) : len - p;
-	return true;
-}
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static size_t unescape(char *out, size_t cap, const char *s, size_t n)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < n && o + 1 < cap; i++) {
-		if (s[i] == '\\' && i + 3 < n && s[i + 1] >= '0' && s[i + 1] <= '3') {
-			out[o++] =
-			    (char)((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
-			i += 3;
-		} else {
-			out[o++] = s[i];
-		}
-	}
-	out[o] = '\0';
-	return o;
-}
-
-static bool has_word(const char *list, size_t n, const char *word)
-{
-	size_t wl = strlen(word);
-	for (size_t i = 0; i < n;) {
-		const char *comma = memchr(list + i, ',', n - i);
-		size_t end = comma ? (size_t)(comma - list) : n;
-		if (end - i == wl && memcmp(list + i, word, wl) == 0)
-			return true;
-		i = end + 1;
-	}
-	return false;
-}
-
-bool cgroup_mount_dir(const char *line, size_t len, bool v2, const char *path, char *out,
-                      size_t cap)
-{
-	/* id parent major:minor root mountpoint options [optional...] - fstype
-	 * source superoptions */
-	const char *root, *mnt, *f;
-	size_t rl, ml, fl;
-	if (!field(line, len, 3, &root, &rl) || !field(line, len, 4, &mnt, &ml))
-		return false;
-	unsigned i = 6;
-	while (field(line, len, i, &f, &fl) && !(fl == 1 && *f == '-'))
-		i++;
-	const char *type, *super;
-	size_t tl, sl;
-	if (!field(line, len, i + 1, &type, &tl) || !field(line, len, i + 3, &super, &sl))
-		return false;
-	if (v2 ? !(tl == 7 && memcmp(type, "cgroup2", 7) == 0)
-	       : !(tl == 6 && memcmp(type, "cgroup", 6) == 0 && has_word(super, sl, "memory")))
-		return false;
-	char r[CG_PATH];
-	size_t n = unescape(r, sizeof(r), root, rl);
-	if (n == 1 && r[0] == '/')
-		n = 0; /* the hierarchy's root: every path is under it */
-	size_t pl = strlen(path);
-	if (pl < n || memcmp(path, r, n) != 0 || (path[n] != '/' && path[n] != '\0'))
-		return false; /* the process's cgroup is not under this mount */
-	size_t o = unescape(out, cap, mnt, ml);
-	const char *rest = path + n;
-	if (strcmp(rest, "/") == 0)
-		rest = "";
-	if (o + strlen(rest) + 1 > cap)
-		return false;
-	memcpy(out + o, rest, strlen(rest) + 1);
-	return true;
-}
-
-/* The process's cgroup path in hierarchy v2 ("0::/x") or v1's memory one
- * ("4:memory:/x"), from the text of /proc/self/cgroup, into out. */
-static bool cgroup_path(const char *text, bool v2, char *out, size_t cap)
-{
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
-		const char *c1 = strchr(l, ':'), *nl = strchr(l, '\n');
-		const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		size_t end = nl ? (size_t)(nl - l) : strlen(l);
-		if (!c2 || (size_t)(c2 - l) >= end)
-			continue;
-		bool match = v2 ? c2 == c1 + 1 && strncmp(l, "0:", 2) == 0
-		                : has_word(c1 + 1, (size_t)(c2 - c1 - 1), "memory");
-		size_t pl = end - (size_t)(c2 + 1 - l);
-		if (!match || pl + 1 > cap || c2[1] != '/')
-			continue;
-		memcpy(out, c2 + 1, pl);
-		out[pl] = '\0';
-		return true;
-	}
-	return false;
-}
-
-/* The directory of path in the hierarchy (v2 or v1 memory) that holds it,
- * from /proc/self/mountinfo read a block at a time, into out. */
-static bool find_mount(bool v2, const char *path, char *out, size_t cap)
-{
-	static char buf[CG_FILE * 4];
-	int saved = errno;
-	int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
-	bool found = false;
-	size_t have = 0;
-	while (fd >= 0 && !found) {
-		ssize_t n = read(fd, buf + have, sizeof(buf) - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		size_t start = 0;
-		for (char *nl; !found && (nl = memchr(buf + start, '\n', have - start));) {
-			size_t ll = (size_t)(nl - (buf + start));
-			found = cgroup_mount_dir(buf + start, ll, v2, path, out, cap);
-			start += ll + 1;
-		}
-		if (start == 0 && have == sizeof(buf))
-			have = 0; /* a line longer than the buffer: no mount of ours */
-		memmove(buf, buf + start, have - start);
-		have -= start;
-	}
-	if (fd >= 0)
-		close(fd);
-	errno = saved;
-	return found;
-}
 
 /* The levels from the cgroup up to (and with) the mount's own directory,
  * nearest first. */
@@ -730,8 +501,8 @@ static const char *find_cgroup(void)
 	if (!text)
 		return "/proc/self/cgroup cannot be read";
 	for (int v = 2; v >= 1; v--) {
-		if (!cgroup_path(text, v == 2, path, sizeof(path)) ||
-		    !find_mount(v == 2, path, cg.dir, sizeof(cg.dir)))
+		if (!cgroup_find_path(text, v == 2, path, sizeof(path)) ||
+		    !cgroup_find_mount(v == 2, path, cg.dir, sizeof(cg.dir)))
 			continue;
 		cg.version = v;
 		size_t dl = strlen(cg.dir), pl = strcmp(path, "/") == 0 ? 0 : strlen(path);
@@ -804,8 +575,9 @@ bool cgroup_pressure_file(char *out, size_t cap)
 {
 	const char *text = self_cgroup();
 	char path[CG_PATH];
-	if (!text || !cgroup_path(text, true, path, sizeof(path)) ||
-	    !find_mount(true, path, out, cap) || strlen(out) + sizeof("/memory.pressure") > cap)
+	if (!text || !cgroup_find_path(text, true, path, sizeof(path)) ||
+	    !cgroup_find_mount(true, path, out, cap) ||
+	    strlen(out) + sizeof("/memory.pressure") > cap)
 		return false;
 	memcpy(out + strlen(out), "/memory.pressure", sizeof("/memory.pressure"));
 	return true;

@@ -51,27 +51,19 @@ bool cgroup_oom_group(void);
 
 /* memory.high (mem_cgroup_handle_over_high): bytes the thread charged
  * past memory.high and has not paid for yet. The request that ran them up
- * pays before it returns, when it may block: cgroup_handle_over_high. */
+ * pays before it returns, when it may block: cgroup_high.c. */
 extern __thread uint64_t gfp_memcg_over_high __attribute__((tls_model("initial-exec")));
-void cgroup_handle_over_high(struct gfp_req *req);
+/* The live bytes past which memory.high is passed (INT64_MAX: none), and
+ * that memory.high in *value (0: none). */
+int64_t cgroup_throttle_at(int64_t *value);
+/* The cgroup's figures read again (one thread at a time); the budget
+ * follows a change of more than a batch, or any when `force`. */
+void cgroup_refresh(bool force);
 
 void cgroup_atfork_child(void);
 /* The memory.pressure file of the process's cgroup v2 (PSI triggers,
  * kswapd.psi), into out; false when there is none. Not on a request's path. */
 bool cgroup_pressure_file(char *out, size_t cap);
-
-/* One line of /proc/self/mountinfo (without its newline): the directory of
- * cgroup path `path` when the line mounts the hierarchy it is in (fstype
- * cgroup2 when v2, else cgroup with the memory controller); false
- * otherwise or when out (cap bytes) is too small. Pure: the unit test
- * calls it. */
-bool cgroup_mount_dir(const char *line, size_t len, bool v2, const char *path, char *out,
-                      size_t cap);
-
-/* mem_cgroup_handle_over_high's penalty (calculate_high_delay) in ms for
- * `over` bytes past a memory.high of `high` bytes, after `charged` bytes
- * charged past it: at most 2000 (MEMCG_MAX_HIGH_DELAY_JIFFIES). Pure. */
-uint64_t cgroup_high_delay_ms(int64_t over, int64_t high, uint64_t charged);
 
 #pragma GCC visibility pop
 

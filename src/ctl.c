@@ -57,6 +57,8 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fd.h"
+#include "budget_wait.h"
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
@@ -236,7 +238,7 @@ static void set(int fd, const char *text)
 		tree_limit_set((int64_t)gfp_policy.limit); /* every member's limit */
 	__atomic_add_fetch(&gfp_policy_gen, 1, __ATOMIC_ACQ_REL);
 	thread_poke_all();
-	budget_wake_waiters(); /* a raised limit: waiting requests try again now */
+	budget_wait_wake(); /* a raised limit: waiting requests try again now */
 	char quoted[512];
 	gfp_log(GFP_LOG_INFO, "gfp-ctl set %s",
 	        gfp_quote(quoted, sizeof(quoted), text, strlen(text)));

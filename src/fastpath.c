@@ -17,8 +17,10 @@
 
 #include "internal.h"
 #include "fastpath.h"
+#include "budget_wait.h"
 #include "junk.h"
 #include "cgroup.h"
+#include "cgroup_high.h"
 
 static void *alloc_stashed(void *p);
 static void *alloc_fast_tail(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
@@ -194,7 +196,7 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 		after_free();
 	/* Charged past memory.high: the throttle, before the caller has it. */
 	if (unlikely(gfp_memcg_over_high) && p)
-		cgroup_handle_over_high(req);
+		cgroup_high_handle(req);
 	return p;
 }
 
@@ -395,6 +397,6 @@ static __attribute__((noinline)) void after_free(void)
 			reserve_refill(t);
 	}
 	if (unlikely(__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST)))
-		budget_wake_waiters();
+		budget_wait_wake();
 	errno = saved;
 }

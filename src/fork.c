@@ -11,6 +11,7 @@
 #include "fork.h"
 #include "kswapd.h"
 #include "mapped.h"
+#include "ipcache.h"
 
 static void fork_prepare(void)
 {
@@ -44,8 +45,8 @@ static void fork_child(void)
 	budget_atfork_child();
 	inject_atfork_child();
 	reclaim_atfork_child();
-	site_atfork_child();
-	profile_atfork_child();
+	ipcache_atfork_child();
+	profile_report_atfork_child();
 	pool_atfork_child();
 	init_atfork_child();
 }

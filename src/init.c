@@ -21,6 +21,8 @@
 
 #include "gfp_build.h"
 #include "internal.h"
+#include "fd.h"
+#include "ipcache.h"
 #include "cgroup.h"
 #include "fork.h"
 
@@ -65,7 +67,7 @@ static void policy_file_refused(const char *path, int err, mode_t mode)
 		gfp_snprintf(msg, sizeof(msg),
 		             "GFP_POLICY_FILE: '%s' is not a regular file (%s) (give a file of "
 		             "key=value lines, or the pairs in GFP_POLICY)",
-		             q, gfp_file_type(mode));
+		             q, gfp_fd_type(mode));
 	config_fail(msg);
 }
 

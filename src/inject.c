@@ -27,6 +27,8 @@
 #include "inject.h"
 #include "records.h"
 #include "stats.h"
+#include "ipcache.h"
+#include "path.h"
 
 double gfp_inject_probability;
 bool gfp_main_started;
@@ -356,7 +358,7 @@ bool inject_should_fail(struct gfp_req *req, bool at_attempt)
 		    __atomic_load_n(&path_hits, __ATOMIC_RELAXED) >= (uint64_t)p->fail_site_hit)
 			return false;
 		if (!req->path) {
-			if (!site_path_may_be(req->caller, path_wanted))
+			if (!path_may_be(req->caller, path_wanted))
 				return false;
 			req->path = path_of_caller();
 		}

@@ -51,8 +51,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fd.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "budget_wait.h"
 
 bool gfp_kswapd_on;
 
@@ -277,7 +279,7 @@ static void balance(bool psi)
 			budget_after_free(self); /* the estimate sees what it freed */
 		cgroup_after_reclaim();
 		if (__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
-			budget_wake_waiters();
+			budget_wait_wake();
 		rounds++;
 		total += freed;
 		vmstat_add(&gfp_vmstat.kswapd_rounds, 1);

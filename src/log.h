@@ -17,8 +17,6 @@ void gfp_log_raw(const char *p, size_t n);
 /* Whether messages go to a file or descriptor of the user's (GFP_LOG),
  * not into the program's own stdout or stderr. */
 bool gfp_log_private(void);
-/* The program's name as messages print it (control bytes quoted). */
-const char *gfp_comm(void);
 
 #pragma GCC visibility pop
 

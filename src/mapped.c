@@ -45,6 +45,8 @@
 
 #include "internal.h"
 #include "mapped.h"
+#include "mapped_ranges.h"
+#include "mapped_sys.h"
 
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
@@ -54,7 +56,6 @@
 #endif
 
 bool gfp_mapped_on;
-struct mapped_next gfp_mapped_next;
 
 /* New mappings are tracked and charged (limit.mapped); old ones are
  * credited whatever it says now. */
@@ -62,23 +63,7 @@ static bool tracking;         /* atomic */
 static bool overcommit_never; /* vm.overcommit_memory 2: MAP_NORESERVE is ignored */
 static uintptr_t page = 4096;
 
-/* A range of the table: a node of a treap ordered by start (the ranges
- * are disjoint, so by end too), its links indexes into the node array,
- * which can then move when it grows. Index 0 is no node. */
-struct range {
-	uintptr_t start, end;
-	uint32_t idx;     /* the caller's index (stats=sites), 0: none */
-	uint32_t charged; /* else held: tracked, not charged yet */
-	uint32_t left, right, prio;
-};
-
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-/* Under lock. */
-static struct range *node;
-static uint32_t root, free_list, high; /* free nodes are linked by left */
-static size_t nr, cap;                 /* ranges, nodes (node[0] included) */
-static uint32_t seed = 2463534242u;
-static int64_t charged_bytes, held_bytes, charged_pieces, peak_bytes;
 /* Atomic: for the report. */
 static uint64_t calls, failures;
 
@@ -90,252 +75,6 @@ bool mapped_program_call(uintptr_t pc)
 static inline uintptr_t page_up(uintptr_t n)
 {
 	return (n + page - 1) & ~(page - 1);
-}
-
-/* ------------------------------------------------------------------------
- * The range table (under lock)
- * ---------------------------------------------------------------------- */
-
-/* Room for `want` more ranges; false when no memory for it can be had. */
-static bool room_for(size_t want)
-{
-	if (cap && cap - 1 - nr >= want)
-		return true;
-	size_t ncap = cap ? cap * 2 : page / sizeof(struct range);
-	while (ncap - 1 - nr < want)
-		ncap *= 2;
-	if (ncap > UINT32_MAX)
-		return false;
-	void *m = node ? mapped_sys_mremap(node, cap * sizeof(*node), ncap * sizeof(*node),
-	                                   MREMAP_MAYMOVE, NULL)
-	               : mapped_sys_mmap(NULL, ncap * sizeof(*node), PROT_READ | PROT_WRITE,
-	                                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return false;
-	node = m;
-	cap = ncap;
-	return true;
-}
-
-/* Once room_for said so. */
-static uint32_t node_new(uintptr_t start, uintptr_t end, uint32_t idx, uint32_t charged)
-{
-	uint32_t n = free_list;
-	if (n)
-		free_list = node[n].left;
-	else
-		n = ++high;
-	seed ^= seed << 13;
-	seed ^= seed >> 17;
-	seed ^= seed << 5;
-	node[n] = (struct range){start, end, idx, charged, 0, 0, seed};
-	nr++;
-	return n;
-}
-
-/* l gets the nodes of t that start below key, r the others. */
-static void split(uint32_t t, uintptr_t key, uint32_t *l, uint32_t *r)
-{
-	if (!t) {
-		*l = *r = 0;
-	} else if (node[t].start < key) {
-		split(node[t].right, key, &node[t].right, r);
-		*l = t;
-	} else {
-		split(node[t].left, key, l, &node[t].left);
-		*r = t;
-	}
-}
-
-/* Every node of l starts below every node of r. */
-static uint32_t merge(uint32_t l, uint32_t r)
-{
-	if (!l || !r)
-		return l ? l : r;
-	if (node[l].prio > node[r].prio) {
-		node[l].right = merge(node[l].right, r);
-		return l;
-	}
-	node[r].left = merge(l, node[r].left);
-	return r;
-}
-
-static void tree_add(uint32_t n)
-{
-	uint32_t l, r;
-	split(root, node[n].start, &l, &r);
-	root = merge(merge(l, n), r);
-}
-
-static void tree_remove(uint32_t n)
-{
-	uint32_t l, m, r;
-	split(root, node[n].start, &l, &m);
-	split(m, node[n].start + 1, &m, &r);
-	root = merge(l, r);
-	node[n].left = free_list;
-	free_list = n;
-	nr--;
-}
-
-/* The range that starts after a, first. */
-static uint32_t above(uintptr_t a)
-{
-	uint32_t best = 0;
-	for (uint32_t t = root; t;)
-		if (node[t].start > a)
-			best = t, t = node[t].left;
-		else
-			t = node[t].right;
-	return best;
-}
-
-/* The first range that ends after a. */
-static uint32_t first_after(uintptr_t a)
-{
-	uint32_t best = 0;
-	for (uint32_t t = root; t;)
-		if (node[t].start <= a)
-			best = t, t = node[t].right;
-		else
-			t = node[t].left;
-	return best && node[best].end > a ? best : above(a);
-}
-
-/* The range of `a`: 0 when a is in none. */
-static uint32_t range_at(uintptr_t a)
-{
-	uint32_t n = first_after(a);
-	return n && node[n].start <= a ? n : 0;
-}
-
-/* The first range that ends after a, if it starts below b. */
-static uint32_t first_within(uintptr_t a, uintptr_t b)
-{
-	uint32_t n = first_after(a);
-	return n && node[n].start < b ? n : 0;
-}
-
-static uint32_t next_within(uint32_t n, uintptr_t b)
-{
-	n = above(node[n].start);
-	return n && node[n].start < b ? n : 0;
-}
-
-/* Range n gains `bytes` (or loses them) and `pieces` ranges like it: the
- * totals and, when charged, its caller's row follow. */
-static void count_piece(uint32_t n, int64_t bytes, int64_t pieces)
-{
-	const struct range *r = &node[n];
-	if (!r->charged) {
-		held_bytes += bytes;
-		return;
-	}
-	charged_bytes += bytes;
-	charged_pieces += pieces;
-	if (charged_bytes > peak_bytes)
-		peak_bytes = charged_bytes;
-	if (r->idx)
-		profile_mapped(r->idx, bytes, pieces);
-}
-
-/* The charged bytes (held: the uncharged ones) of [a, b). */
-static int64_t bytes_within(uintptr_t a, uintptr_t b, bool charged)
-{
-	int64_t sum = 0;
-	for (uint32_t n = first_within(a, b); n; n = next_within(n, b)) {
-		uintptr_t s = node[n].start > a ? node[n].start : a;
-		uintptr_t e = node[n].end < b ? node[n].end : b;
-		if (!node[n].charged == !charged)
-			sum += (int64_t)(e - s);
-	}
-	return sum;
-}
-
-struct carved {
-	int64_t charged; /* charged bytes that went */
-	bool found;
-	uint32_t idx, was_charged; /* of the first range [a, b) overlapped */
-};
-
-/* Forgets [a, b): the kernel has unmapped it, or mapped something else
- * there. A hole in one range splits it; without room for the second half
- * that half is forgotten too (and credited: it is then untracked, and its
- * own munmap later credits nothing). */
-static struct carved carve(uintptr_t a, uintptr_t b)
-{
-	struct carved c = {0};
-	uint32_t n = first_within(a, b);
-	if (!n)
-		return c;
-	c.found = true;
-	c.idx = node[n].idx;
-	c.was_charged = node[n].charged;
-	if (node[n].start < a && node[n].end > b && room_for(1)) {
-		uint32_t m = node_new(b, node[n].end, node[n].idx, node[n].charged);
-		node[n].end = a;
-		tree_add(m);
-		count_piece(n, -(int64_t)(b - a), 1);
-		c.charged = node[n].charged ? (int64_t)(b - a) : 0;
-		return c;
-	}
-	while (n) {
-		uint32_t next = next_within(n, b);
-		struct range *r = &node[n];
-		uintptr_t s = r->start > a ? r->start : a, e = r->end < b ? r->end : b;
-		c.charged += r->charged ? (int64_t)(e - s) : 0;
-		if (r->start < a) { /* its head stays (its tail too went: no room) */
-			count_piece(n, -(int64_t)(r->end - a), 0);
-			c.charged += r->charged ? (int64_t)(r->end - e) : 0;
-			r->end = a;
-		} else if (r->end > b) { /* its tail stays: still first of its own */
-			count_piece(n, -(int64_t)(b - r->start), 0);
-			r->start = b;
-		} else {
-			count_piece(n, -(int64_t)(r->end - r->start), -1);
-			tree_remove(n);
-		}
-		n = next;
-	}
-	return c;
-}
-
-/* [a, b), where nothing is tracked now; false without room. */
-static bool insert(uintptr_t a, uintptr_t b, uint32_t idx, bool charged)
-{
-	if (a >= b || !room_for(1))
-		return false;
-	uint32_t n = node_new(a, b, idx, charged);
-	tree_add(n);
-	count_piece(n, (int64_t)(b - a), 1);
-	return true;
-}
-
-/* The held parts of [a, b) become charged: their bytes (room for the two
- * splits at a and b was made). */
-static int64_t commit(uintptr_t a, uintptr_t b)
-{
-	int64_t got = 0;
-	for (uint32_t n = first_within(a, b); n; n = next_within(n, b)) {
-		if (node[n].charged)
-			continue;
-		/* The parts outside stay held: ranges of their own. */
-		if (node[n].end > b) {
-			tree_add(node_new(b, node[n].end, node[n].idx, 0));
-			node[n].end = b;
-		}
-		if (node[n].start < a) {
-			tree_add(node_new(a, node[n].end, node[n].idx, 0));
-			node[n].end = a;
-			continue; /* the next turn takes the part inside */
-		}
-		int64_t len = (int64_t)(node[n].end - node[n].start);
-		count_piece(n, -len, 0);
-		node[n].charged = 1;
-		count_piece(n, len, 1);
-		got += len;
-	}
-	return got;
 }
 
 /* ------------------------------------------------------------------------
@@ -397,7 +136,7 @@ static void count_call(enum gfp_entry entry, uint32_t idx, int64_t bytes, bool f
 
 static uint32_t caller_idx(uintptr_t caller)
 {
-	return gfp_profile_on ? profile_caller(caller) : 0;
+	return gfp_profile_on ? profile_mapped_caller(caller) : 0;
 }
 
 /* After a call: the table's change `delta` replaces the charge made in
@@ -433,7 +172,7 @@ void *mapped_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 		pre = (int64_t)plen;
 		if (fixed) {
 			gfp_lock(&lock);
-			pre -= bytes_within(a, a + plen, true);
+			pre -= mapped_ranges_bytes(a, a + plen, true);
 			gfp_unlock(&lock);
 		}
 		if (!charge(pre, GFP_E_mmap, caller)) {
@@ -445,14 +184,15 @@ void *mapped_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 	gfp_lock(&lock);
 	void *r = MAP_FAILED;
 	int64_t delta = 0;
-	if (room_for(3))
+	if (mapped_ranges_room(3))
 		r = mapped_sys_mmap(addr, len, prot, flags, fd, off);
 	else
 		errno = ENOMEM;
 	if (r != MAP_FAILED) {
 		uintptr_t s = (uintptr_t)r;
-		delta -= carve(s, s + plen).charged; /* replaced, or forgotten by a raw munmap */
-		if (track && insert(s, s + plen, idx, charged) && charged)
+		delta -= mapped_ranges_carve(s, s + plen)
+		             .charged; /* replaced, or forgotten by a raw munmap */
+		if (track && mapped_ranges_insert(s, s + plen, idx, charged) && charged)
 			delta += (int64_t)plen;
 	}
 	gfp_unlock(&lock);
@@ -471,13 +211,13 @@ int mapped_munmap(void *addr, size_t len)
 		return mapped_sys_munmap(addr, len);
 	uintptr_t b = a + page_up(len);
 	gfp_lock(&lock);
-	if (!first_within(a, b)) { /* nothing of ours */
+	if (!mapped_ranges_first(a, b)) { /* nothing of ours */
 		gfp_unlock(&lock);
 		return mapped_sys_munmap(addr, len);
 	}
-	(void)room_for(1); /* a hole in one range; else carve forgets the rest */
+	(void)mapped_ranges_room(1); /* a hole in one range; else carve forgets the rest */
 	int r = mapped_sys_munmap(addr, len);
-	int64_t delta = r == 0 ? -carve(a, b).charged : 0;
+	int64_t delta = r == 0 ? -mapped_ranges_carve(a, b).charged : 0;
 	gfp_unlock(&lock);
 	settle(delta, 0);
 	count_call(GFP_E_munmap, 0, 0, r != 0);
@@ -496,14 +236,14 @@ void *mapped_mremap(void *old, size_t old_len, size_t new_len, int flags, void *
 	int saved = errno;
 	/* The mapping it moves, as the kernel finds it (vma_lookup(addr)). */
 	gfp_lock(&lock);
-	uint32_t n = range_at(a);
-	bool ours = n != 0;
-	struct range was = ours ? node[n] : (struct range){0};
+	const struct mapped_range *at = mapped_ranges_at(a);
+	bool ours = at != NULL;
+	struct mapped_range was = ours ? *at : (struct mapped_range){0};
 	int64_t pre = 0;
 	if (ours && was.charged) /* vma_to_resize: VM_ACCOUNT grows by the difference */
 		pre = keep ? (int64_t)nlen : (int64_t)nlen - (int64_t)olen;
 	if (fixed && to <= UINTPTR_MAX - nlen)
-		pre -= bytes_within(to, to + nlen, true); /* mremap_to unmaps it first */
+		pre -= mapped_ranges_bytes(to, to + nlen, true); /* mremap_to unmaps it first */
 	gfp_unlock(&lock);
 	if (!ours && !fixed)
 		return mapped_sys_mremap(old, old_len, new_len, flags, new_addr);
@@ -515,27 +255,28 @@ void *mapped_mremap(void *old, size_t old_len, size_t new_len, int flags, void *
 	gfp_lock(&lock);
 	void *r = MAP_FAILED;
 	int64_t delta = 0;
-	if (room_for(4))
+	if (mapped_ranges_room(4))
 		r = mapped_sys_mremap(old, old_len, new_len, flags, new_addr);
 	else
 		errno = ENOMEM;
 	if (r != MAP_FAILED) {
 		uintptr_t s = (uintptr_t)r;
 		if (fixed)
-			delta -= carve(s, s + nlen).charged;
+			delta -= mapped_ranges_carve(s, s + nlen).charged;
 		/* The table now, not before the charge: another thread may
 		 * have changed it meanwhile. */
-		struct carved moved = {0};
+		struct mapped_carved moved = {0};
 		if (keep) {
-			uint32_t k = range_at(a);
-			moved = (struct carved){0, k != 0, k ? node[k].idx : 0,
-			                        k ? node[k].charged : 0};
+			const struct mapped_range *k = mapped_ranges_at(a);
+			moved = (struct mapped_carved){0, k != NULL, k ? k->idx : 0,
+			                               k ? k->charged : 0};
 		} else {
-			moved = carve(a, a + olen);
+			moved = mapped_ranges_carve(a, a + olen);
 			delta -= moved.charged;
 		}
-		delta -= carve(s, s + nlen).charged;
-		if (moved.found && insert(s, s + nlen, moved.idx, moved.was_charged) &&
+		delta -= mapped_ranges_carve(s, s + nlen).charged;
+		if (moved.found &&
+		    mapped_ranges_insert(s, s + nlen, moved.idx, moved.was_charged) &&
 		    moved.was_charged)
 			delta += (int64_t)nlen;
 	}
@@ -555,8 +296,9 @@ int mapped_mprotect(void *addr, size_t len, int prot, uintptr_t caller)
 		return mapped_sys_mprotect(addr, len, prot);
 	uintptr_t b = a + page_up(len);
 	gfp_lock(&lock);
-	int64_t held = bytes_within(a, b, false);
-	uint32_t n = first_within(a, b), idx = n ? node[n].idx : 0;
+	int64_t held = mapped_ranges_bytes(a, b, false);
+	const struct mapped_range *first = mapped_ranges_first(a, b);
+	uint32_t idx = first ? first->idx : 0;
 	gfp_unlock(&lock);
 	if (!held)
 		return mapped_sys_mprotect(addr, len, prot);
@@ -569,12 +311,12 @@ int mapped_mprotect(void *addr, size_t len, int prot, uintptr_t caller)
 	gfp_lock(&lock);
 	int r = -1;
 	int64_t got = 0;
-	if (room_for(2))
+	if (mapped_ranges_room(2))
 		r = mapped_sys_mprotect(addr, len, prot);
 	else
 		errno = ENOMEM; /* as the kernel's when it cannot split a mapping */
 	if (r == 0)
-		got = commit(a, b);
+		got = mapped_ranges_commit(a, b);
 	gfp_unlock(&lock);
 	settle(got, held);
 	count_call(GFP_E_mprotect, idx, got, r != 0);
@@ -608,10 +350,10 @@ static void *move_break(bool by, intptr_t incr, void *to, enum gfp_entry entry, 
 	uintptr_t now = (uintptr_t)mapped_sys_sbrk(0);
 	int64_t delta = 0;
 	if (page_up(now) > page_up(cur)) {
-		if (insert(page_up(cur), page_up(now), idx, true))
+		if (mapped_ranges_insert(page_up(cur), page_up(now), idx, true))
 			delta = (int64_t)(page_up(now) - page_up(cur));
 	} else if (page_up(now) < page_up(cur)) {
-		delta = -carve(page_up(now), page_up(cur)).charged;
+		delta = -mapped_ranges_carve(page_up(now), page_up(cur)).charged;
 	}
 	gfp_unlock(&lock);
 	errno = err;
@@ -646,6 +388,7 @@ void mapped_follow_policy(void)
 		long p = sysconf(_SC_PAGESIZE);
 		if (p > 0)
 			page = (uintptr_t)p;
+		mapped_ranges_page(page);
 		char c = 0;
 		int saved = errno,
 		    fd = open("/proc/sys/vm/overcommit_memory", O_RDONLY | O_CLOEXEC);
@@ -669,13 +412,13 @@ void mapped_report(struct gfp_buf *b)
 	if (!__atomic_load_n(&gfp_mapped_on, __ATOMIC_ACQUIRE))
 		return;
 	gfp_lock(&lock);
-	int64_t live = charged_bytes, peak = peak_bytes, pieces = charged_pieces, held = held_bytes;
+	struct mapped_totals t = mapped_ranges_totals();
 	gfp_unlock(&lock);
 	gfp_buf_printf(
 	    b,
 	    ",\"mapped\":{\"live_bytes\":%lld,\"peak_bytes\":%lld,\"live_mappings\":%lld,"
 	    "\"uncharged_bytes\":%lld,\"calls\":%llu,\"failures\":%llu",
-	    (long long)live, (long long)peak, (long long)pieces, (long long)held,
+	    (long long)t.charged, (long long)t.peak, (long long)t.pieces, (long long)t.held,
 	    (unsigned long long)__atomic_load_n(&calls, __ATOMIC_RELAXED),
 	    (unsigned long long)__atomic_load_n(&failures, __ATOMIC_RELAXED));
 	/* The whole the mapped part is of: what the budget counts. */
@@ -700,5 +443,5 @@ void mapped_atfork_child(void)
 {
 	pthread_mutex_init(&lock, NULL);
 	if (__atomic_load_n(&gfp_mapped_on, __ATOMIC_RELAXED))
-		budget_direct_atfork_child(charged_bytes);
+		budget_direct_atfork_child(mapped_ranges_totals().charged);
 }

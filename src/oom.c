@@ -28,6 +28,8 @@
 
 #include "log.h"
 #include "meaning.h"
+#include "comm.h"
+#include "init.h"
 #include "budget.h"
 #include "reclaim.h"
 #include "oom.h"
@@ -88,7 +90,7 @@ void oom_show_mem(struct gfp_buf *b, const char *prefix)
 	}
 	cgroup_show_mem(b, prefix);
 	if (gfp_profile_on)
-		profile_top(b, prefix, 10);
+		profile_report_top(b, prefix, 10);
 }
 
 static void record(const struct gfp_slow *s, const char *outcome, const struct gfp_frame *frames,
@@ -127,7 +129,7 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	gfp_buf_printf(&b,
 	               "%s%s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
 	               "oom_score_adj=%d\n",
-	               prefix, gfp_comm(), (int)getpid(), s->req->size, gfp_order(s->req->size),
+	               prefix, gfp_comm(), (int)getpid(), s->req->size, canary_order(s->req->size),
 	               names, s->req->gfp, adj);
 	gfp_buf_printf(&b, "%sthread %s (tid %d) looped %s without progress on %s: ", prefix,
 	               thread, (int)gettid(), canary_rounds(s->rounds, rounds, sizeof(rounds)),
@@ -145,7 +147,7 @@ void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool las
 	unwind_format(&b, frames, n);
 	oom_show_mem(&b, prefix);
 	if (gfp_tree_on)
-		tree_dump_tasks(&b, prefix);
+		tree_oom_dump_tasks(&b, prefix);
 	gfp_buf_printf(&b, "\n%s%s\n", prefix, outcome);
 	gfp_log_raw(msg, b.len);
 }

@@ -1,15 +1,16 @@
 /*
  * profile.c - per-call-site statistics (stats=sites, and paths), like the
- * kernel's allocation profiling (/proc/allocinfo, kernel-semantics.md §10).
+ * kernel's allocation profiling (/proc/allocinfo, its
+ * code tags; doc/design.md, "The kernel behaviours it models").
  *
  * What it counts by is the caller: the return address of the allocation
  * entry point, or, when that lies in libc (strdup, getline, fopen), the
  * first frame outside libc (site.c: site_outside_libc). The kernel's codetag
  * is a call site in the source, and so is this; the report calls a caller's
  * row a "site". Callers get a small index, the caller index, the first time
- * they are seen (a lock-free cache keyed by the address, site.c), and each
+ * they are seen (a lock-free cache keyed by the address, ipcache.c), and each
  * thread counts into its own array, indexed by caller, that only it writes:
- * no atomic read-modify-write on a call. (Never a path id: that is site.c's
+ * no atomic read-modify-write on a call. (Never a path id: that is path.c's
  * hash of several frames, which injection and stats=paths use.)
  *
  * Live bytes need the caller and the usable size of the block being freed.
@@ -39,15 +40,21 @@
 
 #include <jemalloc/jemalloc.h>
 
+#include "policy.h"
+#include "init.h"
+#include "log.h"
 #include "modules.h"
-#include "unwind.h"
+#include "site.h"
+#include "ipcache.h"
+#include "thread.h"
 #include "profile.h"
+#include "profile_externs.h"
 
-#define MAX_CALLERS 16384 /* index 0: not tracked */
+#define MAX_CALLERS PROFILE_MAX_CALLERS
 #define CHUNK_SHIFT GFP_CHUNK_SHIFT
 #define GRANULE     GFP_GRANULE
-#define LEAF_LEN    (1u << (CHUNK_SHIFT - GRANULE))
-#define DIR_LEN     65536 /* 128 GiB of heap in 2 MiB chunks */
+#define LEAF_LEN    PROFILE_LEAF_LEN
+#define DIR_LEN     PROFILE_DIR_LEN
 
 /* The map's rule: an entry is nonzero only while the counted block it
  * describes is live (every free clears, whatever path it takes), so an
@@ -68,52 +75,14 @@ static struct {
 	uint16_t mod;
 	uintptr_t off;
 } caller_where[MAX_CALLERS];
-static unsigned ncallers; /* atomic */
+unsigned profile_ncallers; /* atomic */
 static struct gfp_ipcache index_of;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct gfp_caller_counts dead[MAX_CALLERS]; /* exited threads, under lock */
-/* Live bytes and calls given back by frees without counts of their own to
- * take them from (a thread past its exit, whose counts joined dead's):
- * atomic, as such a free may come from anywhere, even from under `lock`. */
-static struct {
-	int64_t bytes, calls;
-} orphan[MAX_CALLERS];
+pthread_mutex_t profile_lock = PTHREAD_MUTEX_INITIALIZER;
+struct gfp_caller_counts profile_dead[MAX_CALLERS];
+struct profile_orphan profile_orphan[MAX_CALLERS];
 static bool warned_full;
 struct gfp_route_map gfp_route_map; /* .size[0]: malloc(0)'s, a byte's */
-
-static struct {
-	uintptr_t chunk; /* atomic: chunk number + 1; 0 = empty */
-	uint16_t *leaf;
-} dir[DIR_LEN];
-
-/* The tables, a size class at a time: one nallocx per class, not per size
- * (14 337 of them cost three quarters of a million instructions at every
- * start). */
-void profile_init(void)
-{
-	gfp_profile_on = gfp_policy.stats >= GFP_STATS_SITES;
-	if (!gfp_profile_on || gfp_route_map.size[0])
-		return;
-	gfp_route_map.chunk[0] = UINTPTR_MAX; /* NULL's chunk is none's */
-	int saved = errno;
-	for (size_t n = 0; n <= GFP_SIZE_TABLE_MAX;) {
-		size_t usable = nallocx(n ? n : 1, 0);
-		uint32_t w = gfp_size_word_of(usable);
-		if (usable < n) /* cannot be: a size class holds its sizes */
-			usable = n;
-		for (; n <= usable && n <= GFP_SIZE_TABLE_MAX; n++)
-			gfp_route_map.size[n] = w;
-	}
-	for (size_t pages = (GFP_SIZE_TABLE_MAX >> 12) + 1; pages <= GFP_SIZE_MID_MAX >> 12;
-	     pages++) {
-		size_t lo = ((pages - 1) << 12) + 1, usable = nallocx(pages << 12, 0);
-		if (lo <= GFP_SIZE_TABLE_MAX)
-			lo = GFP_SIZE_TABLE_MAX + 1;
-		if (usable == nallocx(lo, 0) && usable <= GFP_SIZE_MID_MAX)
-			gfp_route_map.size_mid[pages] = gfp_size_word_of(usable);
-	}
-	errno = saved;
-}
+struct profile_dir_slot profile_dir[PROFILE_DIR_LEN];
 
 /* ------------------------------------------------------------------------
  * Callers
@@ -155,24 +124,24 @@ static unsigned caller_index_slow(const struct gfp_req *req)
 	gfp_tls.guard++;
 	unsigned mod = site_module(addr, &off) ? modules_of(addr) : 0;
 	gfp_tls.guard--;
-	gfp_lock(&lock);
+	gfp_lock(&profile_lock);
 	idx = (unsigned)ipcache_get(&index_of, key);
 	/* A caller the cache could not keep is looked for in the table itself,
 	 * so that it never gets a second index. */
-	for (unsigned i = 1; !idx && i <= ncallers; i++)
+	for (unsigned i = 1; !idx && i <= profile_ncallers; i++)
 		if (caller_addr[i] == addr)
 			idx = i;
-	if (!idx && ncallers + 1 < MAX_CALLERS) {
-		idx = ncallers + 1;
+	if (!idx && profile_ncallers + 1 < MAX_CALLERS) {
+		idx = profile_ncallers + 1;
 		caller_addr[idx] = addr;
 		caller_where[idx].mod = (uint16_t)mod;
 		caller_where[idx].off = off;
-		__atomic_store_n(&ncallers, idx, __ATOMIC_RELEASE);
+		__atomic_store_n(&profile_ncallers, idx, __ATOMIC_RELEASE);
 		ipcache_put(&index_of, key, idx);
 	}
 	bool full = !idx && !warned_full;
 	warned_full |= full;
-	gfp_unlock(&lock);
+	gfp_unlock(&profile_lock);
 	if (full)
 		gfp_log(GFP_LOG_WARNING,
 		        "stats=sites: more than %d call sites; the rest are not "
@@ -195,12 +164,12 @@ static void route_dir_put(uintptr_t addr, uint16_t *leaf)
 	size_t i = c & ((1u << GFP_ROUTE_BITS) - 1);
 	if (!c || __atomic_load_n(&gfp_route_map.chunk[i], __ATOMIC_RELAXED))
 		return;
-	gfp_lock(&lock);
+	gfp_lock(&profile_lock);
 	if (!gfp_route_map.chunk[i]) {
 		gfp_route_map.words[i] = (uintptr_t)leaf - ((c << CHUNK_SHIFT) >> 2);
 		__atomic_store_n(&gfp_route_map.chunk[i], c, __ATOMIC_RELEASE);
 	}
-	gfp_unlock(&lock);
+	gfp_unlock(&profile_lock);
 }
 
 static __attribute__((noinline)) uint16_t *leaf_of_slow(uintptr_t addr, bool create)
@@ -255,28 +224,28 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 	for (unsigned i = 0; i < 64; i++) {
 		unsigned slot = (unsigned)((chunk * 0x9e3779b97f4a7c15ULL) >> 48) + i;
 		slot %= DIR_LEN;
-		uintptr_t c = __atomic_load_n(&dir[slot].chunk, __ATOMIC_ACQUIRE);
+		uintptr_t c = __atomic_load_n(&profile_dir[slot].chunk, __ATOMIC_ACQUIRE);
 		if (c == chunk)
-			return dir[slot].leaf;
+			return profile_dir[slot].leaf;
 		if (c != 0)
 			continue;
 		if (!create)
 			return NULL;
 		uint16_t *leaf = NULL;
-		gfp_lock(&lock);
-		c = __atomic_load_n(&dir[slot].chunk, __ATOMIC_RELAXED);
+		gfp_lock(&profile_lock);
+		c = __atomic_load_n(&profile_dir[slot].chunk, __ATOMIC_RELAXED);
 		if (c == 0) {
 			void *m = mmap(NULL, LEAF_LEN * sizeof(uint16_t), PROT_READ | PROT_WRITE,
 			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 			if (m != MAP_FAILED) {
-				dir[slot].leaf = m;
-				__atomic_store_n(&dir[slot].chunk, chunk, __ATOMIC_RELEASE);
+				profile_dir[slot].leaf = m;
+				__atomic_store_n(&profile_dir[slot].chunk, chunk, __ATOMIC_RELEASE);
 				leaf = m;
 			}
 		} else if (c == chunk) {
-			leaf = dir[slot].leaf;
+			leaf = profile_dir[slot].leaf;
 		}
-		gfp_unlock(&lock);
+		gfp_unlock(&profile_lock);
 		if (leaf || c == 0)
 			return leaf;
 	}
@@ -442,8 +411,8 @@ static inline void count_apart(struct gfp_caller_counts *s, unsigned idx, size_t
 
 static __attribute__((noinline)) void uncount_orphan(unsigned idx, size_t usable)
 {
-	__atomic_sub_fetch(&orphan[idx].bytes, (int64_t)usable, __ATOMIC_RELAXED);
-	__atomic_sub_fetch(&orphan[idx].calls, 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&profile_orphan[idx].bytes, (int64_t)usable, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&profile_orphan[idx].calls, 1, __ATOMIC_RELAXED);
 }
 
 /* A counted block is gone: its bytes leave its caller's counts. */
@@ -529,37 +498,19 @@ bool profile_count_quick(void *p, const struct gfp_stash *s)
  * Mappings (mapped.c)
  * ---------------------------------------------------------------------- */
 
-/* Callers whose rows count mapped bytes (atomic): the report says so. */
-static bool caller_maps[MAX_CALLERS];
-
-unsigned profile_caller(uintptr_t caller)
+struct gfp_caller_counts *profile_counts(void)
 {
-	struct gfp_req req = {.caller = caller};
-	if (!counts())
-		return 0;
-	gfp_tls.guard++;
-	unsigned idx = caller_index(&req);
-	gfp_tls.guard--;
-	if (idx)
-		__atomic_store_n(&caller_maps[idx], true, __ATOMIC_RELAXED);
-	return idx;
+	return counts();
 }
 
-void profile_mapped_call(unsigned idx, uint64_t bytes, bool failed)
+unsigned profile_caller_index(const struct gfp_req *req)
 {
-	struct gfp_caller_counts *c = counts();
-	if (!c || !idx)
-		return;
-	gfp_count(&c[idx].calls, 1);
-	if (failed)
-		gfp_count(&c[idx].failures, 1);
-	else
-		gfp_count(&c[idx].bytes, bytes);
+	return caller_index(req);
 }
 
 /* A large block's way: counted apart, in the array of the thread that maps
  * or unmaps, which may not be the one that mapped. */
-void profile_mapped(unsigned idx, int64_t bytes, int64_t pieces)
+void profile_live_add(unsigned idx, int64_t bytes, int64_t pieces)
 {
 	apart_track(idx, bytes);
 	struct gfp_caller_counts *c = counts();
@@ -567,8 +518,8 @@ void profile_mapped(unsigned idx, int64_t bytes, int64_t pieces)
 		gfp_add(&c[idx].live_bytes, bytes);
 		gfp_add(&c[idx].live_calls, pieces);
 	} else {
-		__atomic_add_fetch(&orphan[idx].bytes, bytes, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&orphan[idx].calls, pieces, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&profile_orphan[idx].bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&profile_orphan[idx].calls, pieces, __ATOMIC_RELAXED);
 	}
 }
 
@@ -620,240 +571,19 @@ void profile_free(const void *p)
 		uncount_live(idx, usable);
 }
 
-/* ------------------------------------------------------------------------
- * Threads and the report
- * ---------------------------------------------------------------------- */
-
-static void fold(struct gfp_caller_counts *into, const struct gfp_caller_counts *from, unsigned n)
+int64_t profile_apart_peak(unsigned idx)
 {
-	for (unsigned i = 1; i <= n; i++) {
-		const struct gfp_caller_counts *f = &from[i];
-		struct gfp_caller_counts *t = &into[i];
-		t->live_bytes += __atomic_load_n(&f->live_bytes, __ATOMIC_RELAXED);
-		t->live_calls += __atomic_load_n(&f->live_calls, __ATOMIC_RELAXED);
-		t->calls += __atomic_load_n(&f->calls, __ATOMIC_RELAXED);
-		t->bytes += __atomic_load_n(&f->bytes, __ATOMIC_RELAXED);
-		t->failures += __atomic_load_n(&f->failures, __ATOMIC_RELAXED);
-		t->injections += __atomic_load_n(&f->injections, __ATOMIC_RELAXED);
-		t->retries += __atomic_load_n(&f->retries, __ATOMIC_RELAXED);
-		uint64_t m = __atomic_load_n(&f->max_stall_ns, __ATOMIC_RELAXED);
-		if (m > t->max_stall_ns)
-			t->max_stall_ns = m;
-	}
+	return __atomic_load_n(&apart_peak[idx], __ATOMIC_RELAXED);
 }
 
-/* A thread ends: its counts join the dead threads' and its array is
- * cleared for the next thread that gets its block. */
-void profile_thread_exit(struct gfp_thread *t)
+uintptr_t profile_caller_where(unsigned idx, unsigned *mod, uintptr_t *off)
 {
-	/* Its own exit: its later calls, counted nowhere, take the shim's way
-	 * (the leaves stay: the map outlives every thread). */
-	for (unsigned i = 0; i < GFP_LAST_SLOTS; i++)
-		__atomic_store_n(&gfp_tls.caller.last[i].caller, 0, __ATOMIC_RELAXED);
-	gfp_tls.caller.missed = 0;
-	memset(gfp_tls.caller.recent, 0, sizeof(gfp_tls.caller.recent));
-	gfp_tls.caller.counts = NULL;
-	if (!t->callers)
-		return;
-	unsigned n = __atomic_load_n(&ncallers, __ATOMIC_ACQUIRE);
-	/* Both under the lock a report holds throughout, so that no report
-	 * sees the counts both in dead and in the thread. */
-	gfp_lock(&lock);
-	fold(dead, t->callers, n);
-	memset(t->callers, 0, (n + 1) * sizeof(struct gfp_caller_counts));
-	gfp_unlock(&lock);
-}
-
-/* One caller entry's block, if the map alone counts it: an 8-byte block, or
- * one whose size entry `next` is. */
-static inline void walk_entry(struct gfp_caller_counts *sum, unsigned n, unsigned e, unsigned next)
-{
-	unsigned idx = e & GFP_SHADOW_MASK;
-	size_t usable;
-	if (!idx || idx > n || (e & GFP_SHADOW_SIZE))
-		return;
-	if (e & GFP_SHADOW_TINY)
-		usable = 1u << GRANULE;
-	else if (next & GFP_SHADOW_SIZE)
-		usable = (size_t)(next & GFP_SHADOW_MASK) << GRANULE;
-	else
-		return; /* counted apart */
-	sum[idx].live_bytes += (int64_t)usable;
-	sum[idx].live_calls++;
-}
-
-/* The live blocks the map alone counts (shadow_apart), added to their callers:
- * a free then only clears its block's word. A 16-byte-aligned word holds a
- * block's two entries, or the caller entries of two 8-byte blocks. Frees and
- * allocations meanwhile make it a moment's view, as the counters are. */
-static void walk_live(struct gfp_caller_counts *sum, unsigned n)
-{
-	for (unsigned d = 0; d < DIR_LEN; d++) {
-		if (!__atomic_load_n(&dir[d].chunk, __ATOMIC_ACQUIRE))
-			continue;
-		const uint32_t *leaf = (const uint32_t *)dir[d].leaf;
-		for (unsigned k = 0; k < LEAF_LEN / 2; k++) {
-			uint32_t w = __atomic_load_n(&leaf[k], __ATOMIC_RELAXED);
-			if (!w)
-				continue;
-			unsigned lo = w & 0xffff, hi = w >> 16;
-			walk_entry(sum, n, lo, hi);
-			if (!(hi & GFP_SHADOW_SIZE))
-				walk_entry(sum, n, hi, 0);
-		}
-	}
-}
-
-static int by_live_bytes(const void *a, const void *b)
-{
-	const struct gfp_caller_counts *x = a, *y = b;
-	return x->live_bytes < y->live_bytes ? 1 : x->live_bytes > y->live_bytes ? -1 : 0;
-}
-
-struct row {
-	struct gfp_caller_counts c; /* first: by_live_bytes compares it */
-	unsigned idx;
-};
-
-/* A report's working set (one report at a time: report_lock), and each
- * caller's peak: the most live bytes it was seen to hold, exact for its
- * large blocks (apart_peak), and for all its blocks as of each full count:
- * every report, every OOM and allocation-failure report. */
-static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct row rows[MAX_CALLERS];
-static struct gfp_caller_counts sum[MAX_CALLERS];
-static int64_t peak[MAX_CALLERS]; /* under report_lock */
-
-/* Every caller's counts as of now in rows[], by live bytes, peaks raised:
- * how many rows. Under report_lock. */
-static unsigned count_all(void)
-{
-	unsigned n = __atomic_load_n(&ncallers, __ATOMIC_ACQUIRE);
-	gfp_lock(&lock); /* lock, then registry_lock: never the other way */
-	memcpy(sum, dead, (n + 1) * sizeof(sum[0]));
-	thread_each_callers(fold, sum, n);
-	gfp_unlock(&lock);
-	walk_live(sum, n);
-	unsigned nr = 0;
-	for (unsigned i = 1; i <= n; i++) {
-		sum[i].live_bytes += __atomic_load_n(&orphan[i].bytes, __ATOMIC_RELAXED);
-		sum[i].live_calls += __atomic_load_n(&orphan[i].calls, __ATOMIC_RELAXED);
-		int64_t apart = __atomic_load_n(&apart_peak[i], __ATOMIC_RELAXED);
-		if (sum[i].live_bytes > peak[i])
-			peak[i] = sum[i].live_bytes;
-		if (apart > peak[i])
-			peak[i] = apart;
-		if (sum[i].calls)
-			rows[nr++] = (struct row){sum[i], i};
-	}
-	qsort(rows, nr, sizeof(rows[0]), by_live_bytes);
-	return nr;
-}
-
-/* Where a row's caller lies: module, offset, and its exported symbol when
- * the module is still the one it was taken from (a dlclosed library's
- * place may hold another now). */
-struct where {
-	unsigned mod; /* modules.c's index, 0: none */
-	const char *name;
-	uintptr_t off;
-	struct gfp_frame fr; /* fr.func: "" when it has no name */
-};
-
-static struct where where_of(unsigned idx)
-{
-	uintptr_t ip = caller_addr[idx], now_off = ip;
-	struct where w = {caller_where[idx].mod, "?", caller_where[idx].off, {0}};
-	const struct gfp_module *m = modules_get(w.mod);
-	const char *now = site_module(ip, &now_off);
-	if (m)
-		w.name = m->name;
-	else if (now) /* too many modules to keep: where it is now */
-		w.name = now, w.off = now_off;
-	/* Named as backtraces are (inside a symbol's size), but not when the
-	 * caller's module is gone: another may lie there now. */
-	if (now && strcmp(now, w.name) == 0 && now_off == w.off)
-		unwind_name(&w.fr, ip);
-	return w;
-}
-
-void profile_report(struct gfp_buf *b)
-{
-	static unsigned mods[MAX_CALLERS];
-	gfp_lock(&report_lock);
-	unsigned nr = count_all(), nmods = 0;
-	gfp_buf_printf(b, ",\"allocinfo\":[");
-	for (unsigned r = 0; r < nr; r++) {
-		const struct gfp_caller_counts *c = &rows[r].c;
-		struct where w = where_of(rows[r].idx);
-		unsigned k = 0;
-		while (k < nmods && mods[k] != w.mod)
-			k++;
-		if (w.mod && k == nmods)
-			mods[nmods++] = w.mod;
-		gfp_buf_printf(b, "%s{\"module\":", r ? "," : "");
-		gfp_buf_json_str(b, w.name);
-		gfp_buf_printf(b, ",\"offset\":\"%#lx\"", (unsigned long)w.off);
-		if (w.fr.func[0]) {
-			char s[160];
-			gfp_snprintf(s, sizeof(s), "%s+%#lx", w.fr.func,
-			             (unsigned long)w.fr.func_off);
-			gfp_buf_printf(b, ",\"symbol\":");
-			gfp_buf_json_str(b, s);
-		}
-		if (__atomic_load_n(&caller_maps[rows[r].idx], __ATOMIC_RELAXED))
-			gfp_buf_printf(b, ",\"mapped\":true");
-		gfp_buf_printf(
-		    b,
-		    ",\"live_bytes\":%lld,\"peak_bytes\":%lld,\"live_calls\":%lld,\"calls\":%llu,"
-		    "\"bytes\":%llu,\"failures\":%llu,\"injections\":%llu,\"retries\":%llu,"
-		    "\"max_stall_us\":%llu}",
-		    (long long)c->live_bytes, (long long)peak[rows[r].idx],
-		    (long long)c->live_calls, (unsigned long long)c->calls,
-		    (unsigned long long)c->bytes, (unsigned long long)c->failures,
-		    (unsigned long long)c->injections, (unsigned long long)c->retries,
-		    (unsigned long long)(c->max_stall_ns / 1000));
-	}
-	gfp_buf_printf(b, "],\"modules\":[");
-	for (unsigned k = 0; k < nmods; k++) {
-		if (k)
-			gfp_buf_printf(b, ",");
-		modules_json(b, mods[k]);
-	}
-	gfp_buf_printf(b, "]");
-	gfp_unlock(&report_lock);
-}
-
-void profile_top(struct gfp_buf *b, const char *prefix, unsigned max)
-{
-	/* An OOM report from a thread that holds the lock (a report that
-	 * allocates cannot: the shim's formatting does not) goes without. */
-	if (pthread_mutex_trylock(&report_lock) != 0)
-		return;
-	unsigned nr = count_all();
-	gfp_buf_printf(b, "\n%sMemory allocations (top %u call sites by live bytes):", prefix,
-	               nr < max ? nr : max);
-	for (unsigned r = 0; r < nr && r < max; r++) {
-		const struct gfp_caller_counts *c = &rows[r].c;
-		struct where w = where_of(rows[r].idx);
-		char live[GFP_HUMAN_LEN], pk[GFP_HUMAN_LEN];
-		gfp_buf_printf(b, "\n%s  %10s %9lld calls  peak %10s  ", prefix,
-		               gfp_human_size(live, c->live_bytes), (long long)c->live_calls,
-		               gfp_human_size(pk, peak[rows[r].idx]));
-		/* names come from files: control bytes quoted */
-		if (w.fr.func[0]) {
-			gfp_buf_quote(b, w.fr.func, strlen(w.fr.func));
-			gfp_buf_printf(b, "+%#lx ", (unsigned long)w.fr.func_off);
-		}
-		gfp_buf_printf(b, "(");
-		gfp_buf_quote(b, w.name, strlen(w.name));
-		gfp_buf_printf(b, "+%#lx)", (unsigned long)w.off);
-	}
-	pthread_mutex_unlock(&report_lock);
+	*mod = caller_where[idx].mod;
+	*off = caller_where[idx].off;
+	return caller_addr[idx];
 }
 
 void profile_atfork_child(void)
 {
-	pthread_mutex_init(&lock, NULL);
-	pthread_mutex_init(&report_lock, NULL);
+	pthread_mutex_init(&profile_lock, NULL);
 }

@@ -19,7 +19,13 @@
 #ifndef GFP_PROFILE_H
 #define GFP_PROFILE_H
 
-#include "internal.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "types.h"
+#include "thread.h"
+#include "profile_api.h"
 
 #define GFP_SHADOW_TINY 0x4000u /* a caller entry: usable size 8 */
 #define GFP_SHADOW_SIZE 0x8000u /* a size entry: granules below */

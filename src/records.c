@@ -4,8 +4,8 @@
  *
  * A record is at most PIPE_BUF bytes and leaves with one write(2) before the
  * call it describes returns, so a crash right after cannot lose it and lines
- * from several processes on one pipe never interleave. dest.c opens and
- * writes the destination.
+ * from several processes on one pipe never interleave. dest_set.c opens
+ * and dest.c writes the destination.
  */
 #include <limits.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 
 #include "policy.h"
 #include "dest.h"
+#include "dest_set.h"
 #include "modules.h"
 #include "records.h"
 

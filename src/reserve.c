@@ -1,5 +1,6 @@
 /*
- * reserve.c - per-thread reservations (SPEC §8, kernel-semantics.md §11).
+ * reserve.c - per-thread reservations (doc/design.md, "Modules"): the
+ * kernel has none (they were proposed for it, never merged).
  *
  * A reservation is accounting against the budget: gfp_reserve() waits, by
  * the flags' retry rules, until the budget can hold the bytes, then lowers
@@ -22,10 +23,12 @@
 #include "meaning.h"
 #include "context.h"
 #include "budget.h"
+#include "budget_wait.h"
 #include "reserve.h"
 #include "unwind.h"
 #include "slowpath.h"
 #include "site.h"
+#include "path.h"
 #include "records.h"
 
 /* Statistics for the report; changed only by reservation events. */
@@ -195,7 +198,7 @@ void reserve_release(void)
 	gfp_tls.guard--;
 	/* Other threads may be waiting for what was reserved. */
 	if (__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
-		budget_wake_waiters();
+		budget_wait_wake();
 }
 
 /* ------------------------------------------------------------------------
@@ -222,7 +225,7 @@ void reserve_thread_exit(struct gfp_thread *t)
 	if (t->resv_left || t->thread_left || t->pool) {
 		give_back(t, true);
 		if (__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
-			budget_wake_waiters();
+			budget_wait_wake();
 	}
 }
 

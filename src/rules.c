@@ -1,6 +1,6 @@
 /*
  * rules.c - GFP_RULES: per-call-site contexts for unmodified programs
- * (SPEC §6).
+ * (doc/design.md, "Where a request is decided").
  *
  *   GFP_RULES='lib:libxml2.so* => NOFAIL|NOFS; sym:png_* & size>64K => NORETRY'
  *
@@ -15,7 +15,7 @@
  * first rules.depth frames outside the shim; with lib: rules only, the
  * first frame outside the shim and libc (the caller of strdup, not strdup:
  * site_outside_libc). So two callers of one wrapper are two sites exactly
- * when a rule could tell them apart. The cache's read path takes no lock (site.c: struct
+ * when a rule could tell them apart. The cache's read path takes no lock (ipcache.c: struct
  * gfp_ipcache).
  *
  * Nothing here runs per call unless the request's context is needed: under
@@ -32,6 +32,7 @@
 #include "rules.h"
 #include "unwind.h"
 #include "site.h"
+#include "ipcache.h"
 
 /* The rules of GFP_RULES, as rules_parse.c made them. */
 static struct gfp_rule_set set;

@@ -14,9 +14,11 @@
 
 #include "internal.h"
 #include "fastpath.h"
+#include "budget_wait.h"
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
+#include "path.h"
 
 static void *attempt_jemalloc(struct gfp_req *req)
 {
@@ -118,7 +120,7 @@ struct loop {
 static void op_round_begin(void *c)
 {
 	struct loop *l = c;
-	l->gen = budget_free_gen();
+	l->gen = budget_wait_gen();
 	kswapd_wake_all(l->s->req->gfp); /* the slow path's retry: label */
 }
 

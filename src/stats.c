@@ -12,6 +12,9 @@
 #include "log.h"
 #include "dest.h"
 #include "meaning.h"
+#include "dest_report.h"
+#include "dest_set.h"
+#include "init.h"
 #include "profile_api.h"
 #include "rules.h"
 #include "budget.h"
@@ -20,6 +23,7 @@
 #include "stats.h"
 #include "kswapd.h"
 #include "mapped.h"
+#include "path.h"
 
 const char *const gfp_entry_name[GFP_ENTRY_COUNT] = {
 #define ENTRY(id, name, kind) name,
@@ -160,7 +164,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 	}
 	gfp_buf_printf(b, "{\"gfpshim\":\"%s\",\"pid\":%d", GFP_VERSION, (int)getpid());
 	/* Early in the text: the run's first process reads it back (dest.c). */
-	gfp_dest_run_json(&report, b);
+	gfp_dest_report_run_json(&report, b);
 	gfp_buf_printf(b, ",\"policy\":{");
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		char v[256];
@@ -187,7 +191,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		               (unsigned long long)s[i].failures);
 		sep = ",";
 	}
-	gfp_buf_printf(b, "},\"unwinds\":%llu", (unsigned long long)site_unwinds());
+	gfp_buf_printf(b, "},\"unwinds\":%llu", (unsigned long long)path_unwinds());
 	mapped_report(b);
 	if (gfp_policy.stats == GFP_STATS_PATHS)
 		report_paths(b);
@@ -230,5 +234,5 @@ void stats_report_at_exit(void)
 	stats_format(&b, s);
 	/* One report per process: %p in the path becomes the pid; without it
 	 * the run's first process writes the path and the others PATH.PID. */
-	gfp_dest_publish(&report, text, b.len);
+	gfp_dest_report_publish(&report, text, b.len);
 }

@@ -50,13 +50,13 @@ static bool export_env;     /* the name is new: the constructor exports it */
 void tree_settle(void)
 {
 	if (gfp_tree_on)
-		tree_reap(true);
+		tree_member_reap(true);
 }
 
 static bool join(int64_t live)
 {
 	pub_threads = 0;
-	return tree_join(live);
+	return tree_member_join(live);
 }
 
 /* True when no slot has a member that is still there. */
@@ -104,14 +104,14 @@ int tree_init(char *err, size_t n)
 		                         "this process has a budget of its own");
 		return 0;
 	}
-	tree_self_init(false);
+	tree_member_self_init(false);
 	int r = tree_seg_open(err, n, &export_env);
 	if (r != 0)
 		return r;
 	struct tree_seg *s = tree_seg;
 	/* A tree whose members are all gone starts again with this process's
 	 * limit; a live one keeps its own (gfp-ctl set changes it). */
-	tree_reap(true);
+	tree_member_reap(true);
 	/* limit=cgroup: the cgroup's figures make the limit, once it is found
 	 * (cgroup_resolve_policy publishes it). */
 	bool cgroup = gfp_policy.limit == GFP_SIZE_WORD;
@@ -153,7 +153,7 @@ void tree_atfork_child(void)
 	if (!gfp_tree_on)
 		return;
 	int64_t own = budget_process_live();
-	tree_self_init(true); /* a parent may have made a PID namespace for it */
+	tree_member_self_init(true); /* a parent may have made a PID namespace for it */
 	/* The parent's slot stays the parent's; the child starts with a slot
 	 * of its own, charged for nothing it inherited. The allowance it
 	 * inherited was granted against the parent's share. */
@@ -179,7 +179,7 @@ void tree_exit(void)
 
 void tree_leave(void)
 {
-	if (!tree_depart())
+	if (!tree_member_depart())
 		return;
 	/* The last member takes the name along; a member killed last leaves
 	 * it, and the next process that names it starts the tree again (or a
@@ -188,10 +188,10 @@ void tree_leave(void)
 	uint32_t high = __atomic_load_n(&tree_seg->high, __ATOMIC_ACQUIRE);
 	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
 		int32_t other = __atomic_load_n(&tree_seg->m[i].pid, __ATOMIC_ACQUIRE);
-		if (other < 0 || (other > 0 && !tree_gone(i, other, false)))
+		if (other < 0 || (other > 0 && !tree_member_left(i, other, false)))
 			return;
 	}
-	tree_reap(true);
+	tree_member_reap(true);
 	if (no_member_left())
 		unlink(tree_path);
 }
@@ -248,7 +248,7 @@ bool tree_clearly_fits(int64_t extra)
 int64_t tree_live(int64_t own, int64_t *others_slack)
 {
 	struct tree_seg *s = tree_seg;
-	tree_reap(false);
+	tree_member_reap(false);
 	struct tree_member *me = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
 	int64_t sum = 0, slack = 0;
 	if (me) {

@@ -101,7 +101,7 @@ struct gfp_slow;
 struct gfp_buf;
 /* oom_badness of a member holding `live` bytes with oom_score_adj `adj` in
  * a tree of `limit`: false when it may never be chosen (-1000). */
-bool tree_badness(int64_t live, int adj, int64_t limit, int64_t *points);
+bool tree_oom_badness(int64_t live, int adj, int64_t limit, int64_t *points);
 /* oom=kill in a tree: the member with the highest badness is killed and
  * its memory waited for (oom.victim_timeout), then the next. `adj`: the
  * requester's oom_score_adj. `memcg`: a memcg OOM (limit=cgroup), whose
@@ -110,7 +110,7 @@ bool tree_badness(int64_t live, int adj, int64_t limit, int64_t *points);
 enum oom_result tree_oom_kill(struct gfp_slow *s, int adj, bool memcg, bool group);
 /* The members as the kernel's task dump prints them, lines after a newline
  * each starting with `prefix`. */
-void tree_dump_tasks(struct gfp_buf *b, const char *prefix);
+void tree_oom_dump_tasks(struct gfp_buf *b, const char *prefix);
 
 #pragma GCC visibility pop
 

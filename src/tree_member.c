@@ -50,8 +50,10 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fd.h"
 #include "tree.h"
 #include "tree_structs.h"
+#include "tree_proc.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -77,117 +79,19 @@ static uint64_t next_reap_ns; /* atomic */
 static uint64_t next_deep_ns; /* atomic */
 
 /* ------------------------------------------------------------------------
- * Processes: who a pid is, from /proc
+ * Processes: who a member is, here
  * ---------------------------------------------------------------------- */
-
-/* Reads /proc/PID/<what> (pid 0: self) into buf; its length, or -1. */
-static ssize_t read_proc(pid_t pid, const char *what, char *buf, size_t n)
-{
-	char path[64];
-	if (pid)
-		gfp_snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, what);
-	else
-		gfp_snprintf(path, sizeof(path), "/proc/self/%s", what);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t r = read(fd, buf, n - 1);
-	close(fd);
-	if (r < 0)
-		return -1;
-	buf[r] = '\0';
-	return r;
-}
-
-/* The state letter and start time of pid (stat's fields 3 and 22); false
- * when there is no such process. The comm may hold spaces and parentheses:
- * the fields start after its last ')'. */
-static bool proc_stat(pid_t pid, char *state, uint64_t *start)
-{
-	char buf[1024];
-	if (read_proc(pid, "stat", buf, sizeof(buf)) <= 0)
-		return false;
-	const char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
-		return false;
-	p += 2;
-	*state = *p;
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p, ' ');
-		if (!p)
-			return false;
-		p++;
-	}
-	uint64_t v = 0;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (uint64_t)(*p++ - '0');
-	*start = v;
-	return true;
-}
-
-/* Its comm into out; false when it cannot be read. */
-static bool proc_comm(pid_t pid, char out[16])
-{
-	char buf[32];
-	ssize_t n = read_proc(pid, "comm", buf, sizeof(buf));
-	if (n <= 0)
-		return false;
-	memset(out, 0, 16);
-	for (ssize_t i = 0; i < n && i < 15 && buf[i] != '\n'; i++)
-		out[i] = buf[i];
-	return true;
-}
-
-static void ns_of(const char *path, struct tree_ns *ns)
-{
-	struct stat st;
-	ns->dev = ns->ino = 0;
-	if (stat(path, &st) == 0) {
-		ns->dev = (uint64_t)st.st_dev;
-		ns->ino = (uint64_t)st.st_ino;
-	}
-}
-
-static bool ns_eq(const struct tree_ns *a, const struct tree_ns *b)
-{
-	return __atomic_load_n(&a->ino, __ATOMIC_RELAXED) == b->ino &&
-	       __atomic_load_n(&a->dev, __ATOMIC_RELAXED) == b->dev;
-}
-
-static void ns_set(struct tree_ns *to, const struct tree_ns *from)
-{
-	__atomic_store_n(&to->dev, from->dev, __ATOMIC_RELAXED);
-	__atomic_store_n(&to->ino, from->ino, __ATOMIC_RELAXED);
-}
-
-/* Whether /proc is this process's PID namespace's: its NSpid line lists
- * the pid in each namespace from /proc's down to the process's own. */
-static bool proc_is_mine(void)
-{
-	char buf[4096];
-	ssize_t n = read_proc(0, "status", buf, sizeof(buf));
-	if (n <= 0)
-		return false;
-	const char *p = strstr(buf, "\nNSpid:");
-	if (!p) /* a kernel without PID namespaces, or a line past the buffer */
-		return n < (ssize_t)sizeof(buf) - 1;
-	int fields = 0;
-	for (p += 7; *p && *p != '\n'; p++)
-		if (*p >= '0' && *p <= '9' && (p[-1] == '\t' || p[-1] == ' ' || p[-1] == ':'))
-			fields++;
-	return fields == 1;
-}
 
 /* The same PID namespace as this process: its pid means the same here. */
 static bool same_pidns(const struct tree_member *m)
 {
-	return self.pidns.ino && ns_eq(&m->pidns, &self.pidns);
+	return self.pidns.ino && tree_proc_ns_eq(&m->pidns, &self.pidns);
 }
 
 /* Its pid and /proc tell of it here: same namespaces, /proc of ours. */
 static bool by_pid(const struct tree_member *m)
 {
-	return self.proc_ok && same_pidns(m) && ns_eq(&m->timens, &self.timens) &&
+	return self.proc_ok && same_pidns(m) && tree_proc_ns_eq(&m->timens, &self.timens) &&
 	       __atomic_load_n(&m->start, __ATOMIC_RELAXED);
 }
 
@@ -203,7 +107,7 @@ static bool is_seg(int fd)
 	return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == seg_dev && st.st_ino == seg_ino;
 }
 
-void tree_keep_fd(int fd)
+void tree_member_keep_fd(int fd)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
@@ -300,7 +204,7 @@ static void fork_file(void)
 	__atomic_store_n(&fd_maps, fd >= 0, __ATOMIC_RELAXED);
 }
 
-void tree_self_init(bool forked)
+void tree_member_self_init(bool forked)
 {
 	int saved = errno;
 	/* The kernel copies oom_score_adj to a child: its parent's copy. */
@@ -309,12 +213,12 @@ void tree_self_init(bool forked)
 	if (join_adj_known)
 		join_adj = __atomic_load_n(&parent->adj, __ATOMIC_RELAXED);
 	struct tree_ns was = self.pidns;
-	ns_of("/proc/self/ns/pid", &self.pidns);
-	ns_of("/proc/self/ns/time", &self.timens);
+	tree_proc_ns_of("/proc/self/ns/pid", &self.pidns);
+	tree_proc_ns_of("/proc/self/ns/time", &self.timens);
 	/* A child is in its parent's PID namespace and /proc, unless the
 	 * parent made a new namespace for its children. */
 	if (!forked || !self.pidns.ino || self.pidns.ino != was.ino || self.pidns.dev != was.dev)
-		self.proc_ok = self.pidns.ino && proc_is_mine();
+		self.proc_ok = self.pidns.ino && tree_proc_is_mine();
 	if (forked) {
 		__atomic_store_n(&reopening, 0, __ATOMIC_RELAXED); /* its parent's thread's */
 		fork_file();
@@ -341,7 +245,7 @@ static void empty_slot(struct tree_member *m)
 	__atomic_store_n(&m->flags, 0, __ATOMIC_RELAXED);
 }
 
-bool tree_reclaim(struct tree_member *m, int32_t pid, uint32_t gen)
+bool tree_member_reclaim(struct tree_member *m, int32_t pid, uint32_t gen)
 {
 	if (!__atomic_compare_exchange_n(&m->pid, &pid, TREE_PID_BUSY, false, __ATOMIC_ACQUIRE,
 	                                 __ATOMIC_RELAXED))
@@ -370,7 +274,7 @@ bool tree_member_gone(const struct tree_seg *s, int fd, uint32_t i, int32_t pid,
 		/* No /proc entry (it just ended: kill(2) sees that next time):
 		 * there. A zombie's memory is back with the kernel: its bytes
 		 * are too. */
-		gone = deep && proc_stat(pid, &state, &start) &&
+		gone = deep && tree_proc_stat(pid, &state, &start) &&
 		       (state == 'Z' || state == 'X' ||
 		        start != __atomic_load_n(&m->start, __ATOMIC_RELAXED));
 	} else if (fd >= 0 && (__atomic_load_n(&m->flags, __ATOMIC_RELAXED) & TREE_TOKEN)) {
@@ -383,12 +287,12 @@ bool tree_member_gone(const struct tree_seg *s, int fd, uint32_t i, int32_t pid,
 	return gone;
 }
 
-bool tree_gone(uint32_t i, int32_t pid, bool deep)
+bool tree_member_left(uint32_t i, int32_t pid, bool deep)
 {
 	return tree_member_gone(tree_seg, token_check() ? token_fd : -1, i, pid, deep);
 }
 
-void tree_reap(bool force)
+void tree_member_reap(bool force)
 {
 	struct tree_seg *s = tree_seg;
 	uint64_t now = gfp_now_ns();
@@ -408,7 +312,7 @@ void tree_reap(bool force)
 			continue;
 		uint32_t gen = __atomic_load_n(&m->gen, __ATOMIC_RELAXED);
 		if (tree_member_gone(s, fd, i, pid, deep))
-			tree_reclaim(m, pid, gen);
+			tree_member_reclaim(m, pid, gen);
 	}
 }
 
@@ -425,7 +329,7 @@ static void raise_high(uint32_t to)
 static bool was_mine(const struct tree_member *m, uint64_t start)
 {
 	return __atomic_load_n(&m->start, __ATOMIC_RELAXED) == start &&
-	       ns_eq(&m->pidns, &self.pidns) && ns_eq(&m->timens, &self.timens);
+	       tree_proc_ns_eq(&m->pidns, &self.pidns) && tree_proc_ns_eq(&m->timens, &self.timens);
 }
 
 /* Slot i, taken (BUSY), gets this process's locks. A free slot whose
@@ -475,30 +379,30 @@ static struct tree_member *claim_slot(pid_t pid, uint64_t start, int64_t live)
 				got = &s->m[i];
 		}
 		if (!got)
-			tree_reap(true); /* full: the dead give theirs back */
+			tree_member_reap(true); /* full: the dead give theirs back */
 	}
 	if (!got)
 		return NULL;
 	empty_slot(got); /* what a member that left mid-fold may have put there */
 	my_gen = __atomic_add_fetch(&got->gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&got->start, start, __ATOMIC_RELAXED);
-	ns_set(&got->pidns, &self.pidns);
-	ns_set(&got->timens, &self.timens);
+	tree_proc_ns_set(&got->pidns, &self.pidns);
+	tree_proc_ns_set(&got->timens, &self.timens);
 	__atomic_store_n(&got->live, live, __ATOMIC_RELAXED);
 	__atomic_store_n(&got->adj, join_adj_known ? join_adj : oom_read_adj(0), __ATOMIC_RELAXED);
-	if (!proc_comm(0, got->comm))
+	if (!tree_proc_comm(0, got->comm))
 		memset(got->comm, 0, sizeof(got->comm));
 	__atomic_store_n(&got->flags, token ? TREE_TOKEN : 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&got->pid, (int32_t)pid, __ATOMIC_RELEASE);
 	return got;
 }
 
-bool tree_join(int64_t live)
+bool tree_member_join(int64_t live)
 {
 	int saved = errno;
 	char state;
 	uint64_t start = 0;
-	if (!proc_stat(0, &state, &start))
+	if (!tree_proc_stat(0, &state, &start))
 		start = 0; /* no /proc: its pid and its lock tell alone */
 	struct tree_member *m = claim_slot(getpid(), start, live);
 	__atomic_store_n(&tree_me, m, __ATOMIC_RELEASE);
@@ -506,14 +410,14 @@ bool tree_join(int64_t live)
 	return m != NULL;
 }
 
-bool tree_depart(void)
+bool tree_member_depart(void)
 {
 	struct tree_member *m = __atomic_exchange_n(&tree_me, NULL, __ATOMIC_ACQ_REL);
 	if (!m)
 		return false;
 	/* Its locks go as the process ends, soon: until then no other
 	 * process takes the slot (lock_slot), and no one is misled. */
-	tree_reclaim(m, __atomic_load_n(&m->pid, __ATOMIC_RELAXED), my_gen);
+	tree_member_reclaim(m, __atomic_load_n(&m->pid, __ATOMIC_RELAXED), my_gen);
 	return true;
 }
 
@@ -526,7 +430,7 @@ static int pidfd_open(pid_t pid)
 	return (int)syscall(SYS_pidfd_open, pid, 0);
 }
 
-int tree_pidfd_kill(int pidfd)
+int tree_member_pidfd_kill(int pidfd)
 {
 	return (int)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
 }
@@ -541,7 +445,7 @@ struct peek {
 static void peek(pid_t pid, struct peek *p)
 {
 	p->adj = oom_read_adj(pid);
-	p->named = proc_comm(pid, p->comm);
+	p->named = tree_proc_comm(pid, p->comm);
 }
 
 static bool seen_as(struct tree_seen *v, int32_t pid, const struct peek *p)
@@ -563,7 +467,7 @@ static bool see_by_pid(const struct tree_member *m, int32_t pid, bool prove, str
 	peek(pid, &p);
 	char state;
 	uint64_t start;
-	if (!proc_stat(pid, &state, &start) || state == 'Z' || state == 'X' ||
+	if (!tree_proc_stat(pid, &state, &start) || state == 'Z' || state == 'X' ||
 	    start != __atomic_load_n(&m->start, __ATOMIC_RELAXED))
 		return false;
 	return seen_as(v, pid, &p);
@@ -588,7 +492,7 @@ static bool see_by_token(uint32_t i, bool prove, struct tree_seen *v)
 	return seen_as(v, holder, &p);
 }
 
-bool tree_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct tree_seen *v)
+bool tree_member_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct tree_seen *v)
 {
 	int saved = errno;
 	const struct tree_member *m = &tree_seg->m[i];
@@ -601,7 +505,7 @@ bool tree_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct tree_see
 	if (m == __atomic_load_n(&tree_me, __ATOMIC_RELAXED)) {
 		v->pid = getpid();
 		v->adj = oom_read_adj(0);
-		proc_comm(0, v->comm);
+		tree_proc_comm(0, v->comm);
 		ok = true;
 	} else if (by_pid(m)) {
 		ok = see_by_pid(m, pid, prove, v);

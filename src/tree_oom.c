@@ -66,7 +66,7 @@ static bool victim_from(struct victim *v, uint32_t i, int32_t pid, uint32_t gen,
 	v->self = m == __atomic_load_n(&tree_me, __ATOMIC_RELAXED);
 	v->live = __atomic_load_n(&m->live, __ATOMIC_RELAXED);
 	v->charged = __atomic_load_n(&m->charged, __ATOMIC_RELAXED);
-	bool seen = tree_see(i, pid, gen, prove, &v->seen);
+	bool seen = tree_member_see(i, pid, gen, prove, &v->seen);
 	v->adj = v->seen.adj;
 	return seen && (!prove || v->self || v->seen.pidfd >= 0);
 }
@@ -98,7 +98,7 @@ static void skip_victim(const struct victim *v, uint64_t now)
 	        (unsigned)gfp_policy.oom_victim_timeout);
 }
 
-bool tree_badness(int64_t live, int adj, int64_t limit, int64_t *points)
+bool tree_oom_badness(int64_t live, int adj, int64_t limit, int64_t *points)
 {
 	if (adj <= -1000)
 		return false; /* OOM_SCORE_ADJ_MIN: never */
@@ -129,10 +129,11 @@ static bool best_member(int self_adj, const uint64_t *passed, uint32_t *bi, int3
 		/* A member it cannot prove is that member (a namespace this
 		 * process cannot see into) is not its to kill; nor its
 		 * namespace's init, which ignores signals from inside. */
-		if (!tree_see(i, pid, gen, false, &seen) || (m != me && seen.pid == 1))
+		if (!tree_member_see(i, pid, gen, false, &seen) || (m != me && seen.pid == 1))
 			continue;
 		int adj = m == me ? self_adj : seen.adj;
-		if (!tree_badness(__atomic_load_n(&m->live, __ATOMIC_RELAXED), adj, limit, &points))
+		if (!tree_oom_badness(__atomic_load_n(&m->live, __ATOMIC_RELAXED), adj, limit,
+		                      &points))
 			continue;
 		if (!found || points > best_points) {
 			found = true;
@@ -152,7 +153,7 @@ static enum pick pick(struct victim *v, int self_adj)
 	struct tree_seg *s = tree_seg;
 	enum pick r = PICK_NONE;
 	bool locked = tree_lock();
-	tree_reap(true);
+	tree_member_reap(true);
 	uint64_t now = gfp_now_ns();
 	if (s->oom_slot) {
 		uint32_t i = s->oom_slot - 1;
@@ -223,7 +224,7 @@ static void kill_group(const struct victim *v, const char *why)
 		struct victim o;
 		if (!victim_from(&o, i, pid, __atomic_load_n(&m->gen, __ATOMIC_RELAXED), true))
 			continue;
-		if (o.seen.pid != 1 && o.adj > -1000 && tree_pidfd_kill(o.seen.pidfd) == 0) {
+		if (o.seen.pid != 1 && o.adj > -1000 && tree_member_pidfd_kill(o.seen.pidfd) == 0) {
 			char name[128];
 			vmstat_memcg_event(GFP_MEMCG_OOM_KILL);
 			gfp_log(GFP_LOG_ERROR, "%s: Killed process %s", why,
@@ -249,7 +250,7 @@ static void kill_victim(struct gfp_slow *s, int adj, struct victim *v, bool memc
 	oom_report(s, adj, outcome, true);
 	int r = 0, e = 0;
 	if (!v->self) {
-		r = tree_pidfd_kill(v->seen.pidfd);
+		r = tree_member_pidfd_kill(v->seen.pidfd);
 		e = errno;
 		if (r == 0)
 			vmstat_memcg_event(GFP_MEMCG_OOM_KILL);
@@ -284,8 +285,8 @@ static bool wait_victim(const struct victim *v)
 	for (;;) {
 		bool back = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE) != v->pid ||
 		            __atomic_load_n(&m->gen, __ATOMIC_RELAXED) != v->gen;
-		if (!back && tree_gone(v->i, v->pid, true)) {
-			tree_reclaim(m, v->pid, v->gen);
+		if (!back && tree_member_left(v->i, v->pid, true)) {
+			tree_member_reclaim(m, v->pid, v->gen);
 			back = true;
 		}
 		uint64_t now = gfp_now_ns();
@@ -342,7 +343,7 @@ enum oom_result tree_oom_kill(struct gfp_slow *s, int adj, bool memcg, bool grou
 	}
 }
 
-void tree_dump_tasks(struct gfp_buf *b, const char *prefix)
+void tree_oom_dump_tasks(struct gfp_buf *b, const char *prefix)
 {
 	struct tree_seg *s = tree_seg;
 	char q[PATH_MAX + 64];
@@ -365,7 +366,8 @@ void tree_dump_tasks(struct gfp_buf *b, const char *prefix)
 		/* Its pid here; one this process cannot see is named by its
 		 * pid in its own namespace, which may be another process's
 		 * here. */
-		if (tree_see(i, pid, __atomic_load_n(&m->gen, __ATOMIC_RELAXED), false, &seen))
+		if (tree_member_see(i, pid, __atomic_load_n(&m->gen, __ATOMIC_RELAXED), false,
+		                    &seen))
 			gfp_snprintf(at, sizeof(at), "%d", (int)seen.pid);
 		gfp_buf_printf(b, "\n%s[%7s] %7d %10s %10s %13d %s", prefix, at,
 		               (int)__atomic_load_n(&m->threads, __ATOMIC_RELAXED),

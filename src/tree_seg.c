@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "fd.h"
 #include "tree.h"
 #include "tree_structs.h"
 
@@ -69,7 +70,7 @@ static int refuse_file(const struct stat *st, int err_open, char *err, size_t n)
 		return refuse(err, n, "is a symbolic link, not a tree's budget");
 	if (!S_ISREG(st->st_mode))
 		return refuse(err, n, "is not a regular file (%s), not a tree's budget",
-		              gfp_file_type(st->st_mode));
+		              gfp_fd_type(st->st_mode));
 	if (st->st_uid != geteuid())
 		return refuse(err, n,
 		              "belongs to uid %u, not to uid %u: only one user's processes share "
@@ -170,7 +171,7 @@ static int create(char *err, size_t n)
 	pthread_mutexattr_destroy(&a);
 	__atomic_store_n(&s->magic, TREE_MAGIC, __ATOMIC_RELEASE);
 	tree_seg = s;
-	tree_keep_fd(fd); /* for the slot's lock */
+	tree_member_keep_fd(fd); /* for the slot's lock */
 	return 0;
 }
 
@@ -183,7 +184,7 @@ static int open_named(char *err, size_t n)
 		if (fd >= 0) {
 			int r = open_existing(fd, err, n);
 			if (r == 0)
-				tree_keep_fd(fd); /* for the slot's lock */
+				tree_member_keep_fd(fd); /* for the slot's lock */
 			else
 				close(fd);
 			return r;

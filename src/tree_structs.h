@@ -104,17 +104,17 @@ int tree_seg_open(char *err, size_t n, bool *fresh);
 /* This process's namespaces and whether /proc is its PID namespace's; at
  * start-up and in a forked child (which maps the segment anew), before
  * anything else here. */
-void tree_self_init(bool forked);
+void tree_member_self_init(bool forked);
 /* The segment's file, open and mapped (tree.c's `fd` is this module's from
  * now on: kept for the slot's locks, above the descriptors a program
  * uses). */
-void tree_keep_fd(int fd);
+void tree_member_keep_fd(int fd);
 /* Claims a slot for this process holding `live` bytes (tree_me); false
  * when every slot is taken. */
-bool tree_join(int64_t live);
+bool tree_member_join(int64_t live);
 /* The process gives its slot back (tree_me becomes NULL); false when it
  * had none. */
-bool tree_depart(void);
+bool tree_member_depart(void);
 /* Whether slot i of segment s (its file open at fd, or -1), taken by pid,
  * is gone: proven by its pid where this process can see it (no such pid,
  * or with `deep`, reading /proc, a zombie or another process with its
@@ -122,27 +122,27 @@ bool tree_depart(void);
  * judge neither way is there. */
 bool tree_member_gone(const struct tree_seg *s, int fd, uint32_t i, int32_t pid, bool deep);
 /* The same for the tree's slot i (this process's fd). */
-bool tree_gone(uint32_t i, int32_t pid, bool deep);
+bool tree_member_left(uint32_t i, int32_t pid, bool deep);
 /* Gives the bytes of slot m's member (pid, gen) back to the tree; false
  * when it is not that member's any more. */
-bool tree_reclaim(struct tree_member *m, int32_t pid, uint32_t gen);
+bool tree_member_reclaim(struct tree_member *m, int32_t pid, uint32_t gen);
 /* Looks for members that are gone: at most once a millisecond (the
  * /proc part once every 100 ms) unless `force`. */
-void tree_reap(bool force);
+void tree_member_reap(bool force);
 
 /* A member as this process sees it. */
 struct tree_seen {
 	int32_t pid;   /* here (0: in a namespace this process cannot see) */
 	int adj;       /* its oom_score_adj (the slot's copy if pid is 0) */
-	int pidfd;     /* with tree_see's `prove`: a pidfd to it, else -1 */
+	int pidfd;     /* with tree_member_see's `prove`: a pidfd to it, else -1 */
 	char comm[16]; /* its comm (the slot's copy if pid is 0) */
 };
 /* Slot i's member (pid and gen as loaded): false when this process cannot
  * name it (its pid here). With `prove`, false unless `seen->pidfd` is a
  * pidfd to that very process, or the member is this process (pidfd -1). */
-bool tree_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct tree_seen *seen);
-/* SIGKILL through a pidfd tree_see proved; -1 with errno. */
-int tree_pidfd_kill(int pidfd);
+bool tree_member_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct tree_seen *seen);
+/* SIGKILL through a pidfd tree_member_see proved; -1 with errno. */
+int tree_member_pidfd_kill(int pidfd);
 
 #pragma GCC visibility pop
 

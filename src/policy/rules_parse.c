@@ -1,5 +1,5 @@
 /*
- * rules_parse.c - the GFP_RULES parser (SPEC §6): text into a rule set.
+ * rules_parse.c - the GFP_RULES parser: text into a rule set.
  *
  *   GFP_RULES='lib:libxml2.so* => NOFAIL|NOFS; sym:png_* & size>64K => NORETRY'
  *

@@ -12,6 +12,7 @@
 
 #include "../unit/check.h"
 #include "cgroup.h"
+#include "cgroup_high.h"
 #include "decide.h"
 
 enum end { END_OK, END_FAIL, END_FORCED, END_LOOPS };

@@ -435,7 +435,7 @@ static void budget_setup(void)
 }
 
 /*
- * Issue 17, point 1: at a quiescent point (every thread the case started is
+ * The budget across threads: at a quiescent point (every thread the case started is
  * gone, or parked after flushing its cache) the budget's live bytes must
  * equal what the program holds, whatever thread allocated or freed.
  *
@@ -885,10 +885,10 @@ static void case_detached(void)
 }
 
 /* ------------------------------------------------------------------------
- * pthread_exit: detached threads whose body is pthread_exit(NULL) (issue 17
- * point 2), threads that exit with blocks in thread-specific data whose
- * destructors free them (and allocate: after the thread's exit hooks),
- * joinable threads that exit with a block for their joiner.
+ * pthread_exit: detached threads whose body is pthread_exit(NULL),
+ * threads that exit with blocks in thread-specific data whose destructors
+ * free them (and allocate: after the thread's exit hooks), joinable threads
+ * that exit with a block for their joiner.
  * ---------------------------------------------------------------------- */
 
 #define PX_BARE 100
@@ -1621,7 +1621,7 @@ static void case_signals(void)
 }
 
 /* ------------------------------------------------------------------------
- * xfree: the shapes of issue 17 point 1. A thread allocates and exits, a
+ * xfree: the shapes of the budget across threads. A thread allocates and exits, a
  * thread that never allocates frees; the other way round; the budget
  * filled, a free-only thread frees 256 KiB and the next NORETRY 4 KiB
  * request must succeed; two threads free each other's blocks.
@@ -1802,7 +1802,7 @@ static void case_xfree(void)
 	join(a, NULL);
 	budget_check("xfree: both gone");
 
-	/* 3: issue 17's reproducer, under a budget. */
+	/* 3: a thread frees what another allocated, under a budget. */
 	if (limit_b) {
 		xf_point1();
 		budget_check("xfree: after the filled budget was freed by two threads");

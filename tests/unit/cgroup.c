@@ -7,12 +7,13 @@
 
 #include "check.h"
 #include "cgroup.h"
+#include "cgroup_find.h"
 #include "meaning.h"
 
 static bool dir(const char *line, bool v2, const char *path, const char *want)
 {
 	char out[256] = "";
-	bool ok = cgroup_mount_dir(line, strlen(line), v2, path, out, sizeof(out));
+	bool ok = cgroup_find_mount_dir(line, strlen(line), v2, path, out, sizeof(out));
 	if (!want)
 		return !ok;
 	if (!ok || strcmp(out, want) != 0)

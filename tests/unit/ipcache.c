@@ -11,7 +11,7 @@
 #include <sys/resource.h>
 
 #include "check.h"
-#include "site.h"
+#include "ipcache.h"
 
 static long minor_faults(void)
 {

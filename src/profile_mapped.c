@@ -1,0 +1,44 @@
+/*
+ * profile_mapped.c - the program's own mappings in stats=sites (mapped.c
+ * charges them): the caller of each mmap, its calls and failures; the
+ * mapping's live bytes are counted apart (profile.c: profile_live_add).
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "thread.h"
+#include "profile_api.h"
+#include "profile_externs.h"
+
+/* Callers whose rows count mapped bytes (atomic): the report says so. */
+static bool caller_maps[PROFILE_MAX_CALLERS];
+
+unsigned profile_mapped_caller(uintptr_t caller)
+{
+	struct gfp_req req = {.caller = caller};
+	if (!profile_counts())
+		return 0;
+	gfp_tls.guard++;
+	unsigned idx = profile_caller_index(&req);
+	gfp_tls.guard--;
+	if (idx)
+		__atomic_store_n(&caller_maps[idx], true, __ATOMIC_RELAXED);
+	return idx;
+}
+
+void profile_mapped_call(unsigned idx, uint64_t bytes, bool failed)
+{
+	struct gfp_caller_counts *c = profile_counts();
+	if (!c || !idx)
+		return;
+	gfp_count(&c[idx].calls, 1);
+	if (failed)
+		gfp_count(&c[idx].failures, 1);
+	else
+		gfp_count(&c[idx].bytes, bytes);
+}
+
+bool profile_mapped_by(unsigned idx)
+{
+	return __atomic_load_n(&caller_maps[idx], __ATOMIC_RELAXED);
+}
