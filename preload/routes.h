@@ -6,6 +6,7 @@
 #ifndef GFP_PRELOAD_ROUTES_H
 #define GFP_PRELOAD_ROUTES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,6 +34,19 @@ extern struct gfp_routes gfp_routes_inner;
 
 /* The constructor, once init_ensure has read the policy: route.c chooses. */
 void routes_start(void);
+/* The profiled family's functions (routes_profiled.c). */
+void routes_profiled(struct gfp_routes *family);
+
+/* An alignment for which glibc's memalign and aligned_alloc answer as
+ * jemalloc's aligned_alloc does: a power of two, at least a pointer's. */
+static inline bool glibc_aligns_as_jemalloc(size_t align)
+{
+	return align >= sizeof(void *) && !(align & (align - 1));
+}
+
+/* The return address of the call a route serves: the call site as the
+ * program made it. */
+#define CALLER ((uintptr_t)__builtin_return_address(0))
 
 #pragma GCC visibility pop
 

@@ -43,7 +43,6 @@
 #include <dlfcn.h>
 #include <jemalloc/jemalloc.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>

@@ -1,8 +1,9 @@
 /*
- * kswapd.c - background reclaim, the kernel's kswapd: one thread, made when
- * live bytes first pass the low watermark, that purges jemalloc's dirty
- * pages and calls the registered shrinkers until live bytes are back under
- * the high watermark, so that fewer requests stall in direct reclaim.
+ * kswapd.c - background reclaim, the kernel's kswapd: one thread, made at
+ * its first wake-up (live bytes past the low watermark, or a request that
+ * enters the slow path), that purges jemalloc's dirty pages and calls the
+ * registered shrinkers until live bytes are back under the high watermark,
+ * so that fewer requests stall in direct reclaim.
  *
  * Watermarks in the budget's terms (free = limit - live): min is min_free,
  * where ordinary requests stop; low = min + D and high = min + 2D, with

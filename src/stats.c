@@ -4,7 +4,7 @@
  *
  * Counting happens in each thread's own block (thread.c); this file only
  * sums and prints. The report is built in a static buffer and handed to
- * dest.c: exit handlers may run while stdio is in any state.
+ * dest_report.c: exit handlers may run while stdio is in any state.
  */
 #include <unistd.h>
 
@@ -142,7 +142,7 @@ void stats_paths_restart(void)
 	__atomic_store_n(&startup_calls, 0, __ATOMIC_RELAXED);
 }
 
-/* GFP_REPORT: checked now, written at exit (dest.c). */
+/* GFP_REPORT: checked now (dest_set.c), written at exit (dest_report.c). */
 int stats_set_report(const char *value, bool secure, char *err, size_t errlen)
 {
 	if (!value || !*value)
@@ -163,7 +163,7 @@ static void format_report(struct gfp_buf *b, const struct gfp_entry_stats *s)
 		failures += s[i].failures;
 	}
 	gfp_buf_printf(b, "{\"gfpshim\":\"%s\",\"pid\":%d", GFP_VERSION, (int)getpid());
-	/* Early in the text: the run's first process reads it back (dest.c). */
+	/* Early in the text: the run's first process reads it back (dest_report.c). */
 	gfp_dest_report_run_json(&report, b);
 	gfp_buf_printf(b, ",\"policy\":{");
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {

@@ -39,7 +39,7 @@ struct gfp_req {
 	enum gfp_why why;    /* set by a failed attempt */
 	bool ctx_resolved;   /* gfp holds the effective context */
 	uintptr_t caller;    /* return address of the entry point, 0 if unknown */
-	uint64_t path;       /* the call-path id (site.h: path_of_caller) once computed, else 0 */
+	uint64_t path;       /* the call-path id (path.h: path_of_caller) once computed, else 0 */
 	uint64_t call;       /* eligible-call number (injection) */
 	bool explicit_flags; /* gfp_malloc & co.: the slow path applies even when idle */
 	size_t old_usable;   /* realloc under stats=sites: the old block's usable size */

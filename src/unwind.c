@@ -100,7 +100,10 @@ static __attribute__((noinline)) bool setup_slow(void)
 	/* libunwind's global cache of register states sits behind a mutex: a
 	 * fork while another thread unwinds hands the child that mutex held,
 	 * and the child's first backtrace (an OOM report, a record) waits for
-	 * ever. Each thread's own cache takes no lock. */
+	 * ever. Per-thread caching is asked for, but Debian's libunwind 1.6
+	 * still takes that lock, so the fork gate below (no fork while a
+	 * thread unwinds, the count reset in the child) is what keeps a child
+	 * from inheriting it held. */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	unwind_mem_init();
 	gfp_tls.guard--;

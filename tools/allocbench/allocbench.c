@@ -33,9 +33,9 @@
 #include <unistd.h>
 
 #include "gfpshim.h"
+#include "allocbench.h"
 
-#define EXIT_USAGE 2
-#define NOINLINE   __attribute__((noinline))
+#define NOINLINE __attribute__((noinline))
 
 typedef void *(*malloc_fn)(size_t);
 typedef void (*free_fn)(void *);
@@ -69,8 +69,7 @@ static inline uint64_t rng_next(struct rng *r)
 	return x;
 }
 
-/* Failed allocations, retried: the armed mode of tools/bench injects some. */
-static uint64_t injected;
+uint64_t injected;
 
 /* malloc/free pairs of 16..128 bytes; not a wl_ name, so that callgrind's
  * --toggle-collect=wl_* does not switch off inside wl_inside. */
@@ -541,13 +540,7 @@ static NOINLINE uint64_t wl_inside(uint64_t iters)
 	return ops;
 }
 
-struct workload {
-	const char *name;
-	uint64_t (*run)(uint64_t iters);
-	uint64_t default_iters; /* ~0.3-0.6 s under plain jemalloc */
-};
-
-static const struct workload workloads[] = {
+const struct workload allocbench_workloads[] = {
     {"small", wl_small, 30000000},     {"mixed", wl_mixed, 1800000},
     {"xthread", wl_xthread, 4000000},  {"realloc", wl_realloc, 40000},
     {"aligned", wl_aligned, 20000000}, {"reserve", wl_reserve, 2000000},
@@ -555,73 +548,4 @@ static const struct workload workloads[] = {
     {"large", wl_large, 200000},       {"once", wl_once, 1},
 };
 
-#define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
-
-static void usage(FILE *f)
-{
-	fprintf(f, "usage: gfp-allocbench WORKLOAD [ITERS]\n"
-	           "Runs one deterministic allocator workload and prints\n"
-	           "\"WORKLOAD seconds=<float> ops=<n>\". Workloads (default ITERS):\n");
-	for (size_t i = 0; i < N_WORKLOADS; i++)
-		fprintf(f, "  %-8s %llu\n", workloads[i].name,
-		        (unsigned long long)workloads[i].default_iters);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-int main(int argc, char **argv)
-{
-	const struct workload *w = NULL;
-	uint64_t iters, ops;
-	double t0, t1;
-
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc < 2 || argc > 3) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	for (size_t i = 0; i < N_WORKLOADS; i++)
-		if (!strcmp(argv[1], workloads[i].name))
-			w = &workloads[i];
-	if (!w) {
-		fprintf(stderr, "gfp-allocbench: unknown workload '%s'\n", argv[1]);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	iters = w->default_iters;
-	if (argc == 3) {
-		char *end;
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(argv[2], &end, 10);
-		if (errno || end == argv[2] || *end || v == 0 || argv[2][0] == '-') {
-			fprintf(stderr,
-			        "gfp-allocbench: ITERS must be a positive integer, not '%s'\n",
-			        argv[2]);
-			return EXIT_USAGE;
-		}
-		iters = v;
-	}
-
-	t0 = now();
-	ops = w->run(iters);
-	t1 = now();
-
-	/* stdio would allocate its buffer: the line goes out with one write */
-	char line[160];
-	int len = snprintf(line, sizeof(line), "%s seconds=%.6f ops=%llu injected=%llu\n", w->name,
-	                   t1 - t0, (unsigned long long)ops, (unsigned long long)injected);
-	if (write(STDOUT_FILENO, line, (size_t)len) != len)
-		return 1;
-	return 0;
-}
+const size_t allocbench_count = sizeof(allocbench_workloads) / sizeof(allocbench_workloads[0]);
