@@ -1,9 +1,9 @@
 #!/bin/bash
 # Progress on a stderr that is no terminal (a CI log): a line every
 # GFP_SWEEP_PROGRESS_S seconds (10 unless set) while the runs go, parsed as
-# it arrives: runs done of the plan, findings, time elapsed and left; no
-# carriage returns. None comes before the default 10 s, and a bad interval
-# is a usage error. The times asserted are the sweep's own (its lines'
+# it arrives: runs done of the plan, runs with a finding, time elapsed and
+# left; no carriage returns. None comes before the default 10 s, and a bad
+# interval is a usage error. The times asserted are the sweep's own (its lines'
 # elapsed seconds), one way: a loaded machine only delays lines.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
@@ -29,7 +29,7 @@ def run(interval, tag, allocs):
     p.wait()
     return p.returncode, time.monotonic() - t0, lines
 
-line = re.compile(r"gfp-sweep: note: (\d+)/(\d+) runs, (\d+) findings?, (\d+) s elapsed"
+line = re.compile(r"gfp-sweep: note: (\d+)/(\d+) runs, (\d+) with a finding, (\d+) s elapsed"
                   r"(?:, ~(\d+) s left)?\n")
 st, total_s, lines = run(1, "one", 24)
 planned = json.load(open(f"{tmp}/one.json"))["runs"]
@@ -54,7 +54,7 @@ else:
     if done != sorted(done) or any(int(m[2]) != planned for _, m in prog_lines):
         bad.append(f"runs done {done} of {[m[2] for _, m in prog_lines]}, {planned} planned")
     if any(int(m[3]) != 0 for _, m in prog_lines):
-        bad.append("findings counted in a sweep without any")
+        bad.append("runs with a finding counted in a sweep without any")
     # A line cannot come before the time it says (give or take a second
     # of rounding); after it, as late as the machine makes it.
     if any(e > t + 1 for e, t in zip(el, times)):

@@ -91,9 +91,11 @@ void progress_runs(size_t done, size_t total, size_t findings, double eta)
 	char text[256], el[32], left[32];
 	duration(el, sizeof(el), sweep_now() - sweep.started);
 	duration(left, sizeof(left), eta);
-	snprintf(text, sizeof(text), "%zu/%zu runs, %zu finding%s, %s elapsed%s%s%s", done, total,
-	         findings, findings == 1 ? "" : "s", el, eta >= 0 ? ", ~" : "",
-	         eta >= 0 ? left : "", eta >= 0 ? " left" : "");
+	/* Runs, not findings: the runs are grouped into findings (one per
+	 * bug) only once they are all done. */
+	snprintf(text, sizeof(text), "%zu/%zu runs, %zu with a finding, %s elapsed%s%s%s", done,
+	         total, findings, el, eta >= 0 ? ", ~" : "", eta >= 0 ? left : "",
+	         eta >= 0 ? " left" : "");
 	emit(text);
 }
 
