@@ -62,7 +62,10 @@ static void *direct_realloc(void *old, size_t n)
  * the shim's policy path only when it fails, for the request as the program
  * made it. */
 
-static void *watched_malloc(size_t n)
+/* noinline, as the compiler keeps the others: the sized routes reach
+ * them by a tail jump, and would otherwise load jemalloc's function before
+ * their size test on every call. */
+static __attribute__((noinline)) void *watched_malloc(size_t n)
 {
 	void *p = gfp_je_malloc(n);
 	if (likely(p != NULL))
@@ -92,7 +95,7 @@ static void *watched_realloc(void *old, size_t n)
 	return fastpath_policy_realloc(GFP_E_realloc, old, n, CALLER);
 }
 
-static int watched_posix_memalign(void **memptr, size_t align, size_t n)
+static __attribute__((noinline)) int watched_posix_memalign(void **memptr, size_t align, size_t n)
 {
 	int r = gfp_je_posix_memalign(memptr, align, n);
 	if (likely(r != ENOMEM))
