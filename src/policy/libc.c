@@ -335,7 +335,7 @@ const char *gfp_quote(char *out, size_t cap, const char *s, size_t n)
 
 const char *gfp_human_size(char out[GFP_HUMAN_LEN], int64_t bytes)
 {
-	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
 	uint64_t v = bytes < 0 ? -(uint64_t)bytes : (uint64_t)bytes;
 	const char *sign = bytes < 0 ? "-" : "";
 	if (v < 1024) {
@@ -343,8 +343,9 @@ const char *gfp_human_size(char out[GFP_HUMAN_LEN], int64_t bytes)
 		return out;
 	}
 	unsigned u = 0;
-	/* tenths of the unit, rounded: 1023.96 KiB reads "1.0 MiB" */
-	uint64_t tenths = (v * 10 + 512) / 1024;
+	/* tenths of the unit, rounded: 1023.96 KiB reads "1.0 MiB"; v * 10
+	 * would wrap from 1.6 EiB up, so the whole KiB and the rest apart */
+	uint64_t tenths = v / 1024 * 10 + (v % 1024 * 10 + 512) / 1024;
 	while (tenths >= 10240 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
 		tenths = (tenths + 512) / 1024;
 		u++;

@@ -1,4 +1,4 @@
-/* Sizes as people read them (src/libc.c: gfp_human_size): bytes below a
+/* Sizes as people read them (src/policy/libc.c: gfp_human_size): bytes below a
  * KiB, then tenths of the largest binary unit that keeps the figure under
  * 10240 tenths, rounded; negative figures keep their sign. */
 #include <stdint.h>
@@ -23,7 +23,10 @@ int main(void)
 	    {(int64_t)3 << 30, "3.0 GiB"},
 	    {(int64_t)5 << 40, "5.0 TiB"},
 	    {(int64_t)7 << 50, "7.0 PiB"},
-	    {(int64_t)1 << 60, "1024.0 PiB"}, /* no unit past PiB */
+	    {(int64_t)1 << 60, "1.0 EiB"},
+	    {INT64_MAX, "8.0 EiB"}, /* past 1.6 EiB, bytes * 10 would wrap */
+	    {(int64_t)15 << 58, "3.8 EiB"},
+	    {INT64_MIN, "-8.0 EiB"},
 	    {-1, "-1 B"},
 	    {-2048, "-2.0 KiB"},
 	};
