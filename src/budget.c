@@ -349,27 +349,26 @@ int64_t budget_thread_live(const struct gfp_thread *t)
 	return t->allocp ? own_live(t) : 0;
 }
 
-void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *))
+enum budget_verdict budget_begin(struct gfp_req *req, gfp_t f, struct budget_exact *x)
 {
 	struct gfp_thread *t = gfp_tls.thread;
 	size_t charge = budget_charge(req->size, req->align);
 	if (likely(budget_allowance_take(charge) || budget_fast_ok(t, charge)))
-		return alloc(req);
+		return BUDGET_FITS;
 	if (!req->ctx_resolved) /* near the watermark the flags pick it (HIGH, ATOMIC, MEMALLOC) */
 		f = context_resolve(req);
 
-	/* Near the watermark, or larger than a batch: decide exactly, allocate
-	 * under the same lock. */
+	/* Near the watermark, or larger than a batch: decide exactly, and the
+	 * caller allocates under the same lock. */
 	size_t want = nallocx(req->size, req->mallocx_flags & ~MALLOCX_ZERO);
 	size_t old = req->old ? sallocx(req->old, 0) : 0;
 	int64_t grow = (int64_t)want - (int64_t)old;
-	void *p = NULL;
 	budget_look_around(true);
 	if (gfp_tree_on)
 		tree_sync(); /* a limit another member set: before the lock */
 	if (!exact_enter(f)) {
 		req->why = GFP_WHY_BUDGET;
-		return NULL;
+		return BUDGET_REFUSED;
 	}
 	if (t && t->allocp)
 		budget_fold(t, own_live(t));
@@ -377,11 +376,8 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	 * estimate's slack covers every other thread, and the lock the other
 	 * large ones. */
 	if (want && (!t || !t->exact_only) && budget_clearly_fits(grow)) {
-		p = alloc(req);
-		if (t && t->allocp)
-			budget_fold(t, own_live(t));
-		exact_leave();
-		return p;
+		x->draw = 0;
+		return BUDGET_LOCKED;
 	}
 	/* Near the watermark no thread may spend a promise made far from it:
 	 * every allowance is taken back (they are granted again where there
@@ -390,19 +386,25 @@ void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req
 	int64_t room = budget_watermark(f) - decision_live();
 	int64_t draw = t ? reserve_plan_draw(t, req, grow, room) : 0;
 	if (grow <= 0 || grow <= room + draw) { /* a shrink needs no room */
-		p = alloc(req);
-		if (p && draw)
-			reserved_add(-reserve_commit_draw(t, draw));
-		if (t && t->allocp)
-			budget_fold(t, own_live(t));
-	} else {
-		req->why = GFP_WHY_BUDGET;
-		draw = 0;
+		x->draw = draw;
+		return BUDGET_LOCKED;
 	}
+	req->why = GFP_WHY_BUDGET;
 	exact_leave();
-	if (p && draw)
+	return BUDGET_REFUSED;
+}
+
+void budget_end(struct gfp_req *req, const struct budget_exact *x, void *p)
+{
+	struct gfp_thread *t = gfp_tls.thread;
+	int64_t draw = p ? x->draw : 0;
+	if (draw)
+		reserved_add(-reserve_commit_draw(t, draw));
+	if (t && t->allocp)
+		budget_fold(t, own_live(t));
+	exact_leave();
+	if (draw)
 		reserve_drawn(req, draw);
-	return p;
 }
 
 /* ------------------------------------------------------------------------
@@ -417,7 +419,7 @@ static void direct_add(int64_t delta)
 		tree_fold(folded);
 }
 
-/* budget_attempt's decision for bytes no allocation counts: nothing to
+/* budget_begin's decision for bytes no allocation counts: nothing to
  * allocate under the lock, the charge is the allocation. */
 bool budget_direct_charge(struct gfp_req *req, gfp_t f)
 {
@@ -498,7 +500,7 @@ int budget_reserve(struct gfp_req *req, gfp_t f, int64_t *left)
 		return -1;
 	}
 	/* Far from the watermark the estimate's slack covers every allowance
-	 * still held; nearer, they are taken back (see budget_attempt). */
+	 * still held; nearer, they are taken back (see budget_begin). */
 	if (!budget_clearly_fits((int64_t)req->size))
 		budget_revoke();
 	if (decision_live() + (int64_t)req->size <= budget_watermark(f)) {

@@ -31,8 +31,20 @@ void budget_thread_start(struct gfp_thread *t);
 /* true when it counted what the thread holds into the exited threads' total. */
 bool budget_thread_exit(struct gfp_thread *t);
 void budget_exited_delta(int64_t delta);
-/* Calls alloc(req) if the budget allows the request under flags f. */
-void *budget_attempt(struct gfp_req *req, gfp_t f, void *(*alloc)(struct gfp_req *));
+/* Whether the budget lets the request in under the watermark of `f`; the
+ * caller allocates itself. FITS: far from the watermark (an allowance or
+ * the estimate), no lock held. REFUSED: why = BUDGET, no lock held.
+ * LOCKED: decided exactly, and the decision's lock is held: the caller
+ * allocates now, then calls budget_end with what it got (NULL too), which
+ * commits the reservation's draw the decision planned, folds the thread's
+ * counters so that the next decision counts the block, and leaves the
+ * lock. Nothing between the two may take a shim lock or wait. */
+enum budget_verdict { BUDGET_FITS, BUDGET_REFUSED, BUDGET_LOCKED };
+struct budget_exact {
+	int64_t draw; /* from the thread's reservation, if the block is got */
+};
+enum budget_verdict budget_begin(struct gfp_req *req, gfp_t f, struct budget_exact *x);
+void budget_end(struct gfp_req *req, const struct budget_exact *x, void *p);
 void budget_fold(struct gfp_thread *t, int64_t own);
 /* limit=cgroup: a new limit, as the cgroup leaves it now (cgroup.c). */
 void budget_follow_limit(int64_t limit);

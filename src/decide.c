@@ -6,10 +6,11 @@
  * a request that met a memory cgroup's memory.max, mm/memcontrol.c
  * (try_charge_memcg, mem_cgroup_oom).
  *
- * Pure: everything it reads is in its arguments or comes back from the
- * callbacks, so the unit tests can walk the kernel's outcomes in
- * milliseconds. Must never read gfp_policy or the thread-local state, and
- * never log: slowpath.c and oom.c do both.
+ * Pure: everything it reads is in its arguments and everything it decides
+ * is its return value; it calls nothing back. slowpath.c strings the
+ * decisions together (slowpath: the rounds) and oom.c acts on the OOM
+ * step's. Must never read gfp_policy or the thread-local state, and never
+ * log: slowpath.c and oom.c do both.
  */
 #include "decide.h"
 
@@ -285,45 +286,8 @@ enum gfp_oom_do decide_oom_action(const struct gfp_oom_in *in)
 	return in->oom == OOM_ABORT ? GFP_OOM_ABORT : GFP_OOM_KILL;
 }
 
-bool decide_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *req,
-                   unsigned *rounds, unsigned *no_progress, const char **why)
+bool decide_extra_attempt(gfp_t extra, gfp_t round)
 {
-	struct gfp_retry_in in = *req;
-	struct gfp_retry_out out;
-	*why = NULL;
-	for (;;) {
-		ops->round_begin(c);
-		in.rounds = ++*rounds;
-		in.no_progress = *no_progress;
-		in.victim = ops->victim(c);
-		/* PF_MEMALLOC does not recurse into reclaim. */
-		size_t freed = in.in_reclaim ? 0 : ops->reclaim(c);
-		gfp_t f = decide_attempt_flags(in.flags, in.in_reclaim, in.victim);
-		if (ops->attempt(c, f))
-			return true;
-		in.progress = freed != 0;
-		in.could_reach = in.in_reclaim || ops->could_reach(c, f);
-		enum gfp_retry r = decide_retry_decide(&in, &out);
-		*no_progress = out.no_progress;
-		if (r == GFP_RETRY_OOM) {
-			in.no_progress = out.no_progress;
-			r = decide_retry_after_oom(&in, ops->oom(c), &out);
-			*no_progress = out.no_progress;
-		}
-		if (r == GFP_RETRY_FORCE) {
-			if (ops->force && ops->force(c))
-				return true;
-			*why =
-			    "memory.max: charged past the limit, but the allocation itself failed";
-			return false;
-		}
-		/* An extra try weaker than the round's own is not worth one. */
-		if (out.attempt && reach(out.attempt) > reach(f) && ops->attempt(c, out.attempt))
-			return true;
-		if (r == GFP_RETRY_FAIL) {
-			*why = out.why;
-			return false;
-		}
-		ops->wait(c);
-	}
+	/* An extra try weaker than the round's own is not worth one. */
+	return extra && reach(extra) > reach(round);
 }

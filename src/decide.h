@@ -3,13 +3,12 @@
  * where it runs (its scopes, inside reclaim, an OOM victim), this round and
  * the policy's knobs: what current_gfp_context, __gfp_pfmemalloc_flags,
  * __alloc_pages_slowpath, should_reclaim_retry, __alloc_pages_may_oom and
- * out_of_memory decide in the kernel, and the loop that strings them
- * together.
+ * out_of_memory decide in the kernel. The loop that strings them together
+ * is slowpath.c's (slowpath).
  *
- * No globals, no thread-local state, no side effects: slowpath.c and oom.c
- * feed them what they observed (the loop gets its observations through
- * callbacks) and act on the answer, and the unit tests walk the kernel's
- * outcomes (tests/unit/kernel.def) against them without a process per row.
+ * No globals, no thread-local state, no side effects, no callbacks:
+ * slowpath.c and oom.c feed them what they observed and act on the
+ * answer.
  */
 #ifndef GFP_DECIDE_H
 #define GFP_DECIDE_H
@@ -99,6 +98,14 @@ enum gfp_retry decide_retry_decide(const struct gfp_retry_in *in, struct gfp_ret
 enum gfp_retry decide_retry_after_oom(const struct gfp_retry_in *in, enum oom_result o,
                                    struct gfp_retry_out *out);
 
+/* The entry check, before the first round: GFP_RETRY_FAIL (why set),
+ * GFP_RETRY_FORCE (memcg) or GFP_RETRY_LOOP. */
+enum gfp_retry decide_slow_entry(const struct gfp_retry_in *in, const char **why);
+/* True when `extra` (a gfp_retry_out's attempt, 0 for none) is worth one
+ * more attempt after a round whose attempt had flags `round`: only when it
+ * reaches deeper into the reserve. */
+bool decide_extra_attempt(gfp_t extra, gfp_t round);
+
 /* ------------------------------------------------------------------------
  * out_of_memory(): what the OOM step does, in its order.
  * ---------------------------------------------------------------------- */
@@ -131,31 +138,6 @@ int decide_oom_first(const struct gfp_oom_in *in);
 enum gfp_oom_do decide_oom_action(const struct gfp_oom_in *in);
 /* True when the action needs oom_score_adj. */
 bool decide_oom_needs_adj(enum gfp_oom_action oom);
-
-/* ------------------------------------------------------------------------
- * The loop of the slow path (__alloc_pages_slowpath's retry label, past
- * the first attempt): its observations and actions are callbacks, so that
- * the unit tests drive it against a simulated budget.
- * ---------------------------------------------------------------------- */
-struct gfp_slow_ops {
-	void (*round_begin)(void *c);          /* before anything is freed this round */
-	size_t (*reclaim)(void *c);            /* one round of reclaim: bytes freed */
-	bool (*attempt)(void *c, gfp_t f);     /* true: the request got its memory */
-	bool (*could_reach)(void *c, gfp_t f); /* should_reclaim_retry's zone check */
-	bool (*victim)(void *c);               /* this process is being killed */
-	enum oom_result (*oom)(void *c);       /* the OOM step (may not return) */
-	void (*wait)(void *c);                 /* between rounds: canary, pause */
-	bool (*force)(void *c); /* memcg: the request's memory past the limit (only with memcg) */
-};
-
-/* The entry check, before the first round: GFP_RETRY_FAIL (why set),
- * GFP_RETRY_FORCE (memcg) or GFP_RETRY_LOOP. */
-enum gfp_retry decide_slow_entry(const struct gfp_retry_in *in, const char **why);
-/* Rounds until the request gets memory (true) or fails (false, *why set);
- * *rounds and *no_progress are kept current for the callbacks. `in` gives
- * the request and the knobs; its per-round fields are ignored. */
-bool decide_slow_loop(const struct gfp_slow_ops *ops, void *c, const struct gfp_retry_in *in,
-                   unsigned *rounds, unsigned *no_progress, const char **why);
 
 #pragma GCC visibility pop
 

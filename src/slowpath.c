@@ -1,9 +1,9 @@
 /*
  * slowpath.c - what a request does under memory pressure, in the order of the
- * kernel's __alloc_pages_slowpath (mm/page_alloc.c): reclaim, attempt, retry
- * decision, OOM step, wait, canary (decide.c decides, and strings the steps
- * together: decide_slow_loop; this file observes and acts). Every exit says
- * why.
+ * kernel's __alloc_pages_slowpath (mm/page_alloc.c), written out in slowpath():
+ * wake kswapd, reclaim, attempt, retry decision, OOM step, wait. decide.c
+ * decides each step as a pure function of what this file observed; this
+ * file strings the steps together and acts. Every exit says why.
  *
  * Pressure means the first attempt failed: the budget's watermark would be
  * passed, or jemalloc itself returned NULL (e.g. under ulimit -v). Must never
@@ -54,7 +54,18 @@ void *slowpath_attempt(struct gfp_req *req, gfp_t f)
 	}
 	if (!gfp_budget_on)
 		return attempt_jemalloc(req);
-	return budget_attempt(req, f, attempt_jemalloc);
+	struct budget_exact x;
+	switch (budget_begin(req, f, &x)) {
+	case BUDGET_FITS:
+		return attempt_jemalloc(req);
+	case BUDGET_REFUSED:
+		return NULL;
+	case BUDGET_LOCKED: /* allocated under the decision's lock */
+		break;
+	}
+	void *p = attempt_jemalloc(req);
+	budget_end(req, &x, p);
+	return p;
 }
 
 static void *nopage(struct gfp_slow *s, const char *reason)
@@ -94,7 +105,7 @@ static size_t slow_reclaim(struct gfp_slow *s)
 }
 
 /* The request and the policy's knobs, as decide.c reads them: it reads
- * nothing else but what the callbacks below tell it. */
+ * nothing else but what the loop below observes each round. */
 static struct gfp_retry_in retry_in(const struct gfp_slow *s, gfp_t f, bool in_reclaim)
 {
 	return (struct gfp_retry_in){
@@ -110,82 +121,27 @@ static struct gfp_retry_in retry_in(const struct gfp_slow *s, gfp_t f, bool in_r
 	};
 }
 
-/* The loop's callbacks (decide.c: decide_slow_loop). */
-struct loop {
-	struct gfp_slow *s;
-	uint64_t gen; /* frees seen when the round began */
-	void *p;      /* what an attempt got */
-};
-
-static void op_round_begin(void *c)
-{
-	struct loop *l = c;
-	l->gen = budget_wait_gen();
-	kswapd_wake_all(l->s->req->gfp); /* the slow path's retry: label */
-}
-
-static size_t op_reclaim(void *c)
-{
-	return slow_reclaim(((struct loop *)c)->s);
-}
-
-static bool op_attempt(void *c, gfp_t f)
-{
-	struct loop *l = c;
-	l->p = slowpath_attempt(l->s->req, f);
-	return l->p != NULL;
-}
-
 /* should_reclaim_retry's zone check: would the request pass its watermark
  * if everything reclaimable were reclaimed? Only a budget has a watermark
  * to compare with; under a real ENOMEM or an injection, reclaim may help. */
-static bool op_could_reach(void *c, gfp_t f)
+static bool could_reach(const struct gfp_req *req, gfp_t f)
 {
-	const struct gfp_req *req = ((struct loop *)c)->s->req;
 	if (req->why != GFP_WHY_BUDGET || reclaim_may_free_more(f))
 		return true;
 	return budget_live() + (int64_t)req->size <= budget_watermark(f);
 }
 
-static bool op_victim(void *c)
-{
-	(void)c;
-	return oom_is_victim();
-}
-
-static enum oom_result op_oom(void *c)
-{
-	return oom_step(((struct loop *)c)->s);
-}
-
-static void op_wait(void *c)
-{
-	struct loop *l = c;
-	canary_tick(l->s);
-	budget_wait(l->gen, gfp_policy.wait);
-}
-
 /* try_charge_memcg's force: the memory, past the cgroup's limit (a
  * forced charge that no round of reclaim counted raises max now). */
-static bool op_force(void *c)
+static void *force(struct gfp_slow *s)
 {
-	struct loop *l = c;
-	if (!l->s->rounds)
+	if (!s->rounds)
 		vmstat_memcg_event(GFP_MEMCG_MAX);
-	l->p = attempt_jemalloc(l->s->req);
-	return l->p != NULL;
+	return attempt_jemalloc(s->req);
 }
 
-static const struct gfp_slow_ops loop_ops = {
-    .round_begin = op_round_begin,
-    .reclaim = op_reclaim,
-    .attempt = op_attempt,
-    .could_reach = op_could_reach,
-    .victim = op_victim,
-    .oom = op_oom,
-    .wait = op_wait,
-    .force = op_force,
-};
+static const char force_failed[] =
+    "memory.max: charged past the limit, but the allocation itself failed";
 
 static void *slowpath(struct gfp_req *req, struct gfp_slow *sp);
 
@@ -232,13 +188,11 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 	void *p = NULL;
 	int saved_errno = errno; /* a success leaves errno as the caller had it */
 	if (entry == GFP_RETRY_FORCE) {
-		struct loop l = {.s = sp};
-		if (op_force(&l)) {
+		if ((p = force(sp)) != NULL) {
 			errno = saved_errno;
-			return l.p;
+			return p;
 		}
-		return nopage(sp, "memory.max: charged past the limit, but the allocation itself "
-		                  "failed");
+		return nopage(sp, force_failed);
 	}
 	struct gfp_thread *t = gfp_tls.thread;
 	if (t && (t->thread_left > 0 || t->pool) && reserve_would_loop(req)) {
@@ -249,13 +203,52 @@ static void *slowpath(struct gfp_req *req, struct gfp_slow *sp)
 			return p;
 		}
 	}
-	struct loop l = {.s = sp};
+
+	/* The rounds (the retry: label). Each ends in memory (p), in a
+	 * failure that says why, or in a wait for a free. */
+	struct gfp_retry_out out;
 	budget_waiter_enter();
-	bool ok = decide_slow_loop(&loop_ops, &l, &in, &sp->rounds, &sp->no_progress, &why);
+	for (;;) {
+		uint64_t gen = budget_wait_gen(); /* frees seen when the round began */
+		kswapd_wake_all(req->gfp);
+		in.rounds = ++sp->rounds;
+		in.no_progress = sp->no_progress;
+		in.victim = oom_is_victim();
+		/* PF_MEMALLOC does not recurse into reclaim. */
+		size_t freed = in.in_reclaim ? 0 : slow_reclaim(sp);
+		gfp_t af = decide_attempt_flags(in.flags, in.in_reclaim, in.victim);
+		if ((p = slowpath_attempt(req, af)) != NULL)
+			break; /* got the memory */
+		in.progress = freed != 0;
+		in.could_reach = in.in_reclaim || could_reach(req, af);
+		enum gfp_retry r = decide_retry_decide(&in, &out);
+		sp->no_progress = out.no_progress;
+		if (r == GFP_RETRY_OOM) {
+			in.no_progress = out.no_progress;
+			r = decide_retry_after_oom(&in, oom_step(sp), &out);
+			sp->no_progress = out.no_progress;
+		}
+		if (r == GFP_RETRY_FORCE) {
+			if ((p = force(sp)) == NULL)
+				why = force_failed;
+			break; /* memcg: charged past the limit */
+		}
+		/* nopage's ALLOC_MIN_RESERVE try, or NOFAIL's with no watermarks
+		 * after the OOM step, when it reaches deeper than the round's. */
+		if (decide_extra_attempt(out.attempt, af) &&
+		    (p = slowpath_attempt(req, out.attempt)) != NULL)
+			break; /* got the memory from deeper in the reserve */
+		if (r == GFP_RETRY_FAIL) {
+			why = out.why;
+			break; /* nopage: decide.c said why */
+		}
+		canary_tick(sp);
+		budget_wait(gen, gfp_policy.wait);
+	}
 	budget_waiter_exit();
-	if (ok) {
+	if (p) {
 		errno = saved_errno;
-		return l.p;
+		return p;
 	}
 	return nopage(sp, why);
 }

@@ -1,8 +1,9 @@
 /*
  * memcg_unit - the decisions of a request that met a memory cgroup's
- * memory.max (decide.c's memcg branch: try_charge_memcg, mem_cgroup_oom)
- * walked against a simulated cgroup that is full and stays full unless
- * the OOM step says otherwise, beside the same request under the page
+ * memory.max (decide.c's memcg branch: try_charge_memcg, mem_cgroup_oom),
+ * run through the engine's slow path (slowpath.c) against a simulated
+ * cgroup that is full and stays full unless the OOM step says otherwise
+ * (tests/unit/slowsim.h), beside the same request under the page
  * allocator's rules; and the memory.high penalty (cgroup_high_delay_ms)
  * against the table in mm/memcontrol.c's comment (memory.high 100 MiB).
  */
@@ -11,121 +12,62 @@
 #include <stdio.h>
 
 #include "../unit/check.h"
-#include "cgroup.h"
+#include "../unit/slowsim.h"
 #include "cgroup_high.h"
-#include "decide.h"
 
-enum end { END_OK, END_FAIL, END_FORCED, END_LOOPS };
+/* What cgroup_high.c calls besides the slow path's world: never reached
+ * by cgroup_high_delay_ms. */
+__thread uint64_t gfp_memcg_over_high __attribute__((tls_model("initial-exec")));
+int64_t cgroup_throttle_at(int64_t *value)
+{
+	*value = INT64_MAX;
+	return INT64_MAX;
+}
+void cgroup_refresh(bool force)
+{
+	(void)force;
+}
+void vmstat_high_delay(uint64_t ns)
+{
+	(void)ns;
+}
 
-struct sim {
+/* One case: the request, and whether it met memory.max. */
+struct mcase {
 	gfp_t flags;
 	size_t size;
-	bool memcg, in_reclaim, victim, progress;
+	bool memcg, in_reclaim, victim;
+	bool progress;       /* every round of reclaim frees something */
 	enum oom_result oom; /* what every OOM step answers */
-	/* What happened. */
-	enum end end;
-	unsigned rounds, no_progress, ooms, forces;
-	const char *why;
 };
 
-static void s_round_begin(void *c)
+/* The cgroup stays full: no attempt succeeds, and there is always
+ * something reclaimable, so the retries run out; a request still looping
+ * after 200 rounds loops for good. */
+static struct sim case_run(struct mcase c)
 {
-	(void)c;
-}
-
-static size_t s_reclaim(void *c)
-{
-	return ((struct sim *)c)->progress ? 4096 : 0;
-}
-
-/* The cgroup stays full: no attempt succeeds, but one ends a request
- * still looping after 200 rounds (s_wait), as nothing else would. */
-static bool s_attempt(void *c, gfp_t f)
-{
-	(void)f;
-	return ((struct sim *)c)->end == END_LOOPS;
-}
-
-static bool s_could_reach(void *c, gfp_t f)
-{
-	(void)c;
-	(void)f;
-	return true; /* always something reclaimable: the retries run out */
-}
-
-static bool s_victim(void *c)
-{
-	return ((struct sim *)c)->victim;
-}
-
-static enum oom_result s_oom(void *c)
-{
-	struct sim *s = c;
-	s->ooms++;
-	return s->oom;
-}
-
-static void s_wait(void *c)
-{
-	struct sim *s = c;
-	if (s->rounds > 200)
-		s->end = END_LOOPS;
-}
-
-static bool s_force(void *c)
-{
-	((struct sim *)c)->forces++;
-	return true;
-}
-
-static const struct gfp_slow_ops ops = {
-    .round_begin = s_round_begin,
-    .reclaim = s_reclaim,
-    .attempt = s_attempt,
-    .could_reach = s_could_reach,
-    .victim = s_victim,
-    .oom = s_oom,
-    .wait = s_wait,
-    .force = s_force,
-};
-
-static void run(struct sim *s)
-{
-	struct gfp_retry_in in = {
-	    .flags = s->flags,
-	    .size = s->size,
-	    .in_reclaim = s->in_reclaim,
+	struct sim s = {
+	    .flags = c.flags,
+	    .size = c.size ? c.size : 4096,
+	    .where = c.in_reclaim ? WHERE_RECLAIM
+	             : c.victim   ? WHERE_VICTIM
+	                          : WHERE_NORMAL,
+	    .room = ROOM_NONE,
+	    .reclaim = c.progress ? RECLAIM_SOME : RECLAIM_STUCK,
+	    .memcg = c.memcg,
+	    .oom_answers = true,
+	    .oom_answer = c.oom,
 	    .costly = 32768,
 	    .retries = 16,
 	    .oom = OOM_KILL,
-	    .memcg = s->memcg,
+	    .max_rounds = 200,
 	};
-	s->rounds = s->no_progress = s->ooms = s->forces = 0;
-	s->end = END_FAIL;
-	enum gfp_retry r = decide_slow_entry(&in, &s->why);
-	if (r == GFP_RETRY_FAIL)
-		return;
-	if (r == GFP_RETRY_FORCE) {
-		s->forces++;
-		s->end = END_FORCED;
-		return;
-	}
-	bool ok = decide_slow_loop(&ops, s, &in, &s->rounds, &s->no_progress, &s->why);
-	if (s->end == END_LOOPS)
-		return;
-	s->end = ok ? (s->forces ? END_FORCED : END_OK) : END_FAIL;
-}
-
-static struct sim case_run(struct sim s)
-{
-	if (!s.size)
-		s.size = 4096;
-	run(&s);
+	sim_run(&s);
 	return s;
 }
 /* Fields of the case (.oom: what each OOM step answers, OOM_RETRY if not
  * said). */
-#define CASE(...) case_run((struct sim){__VA_ARGS__})
+#define CASE(...) case_run((struct mcase){__VA_ARGS__})
 
 static void decisions(void)
 {

@@ -3,8 +3,8 @@
  * (NOFAIL alone and with NORETRY or RETRY_MAYFAIL too) x size class x
  * reservation x what reclaim does, under policies that move each knob
  * (costly, retries, nofs_fail, oom, the notifiers, oom_score_adj). Each
- * cell runs the slow path's loop (decide.c: decide_slow_loop) against the
- * simulated budget of slowsim.h, where nothing fits, and compares the
+ * cell runs the engine's slow path (slowpath.c: slowpath, with decide.c)
+ * against the simulated budget of slowsim.h, where nothing fits, and compares the
  * outcome, its round and the rounds of the first two OOM steps with
  * expected(), which is written from the kernel's __alloc_pages_slowpath,
  * should_reclaim_retry, __alloc_pages_may_oom and out_of_memory, not from
@@ -19,7 +19,7 @@
 #include "check.h"
 #include "slowsim.h"
 
-static const char *const end_name[] = {"ok", "fail", "dies", "loops"};
+static const char *const end_name[] = {"ok", "fail", "dies", "loops", "forced"};
 static const char *const reclaim_name[] = {"frees nothing, nothing reclaimable",
                                            "frees nothing, more may be reclaimable",
                                            "frees some every round"};

@@ -1,6 +1,7 @@
 /*
- * The kernel reference table (kernel.def): every row run against the slow
- * path's decisions (decide.c, through slowsim.h), and the same rows as
+ * The kernel reference table (kernel.def): every row run through the
+ * engine's slow path (slowpath.c and decide.c, in slowsim.h's simulated
+ * world), and the same rows as
  * doc/kernel.md prints them, so that the code, the table and the page
  * cannot drift apart.
  *
@@ -139,6 +140,9 @@ static void print_row(struct gfp_buf *b, const struct row *r)
 	case END_LOOPS:
 		gfp_buf_printf(b, "**waits** for a free");
 		break;
+	case END_FORCED: /* a memcg's; no row has one */
+		gfp_buf_printf(b, "**forced**, round %u", r->round);
+		break;
 	}
 	gfp_buf_printf(b, " | %s | `%s` |\n",
 	               r->end == END_DIES ? "kill"
@@ -237,7 +241,7 @@ static int check_doc(const char *path, bool update)
 /* ------------------------------------------------------------------------
  * The rows against the code
  * ---------------------------------------------------------------------- */
-static const char *const end_name[] = {"ok", "NULL", "killed", "waits"};
+static const char *const end_name[] = {"ok", "NULL", "killed", "waits", "forced"};
 
 static void run_row(const struct row *r)
 {
