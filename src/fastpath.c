@@ -58,7 +58,7 @@ void *fastpath_policy_alloc(enum gfp_entry entry, size_t size, int mallocx_flags
 		                                   .mallocx_flags = mallocx_flags,
 		                                   .entry = (unsigned)entry};
 		void *p = mallocx_flags ? mallocx(size, mallocx_flags) : gfp_je_malloc(size);
-		if (unlikely(p == NULL || gfp_profile_on))
+		if (unlikely(p == NULL || gfp_meaning.profile))
 			return alloc_stashed(p);
 		/* stats=totals counts here, from the stash: the guard is still up. */
 		if (gfp_policy.stats)
@@ -74,7 +74,7 @@ void *fastpath_policy_alloc(enum gfp_entry entry, size_t size, int mallocx_flags
 static __attribute__((noinline)) void *alloc_stashed(void *p)
 {
 	struct gfp_stash s = gfp_tls.stash; /* taken while the guard is up */
-	if (p && gfp_profile_on && profile_count_quick(p, &s)) {
+	if (p && gfp_meaning.profile && profile_count_quick(p, &s)) {
 		count_totals(s.entry, s.size, false);
 		gfp_tls.guard--;
 		return p;
@@ -175,14 +175,14 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	}
 
 	/* The context matters to the slow path and, near the watermark, to
-	 * the budget (budget_attempt resolves it there); far from pressure it
+	 * the budget (budget_begin resolves it there); far from pressure it
 	 * is never looked at (GFP_RULES cost nothing then). */
 	if (gfp_tls.in_reclaim) {
 		context_resolve(req);
 		if (!(req->gfp & GFP_NOMEMALLOC))
 			req->gfp |= GFP_MEMALLOC; /* a shrinker's own allocations: PF_MEMALLOC */
 	}
-	if (gfp_profile_on && req->old)
+	if (gfp_meaning.profile && req->old)
 		profile_before_realloc(req);
 	size_t old_usable = junk_old_usable(req);
 	void *p = slowpath_attempt(req, req->gfp);
@@ -230,7 +230,7 @@ static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
  * caller's counts like a freed one. */
 static void *raw_alloc(struct gfp_req *req)
 {
-	bool profiled = gfp_profile_on && req->old;
+	bool profiled = gfp_meaning.profile && req->old;
 	bool exited = unlikely(gfp_tls.exit_counted);
 	if (unlikely(profiled))
 		profile_before_realloc(req);
@@ -264,7 +264,7 @@ static void count(struct gfp_req *req, void *p)
 {
 	if (!gfp_policy.stats)
 		return;
-	if (gfp_profile_on)
+	if (gfp_meaning.profile)
 		profile_count(req, p);
 	count_totals(req->entry, req->size, p == NULL);
 }
@@ -320,7 +320,7 @@ void fastpath_policy_free(enum gfp_entry entry, void *p, size_t size, int flags)
 		return;
 	}
 	if (gfp_policy.stats) {
-		if (unlikely(gfp_profile_on)) {
+		if (unlikely(gfp_meaning.profile)) {
 			free_profiled(entry, p, size, flags);
 			return;
 		}
@@ -368,7 +368,7 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 		return;
 	}
 	if (p != NULL) {
-		if (unlikely(gfp_profile_on))
+		if (unlikely(gfp_meaning.profile))
 			profile_free(p); /* the map keeps no entry of a freed block */
 		if (unlikely(gfp_tls.exit_counted))
 			budget_exited_delta(-(int64_t)sallocx(p, 0));

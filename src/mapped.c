@@ -136,7 +136,7 @@ static void count_call(enum gfp_entry entry, uint32_t idx, int64_t bytes, bool f
 
 static uint32_t caller_idx(uintptr_t caller)
 {
-	return gfp_profile_on ? profile_mapped_caller(caller) : 0;
+	return gfp_meaning.profile ? profile_mapped_caller(caller) : 0;
 }
 
 /* After a call: the table's change `delta` replaces the charge made in

@@ -75,6 +75,7 @@ struct gfp_meaning meaning_of(const struct gfp_policy *p, const struct gfp_facts
 	    .thread_reserve = p->reserve_thread != 0,
 	    .fill = p->junk != 0,
 	    .records = f->records,
+	    .profile = p->stats >= GFP_STATS_SITES,
 	    .fixed = f->je_own && !p->ctl,
 	};
 	m.unwinds = shapes || armed || m.stats || m.records || m.fill;

@@ -64,6 +64,10 @@ struct gfp_meaning {
 	bool pool_first;
 	bool fill;    /* junk=: every block the policy path hands out is filled */
 	bool records; /* GFP_RECORD */
+	/* stats=sites: every block counted at its call site and kept in the
+	 * shadow map (profile.c); read on the shim's paths, which the
+	 * profiled routes leave for what they cannot count. */
+	bool profile;
 	/* Nothing per call but the budget and statistics: the policy path's
 	 * common case (fastpath.c: fastpath_policy_alloc) may serve. */
 	bool plain;

@@ -89,7 +89,7 @@ void oom_show_mem(struct gfp_buf *b, const char *prefix)
 		    gfp_human_size(h[8], budget_min_free()));
 	}
 	cgroup_show_mem(b, prefix);
-	if (gfp_profile_on)
+	if (gfp_meaning.profile)
 		profile_report_top(b, prefix, 10);
 }
 

@@ -65,7 +65,6 @@ _Static_assert(GFP_SIZE_TABLE_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry m
 _Static_assert(GFP_SIZE_MID_MAX >> GRANULE <= GFP_SHADOW_MASK, "a size entry must hold it");
 _Static_assert(MAX_CALLERS <= 1u << (64 - GFP_RECENT_IDX_SHIFT), "a recent slot must hold it");
 
-bool gfp_profile_on;
 
 static uintptr_t caller_addr[MAX_CALLERS]; /* the address that names each caller */
 /* Where each caller lies, taken when it is first seen: a library unloaded

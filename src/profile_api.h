@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "meaning.h"
 #include "policy.h"
 #include "thread.h"
 #include "types.h"
@@ -22,14 +23,13 @@ struct gfp_caller_counts {
 	int64_t live_bytes, live_calls;
 	uint64_t calls, bytes, failures, injections, retries, max_stall_ns;
 };
-extern bool gfp_profile_on;
 
 /* A thread past its exit whose every call must still reach raw_alloc and
  * free_other: the budget counted what it held (exit_counted), or stats=sites
  * must clear the map for its reallocs and frees. */
 static inline bool gfp_exit_watched(void)
 {
-	return gfp_tls.exit_counted || (gfp_tls.exiting && gfp_profile_on);
+	return gfp_tls.exit_counted || (gfp_tls.exiting && gfp_meaning.profile);
 }
 /* profile_init.c */
 void profile_init(void);

@@ -17,8 +17,7 @@
  * start). */
 void profile_init(void)
 {
-	gfp_profile_on = gfp_policy.stats >= GFP_STATS_SITES;
-	if (!gfp_profile_on || gfp_route_map.size[0])
+	if (!gfp_meaning.profile || gfp_route_map.size[0])
 		return;
 	gfp_route_map.chunk[0] = UINTPTR_MAX; /* NULL's chunk is none's */
 	int saved = errno;

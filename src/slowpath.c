@@ -159,7 +159,7 @@ void *slowpath_run(struct gfp_req *req)
 	if (s.rounds) { /* a direct-reclaim stall */
 		uint64_t ns = gfp_now_ns() - s.start_ns;
 		vmstat_stall(ns);
-		if (gfp_profile_on)
+		if (gfp_meaning.profile)
 			profile_slow(req, s.rounds, ns);
 	}
 	return p;

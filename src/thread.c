@@ -56,7 +56,7 @@ static void become_idle(void)
 	gfp_tls.countdown = gfp_exit_watched()                           ? 0
 	                    : gfp_meaning.armed_fast && !gfp_tls.exiting ? 1
 	                                                                 : INT64_MAX;
-	gfp_tls.free_direct = !gfp_profile_on && !gfp_tls.exit_counted;
+	gfp_tls.free_direct = !gfp_meaning.profile && !gfp_tls.exit_counted;
 }
 
 /* Under registry_lock: where free goes when its route switches (route.c:

@@ -38,9 +38,12 @@ static const struct {
     {"", J | C, "active unwinds records plain free_direct fixed alloc=shim free=shim"},
     /* Statistics alone. */
     {"stats=totals", J, "active unwinds plain fixed stats=totals alloc=counted free=counted"},
-    {"stats=sites", J, "active unwinds plain fixed stats=sites alloc=profiled free=profiled"},
-    {"stats=paths", J, "active unwinds inject fixed stats=paths alloc=shim free=shim"},
-    {"stats=paths", J | O, "active unwinds plain fixed stats=paths alloc=shim free=shim"},
+    {"stats=sites", J,
+     "active unwinds profile plain fixed stats=sites alloc=profiled free=profiled"},
+    {"stats=sites;limit=1G", J,
+     "active unwinds slowpath budget profile plain fixed stats=sites alloc=shim free=shim"},
+    {"stats=paths", J, "active unwinds inject profile fixed stats=paths alloc=shim free=shim"},
+    {"stats=paths", J | O, "active unwinds profile plain fixed stats=paths alloc=shim free=shim"},
     /* Injection: a probability alone counts down in idle threads. */
     {"fail.probability=0.01", J,
      "active unwinds slowpath inject simple armed_fast free_direct fixed alloc=shim free=direct"},
@@ -83,6 +86,7 @@ static void describe(const struct gfp_meaning *m, char *out, size_t n)
 		bool on;
 		const char *name;
 	} flags[] = {
+	    /* clang-format off */
 	    {m->active, "active"},
 	    {m->unwinds, "unwinds"},
 	    {m->slowpath, "slowpath"},
@@ -94,9 +98,11 @@ static void describe(const struct gfp_meaning *m, char *out, size_t n)
 	    {m->pool_first, "pool_first"},
 	    {m->fill, "fill"},
 	    {m->records, "records"},
+	    {m->profile, "profile"},
 	    {m->plain, "plain"},
 	    {m->free_direct_ok, "free_direct"},
 	    {m->fixed, "fixed"},
+	    /* clang-format on */
 	};
 	size_t len = 0;
 	out[0] = '\0';

@@ -107,7 +107,7 @@ static bool sim_fits(gfp_t f)
 struct gfp_policy gfp_policy;
 struct gfp_meaning gfp_meaning;
 __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
-bool gfp_budget_on, gfp_cgroup_on, gfp_profile_on;
+bool gfp_budget_on, gfp_cgroup_on;
 
 static char sim_block[64];
 
@@ -254,7 +254,7 @@ void canary_warn_alloc(const struct gfp_slow *sp, const char *reason)
 	sim_now->why = reason;
 }
 
-/* Every success after a round passes here (gfp_profile_on). */
+/* Every success after a round passes here (gfp_meaning.profile). */
 void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns)
 {
 	(void)req, (void)ns;
@@ -370,7 +370,7 @@ static void sim_run(struct sim *s)
 	gfp_meaning.slowpath = true;
 	gfp_budget_on = true;
 	gfp_cgroup_on = s->memcg;
-	gfp_profile_on = true;
+	gfp_meaning.profile = true;
 	gfp_tls.in_reclaim = in_reclaim;
 	gfp_tls.scope = s->scope;
 	gfp_tls.thread = NULL;
