@@ -8,7 +8,10 @@
 # path is the real file, and every line stays valid JSON. The threads'
 # records name their modules even when one thread is slow to add the
 # program to the table of modules (its readlink of /proc/self/exe delayed
-# by strace) while the others record.
+# by strace) while the others record, and a fork's child whose first record
+# comes while a thread of its parent, which the child does not have, was
+# filling the table still names its modules (it takes the fill over rather
+# than wait for that thread).
 source "$TESTS/lib.sh"
 need_prog readelf
 need_prog sqlite3
@@ -26,6 +29,13 @@ GFP_RECORD=$TMP/slow.rec GFP_POLICY='fail.probability=0.2;fail.seed=7' \
 	strace -f -qq -o /dev/null -e trace=readlink -e inject=readlink:delay_exit=300000 \
 	-E LD_PRELOAD="$SHIM" "$PROG" peak 4 >"$TMP/slow.out" 2>&1 ||
 	fail "peak 4 with a slow readlink: $(tail -3 "$TMP/slow.out")"
+# The child forks 300 ms into its parent's fill, held up for 3 s: a child
+# that waited for the parent's filler would spin, then record no modules.
+GFP_RECORD=$TMP/fork.rec GFP_POLICY='fail.sym=inject_here;fail.probability=1' \
+	bounded 120 strace -f -qq -o /dev/null -e trace=readlink \
+	-e inject=readlink:delay_exit=3000000 -E LD_PRELOAD="$SHIM" \
+	"$BUILD/tests/preload/fork_modules" >"$TMP/fork.out" 2>&1 ||
+	fail "fork_modules with a slow readlink: $(tail -3 "$TMP/fork.out")"
 GFP_RECORD=$TMP/link.rec GFP_POLICY='fail.nth=3' LD_PRELOAD="$SHIM" "$link" peak 1 \
 	>/dev/null 2>&1
 GFP_REPORT=$TMP/sq.json GFP_POLICY='stats=sites' LD_PRELOAD="$SHIM" \
@@ -84,6 +94,15 @@ for run in ("threads", "slow"):
                            r["modules"])
         if by.get("sp_report", {}).get("path") != prog:
             bad.append(f"{run}: the program's path {by.get('sp_report')} is not {prog}")
+
+recs = [r for r in records(f"{tmp}/fork.rec") if r["event"] == "injection"]
+fork_prog = os.path.realpath(os.path.join(os.path.dirname(prog), "..", "preload", "fork_modules"))
+if len({r["pid"] for r in recs}) != 2:
+    bad.append(f"fork: injection records from pids {sorted(r['pid'] for r in recs)}, not parent and child")
+for r in recs:
+    by = check_modules(f"fork pid {r['pid']}", [f["module"] for f in r["frames"]], r["modules"])
+    if by.get("fork_modules", {}).get("path") != fork_prog:
+        bad.append(f"fork pid {r['pid']}: the program's module is {by.get('fork_modules')}")
 
 recs = [r for r in records(f"{tmp}/link.rec") if r["event"] == "injection"]
 if len(recs) != 1:
