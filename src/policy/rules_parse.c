@@ -46,12 +46,18 @@ static bool starts(const char *p, const char *w)
 	return strncmp(p, w, strlen(w)) == 0;
 }
 
-/* A glob runs to the next '&', '=>' or ';' (or whitespace before them). */
+/* A glob or a size runs to the next '&', '=>' or ';', or to white space
+ * (a line break, CRLF's too, among it). */
+static bool token_ends(const char *p)
+{
+	return !*p || *p == '&' || *p == ';' || *p == ' ' || *p == '\t' || *p == '\n' ||
+	       *p == '\r' || starts(p, "=>");
+}
+
 static int parse_glob(struct parser *ps, char *out)
 {
 	const char *b = ps->p;
-	while (*ps->p && *ps->p != '&' && *ps->p != ';' && *ps->p != ' ' && *ps->p != '\t' &&
-	       *ps->p != '\n' && !starts(ps->p, "=>"))
+	while (!token_ends(ps->p))
 		ps->p++;
 	size_t n = (size_t)(ps->p - b);
 	if (n == 0)
@@ -68,8 +74,7 @@ static int parse_size(struct parser *ps, uint64_t *out)
 	static const struct gfp_key size_key = {
 	    .name = "size", .type = GFP_T_SIZE, .max = INT64_MAX};
 	const char *b = ps->p;
-	while (*ps->p && *ps->p != '&' && *ps->p != ';' && *ps->p != ' ' && *ps->p != '\t' &&
-	       !starts(ps->p, "=>"))
+	while (!token_ends(ps->p))
 		ps->p++;
 	const char *expect;
 	if (ps->p == b || config_parse_value(&size_key, b, (size_t)(ps->p - b), out, &expect))
@@ -148,7 +153,10 @@ static int parse_rule(struct parser *ps, struct gfp_rule *r)
 		return ps->p = b,
 		       fail(ps, "at most one base context (KERNEL, NOFS, NOIO, NOWAIT, ATOMIC)");
 	r->flags = context_normalize(r->flags);
-	skip_ws(ps);
+	/* Not past a line break: after the flags it ends the rule, as ';'
+	 * does, so that rules can be written a line each. */
+	while (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\r')
+		ps->p++;
 	return 0;
 }
 
@@ -160,7 +168,7 @@ int rules_parse(struct gfp_rule_set *set, const char *text, char *err, size_t er
 	set->need_sym = false;
 	for (;;) {
 		skip_ws(&ps);
-		while (*ps.p == ';') {
+		while (*ps.p == ';' || *ps.p == '\n') {
 			ps.p++;
 			skip_ws(&ps);
 		}
@@ -172,9 +180,7 @@ int rules_parse(struct gfp_rule_set *set, const char *text, char *err, size_t er
 		memset(r, 0, sizeof(*r));
 		if (parse_rule(&ps, r))
 			return -1;
-		set->n++;
-		if (*ps.p && *ps.p != ';')
-			return fail(&ps, "';' between rules");
+		set->n++; /* parse_rule stopped at ';', a line break or the end */
 		ps.rule++;
 	}
 	return 0;

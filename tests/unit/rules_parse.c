@@ -57,6 +57,28 @@ int main(void)
 	CHECK(rules_parse(&set, "", err, sizeof(err)) == 0 && set.n == 0);
 	CHECK(rules_parse(&set, " ; ;\n; ", err, sizeof(err)) == 0 && set.n == 0);
 
+	/* A line break after the flags ends a rule as ';' does (a rule a
+	 * line, CRLF too); inside a rule it is only white space. */
+	CHECK(rules_parse(
+	          &set, "lib:a => NOFS\nsym:b & size>1K => NOIO|NORETRY\r\n thread:w* => NOWAIT\n",
+	          err, sizeof(err)) == 0);
+	CHECK(set.n == 3);
+	CHECK(set.rule[0].nm == 1 && set.rule[0].flags == context_normalize(GFP_NOFS));
+	CHECK(set.rule[1].nm == 2 && set.rule[1].m[1].size == 1024);
+	CHECK(set.rule[1].flags == context_normalize(GFP_NOIO | GFP_NORETRY));
+	CHECK(set.rule[2].m[0].kind == GFP_MATCH_THREAD);
+	CHECK_STR(set.rule[2].m[0].glob, "w*");
+	CHECK(rules_parse(&set, "lib:a &\n  size>1K\n  => NOFS\n\n;\n", err, sizeof(err)) == 0);
+	CHECK(set.n == 1 && set.rule[0].nm == 2);
+	CHECK(rules_parse(&set, "\n\r\n\n", err, sizeof(err)) == 0 && set.n == 0);
+	CHECK(rules_parse(&set, "lib:x.so*\r\n=> NOFS\r\nsize<1K\r\n=> NOIO\r\n", err,
+	                  sizeof(err)) == 0);
+	CHECK(set.n == 2 && set.rule[1].m[0].size == 1024);
+	CHECK_STR(set.rule[0].m[0].glob, "x.so*");
+	refused("lib:a => NOFS\nlib: => NOIO", "rule 2");
+	refused("lib:a => NOFS\n\x01lib:b => NOIO", "rule 2");
+	refused("lib:a => NOFS\x1b[2J\nlib:b => NOIO", "a flag name");
+
 	/* A parse starts afresh: the previous set's rules are gone. */
 	CHECK(rules_parse(&set, "sym:a => NOFS", err, sizeof(err)) == 0 && set.n == 1);
 	CHECK(rules_parse(&set, "lib:b => NOIO", err, sizeof(err)) == 0 && set.n == 1 &&
@@ -66,6 +88,7 @@ int main(void)
 	refused("lib: => NOFS", "rule 1, column 5");
 	refused("file:x => NOFS", "a matcher: sym:GLOB");
 	refused("lib:a NOFS", "'&' and another matcher, or '=>'");
+	refused("lib:a => NOFS lib:b => NOIO", "a flag name");
 	refused("lib:a =>", "flags after '=>'");
 	refused("lib:a => ", "flags after '=>'");
 	refused("lib:a => NOFS|BOGUS", "a flag name");
