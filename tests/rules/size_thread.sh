@@ -25,5 +25,10 @@ rp_expect "size>1M" mega "a 1048576 KERNEL costly;a 1049600 KERNEL|NORETRY noret
 rp_run thr "thread:work* => NORETRY" "$PRESSURE" fill a:4096 thr:4096 b:4096 thr:100
 rp_expect "thread:work*" thr "a 4096 $K;thr 4096 $N;b 4096 $K;thr 100 $N"
 
+# The same, a rule a line, the thread's rule second.
+rp_run thr_lines "$(printf 'size>1M => RETRY_MAYFAIL\nthread:work* => NORETRY\n')" "$PRESSURE" \
+	fill a:4096 thr:4096 b:4096 thr:100
+rp_expect "thread:work*, a rule a line" thr_lines "a 4096 $K;thr 4096 $N;b 4096 $K;thr 100 $N"
+
 rp_run main "thread:rules_prog & sym:xmalloc => NORETRY" "$PRESSURE" fill a:4096 thr:4096
 rp_expect "thread:rules_prog (the main thread)" main "a 4096 $N;thr 4096 $K"
