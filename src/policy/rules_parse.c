@@ -168,7 +168,7 @@ int rules_parse(struct gfp_rule_set *set, const char *text, char *err, size_t er
 	set->need_sym = false;
 	for (;;) {
 		skip_ws(&ps);
-		while (*ps.p == ';' || *ps.p == '\n') {
+		while (*ps.p == ';') {
 			ps.p++;
 			skip_ws(&ps);
 		}
