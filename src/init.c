@@ -3,6 +3,9 @@
  * configuration, whoever makes it (ld.so and libstdc++ allocate before any
  * constructor of ours runs); the constructor makes sure it happened and
  * then has route.c install the routes meaning.c chose for the policy.
+ * init_apply_policy is the wiring of a policy, at start-up and after each
+ * gfp-ctl set: what meaning.c makes of it is published and every module
+ * set up to it.
  *
  * Reading the configuration must not allocate through the policy: it runs
  * with the thread's guard raised, so anything libc allocates on its behalf
@@ -12,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -205,6 +209,41 @@ void init_atfork_child(void)
 	pthread_mutex_init(&init_lock, NULL);
 }
 
+/* The facts of this process now (meaning.h: struct gfp_facts). */
+static struct gfp_facts meaning_facts(void)
+{
+	return (struct gfp_facts){
+	    .rules = gfp_rules_on,
+	    .records = records_on(),
+	    .other_process = inject_other_process(),
+	    .je_own = gfp_je_own,
+	};
+}
+
+void init_apply_policy(void)
+{
+	struct gfp_facts f = meaning_facts();
+	struct gfp_meaning m = meaning_of(&gfp_policy, &f);
+	/* What the ranges of ld.so and the shim are, before injection can
+	 * look at them (a set may turn a process that was idle active). */
+	static bool unwinder_ready;
+	if (m.unwinds && !unwinder_ready) {
+		unwind_init();
+		site_init();
+		unwinder_ready = true;
+	}
+	budget_init();
+	/* Published but for `active`, which threads read with an acquire and
+	 * which comes last (release): a thread that sees the process active
+	 * sees the rest. */
+	_Static_assert(offsetof(struct gfp_meaning, active) == 0, "active comes first");
+	size_t rest = offsetof(struct gfp_meaning, unwinds);
+	memcpy((char *)&gfp_meaning + rest, (const char *)&m + rest, sizeof(m) - rest);
+	inject_init(); /* every count starts again, as for a new process */
+	profile_init();
+	__atomic_store_n(&gfp_meaning.active, m.active, __ATOMIC_RELEASE);
+}
+
 /* The process that read the configuration (a fork's child inherits it). */
 static pid_t init_pid;
 
@@ -256,7 +295,7 @@ static void do_init(void)
 	}
 
 	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */
-	meaning_apply();
+	init_apply_policy();
 	if (records_on())
 		crash_init();
 

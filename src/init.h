@@ -15,6 +15,9 @@ extern bool gfp_secure;
 bool init_ensure(void);
 /* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
 bool init_strict(void);
+/* gfp_meaning from gfp_policy, and the modules set up to it: at start-up
+ * and after each gfp-ctl set. */
+void init_apply_policy(void);
 void init_fini(void);
 /* The program's own _exit: the process that read the configuration writes
  * its report as exit would (dash and daemons end so); a fork's or vfork's

@@ -89,11 +89,6 @@ extern struct gfp_meaning gfp_meaning;
 
 /* Pure: what policy p means with facts f. */
 struct gfp_meaning meaning_of(const struct gfp_policy *p, const struct gfp_facts *f);
-/* The facts of this process now. */
-struct gfp_facts meaning_facts(void);
-/* gfp_meaning from gfp_policy, and the modules set up to it: at start-up
- * and after each gfp-ctl set. */
-void meaning_apply(void);
 
 #pragma GCC visibility pop
 
