@@ -44,7 +44,6 @@
 #include "budget_wait.h"
 
 bool gfp_budget_on;
-int gfp_waiters; /* atomic: requests inside the slow path */
 
 struct gfp_budget_fast gfp_budget;
 static int64_t limit_b, min_free_b, batch;

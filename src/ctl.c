@@ -65,7 +65,6 @@
 static int listen_fd = -1;
 static pid_t owner;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-uint64_t gfp_policy_gen; /* atomic: bumped by every applied set */
 
 /* ------------------------------------------------------------------------
  * Requests

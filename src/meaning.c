@@ -16,6 +16,7 @@
 
 struct gfp_policy gfp_policy;
 struct gfp_meaning gfp_meaning;
+uint64_t gfp_policy_gen;
 
 /* Each family but the shim's skips something, so each is chosen only when
  * the policy needs nothing it skips. */

@@ -8,6 +8,7 @@
 #define GFP_MEANING_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "policy.h"
 
@@ -86,6 +87,9 @@ struct gfp_meaning {
  * it means. */
 extern struct gfp_policy gfp_policy;
 extern struct gfp_meaning gfp_meaning;
+/* atomic: bumped by every gfp-ctl set applied (ctl.c), so that each thread
+ * decides its mode again (thread.c). */
+extern uint64_t gfp_policy_gen;
 
 /* Pure: what policy p means with facts f. */
 struct gfp_meaning meaning_of(const struct gfp_policy *p, const struct gfp_facts *f);

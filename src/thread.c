@@ -27,6 +27,7 @@ static struct gfp_entry_stats dead[GFP_ENTRY_COUNT]; /* what exited threads coun
 static pthread_key_t exit_key;
 static bool exit_key_ok;
 unsigned gfp_nr_threads; /* atomic: threads in `live` */
+int gfp_waiters;         /* atomic: requests inside the slow path (budget.c) */
 
 /* Threads past their exit whose frees the budget must still see
  * (exit_counted), until they are gone: under registry_lock, nlate atomic.

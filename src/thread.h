@@ -115,6 +115,10 @@ static inline void gfp_unlock(pthread_mutex_t *m)
 	gfp_tls.guard--;
 }
 
+/* atomic: requests waiting in the slow path (budget.c counts them); while
+ * there are any, frees must wake them, so every thread reads it. */
+extern int gfp_waiters;
+
 /* Decides the calling thread's mode; returns it. */
 enum gfp_tls_mode thread_enter(bool may_register);
 bool thread_registers(void);
