@@ -40,7 +40,7 @@
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
-#include "route.h"
+#include "route_switch.h"
 #include "budget_wait.h"
 
 bool gfp_budget_on;

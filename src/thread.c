@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "route.h"
+#include "route_switch.h"
 
 __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
