@@ -295,7 +295,12 @@ int64_t budget_process_live(void)
 {
 	/* exited_total is read under the registry lock too: a thread that exits
 	 * meanwhile is counted once, in the list or in the total. */
-	return thread_sum_live(&exited_total) + __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
+	thread_registry_lock();
+	int64_t sum = __atomic_load_n(&exited_total, __ATOMIC_RELAXED);
+	for (const struct gfp_thread *t = thread_first(); t; t = t->next)
+		sum += budget_thread_live(t);
+	thread_registry_unlock();
+	return sum + __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------

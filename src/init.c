@@ -304,7 +304,7 @@ static void do_init(void)
 	if (gfp_policy.confirm)
 		log_effective_policy();
 
-	thread_init();
+	thread_life_init();
 	fork_handlers_install();
 }
 

@@ -34,6 +34,7 @@
 #include "backend.h"
 #include "init.h"
 #include "thread.h"
+#include "thread_life.h"
 #include "context.h"
 #include "ctl.h"
 #include "profile_api.h"

@@ -25,6 +25,7 @@
 #include "budget.h"
 #include "budget_wait.h"
 #include "reserve.h"
+#include "thread_life.h"
 #include "unwind.h"
 #include "slowpath.h"
 #include "site.h"
