@@ -3,9 +3,6 @@
  * configuration, whoever makes it (ld.so and libstdc++ allocate before any
  * constructor of ours runs); the constructor makes sure it happened and
  * then has route.c install the routes meaning.c chose for the policy.
- * init_apply_policy is the wiring of a policy, at start-up and after each
- * gfp-ctl set: what meaning.c makes of it is published and every module
- * set up to it.
  *
  * Reading the configuration must not allocate through the policy: it runs
  * with the thread's guard raised, so anything libc allocates on its behalf
@@ -15,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -29,26 +25,19 @@
 #include "ipcache.h"
 #include "cgroup.h"
 #include "fork.h"
-
-bool gfp_secure;
+#include "apply.h"
 
 enum { INIT_NONE, INIT_DONE };
 static int init_state; /* atomic */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool strict = true;
 static int config_errors;
 
 extern char **environ;
 
-bool init_strict(void)
-{
-	return strict;
-}
-
 static void report_error(const char *msg)
 {
-	gfp_log(strict ? GFP_LOG_ERROR : GFP_LOG_WARNING, "%s%s", msg,
-	        strict ? "" : " [ignored: GFP_STRICT=0]");
+	gfp_log(gfp_strict ? GFP_LOG_ERROR : GFP_LOG_WARNING, "%s%s", msg,
+	        gfp_strict ? "" : " [ignored: GFP_STRICT=0]");
 }
 
 static void config_fail(const char *msg)
@@ -148,7 +137,7 @@ static void read_strict(void)
 	if (!s)
 		return;
 	if (strcmp(s, "0") == 0)
-		strict = false;
+		gfp_strict = false;
 	else if (strcmp(s, "1") != 0)
 		config_fail("GFP_STRICT: expected 0 (warn about bad settings) or 1 (exit 125, the "
 		            "default)");
@@ -162,7 +151,7 @@ static void check_contradictions(void)
 	const char *why;
 	while ((why = config_contradiction(&gfp_policy, &drop))) {
 		config_errors++;
-		if (strict) {
+		if (gfp_strict) {
 			gfp_log(GFP_LOG_ERROR, "GFP_POLICY: %s", why);
 			return;
 		}
@@ -209,41 +198,6 @@ void init_atfork_child(void)
 	pthread_mutex_init(&init_lock, NULL);
 }
 
-/* The facts of this process now (meaning.h: struct gfp_facts). */
-static struct gfp_facts meaning_facts(void)
-{
-	return (struct gfp_facts){
-	    .rules = gfp_rules_on,
-	    .records = records_on(),
-	    .other_process = inject_other_process(),
-	    .je_own = gfp_je_own,
-	};
-}
-
-void init_apply_policy(void)
-{
-	struct gfp_facts f = meaning_facts();
-	struct gfp_meaning m = meaning_of(&gfp_policy, &f);
-	/* What the ranges of ld.so and the shim are, before injection can
-	 * look at them (a set may turn a process that was idle active). */
-	static bool unwinder_ready;
-	if (m.unwinds && !unwinder_ready) {
-		unwind_init();
-		site_init();
-		unwinder_ready = true;
-	}
-	budget_init();
-	/* Published but for `active`, which threads read with an acquire and
-	 * which comes last (release): a thread that sees the process active
-	 * sees the rest. */
-	_Static_assert(offsetof(struct gfp_meaning, active) == 0, "active comes first");
-	size_t rest = offsetof(struct gfp_meaning, unwinds);
-	memcpy((char *)&gfp_meaning + rest, (const char *)&m + rest, sizeof(m) - rest);
-	inject_init(); /* every count starts again, as for a new process */
-	profile_init();
-	__atomic_store_n(&gfp_meaning.active, m.active, __ATOMIC_RELEASE);
-}
-
 /* The process that read the configuration (a fork's child inherits it). */
 static pid_t init_pid;
 
@@ -269,7 +223,7 @@ static void do_init(void)
 		config_errors += config_parse(&gfp_policy, "GFP_POLICY", policy, strlen(policy),
 		                              false, report_error, &err);
 
-	if (config_errors && strict)
+	if (config_errors && gfp_strict)
 		_exit(GFP_EXIT_CONFIG);
 
 	const char *record = secure_getenv("GFP_RECORD");
@@ -285,17 +239,17 @@ static void do_init(void)
 	const char *rules = secure_getenv("GFP_RULES");
 	if (rules_init(rules, err_msg, sizeof(err_msg)) != 0)
 		config_fail(err_msg);
-	if (config_errors && strict)
+	if (config_errors && gfp_strict)
 		_exit(GFP_EXIT_CONFIG);
 	/* After every other check: a bad policy leaves no tree behind. */
 	if (tree_init(err_msg, sizeof(err_msg)) != 0) {
 		config_fail(err_msg);
-		if (strict)
+		if (gfp_strict)
 			_exit(GFP_EXIT_CONFIG);
 	}
 
 	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */
-	init_apply_policy();
+	apply_policy();
 	if (records_on())
 		crash_init();
 

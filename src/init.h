@@ -9,15 +9,9 @@
 
 #pragma GCC visibility push(hidden)
 
-extern bool gfp_secure;
 /* True once the configuration is read; before that every call is passed
  * through untouched (ld.so, libstdc++'s emergency pool). */
 bool init_ensure(void);
-/* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
-bool init_strict(void);
-/* gfp_meaning from gfp_policy, and the modules set up to it: at start-up
- * and after each gfp-ctl set. */
-void init_apply_policy(void);
 void init_fini(void);
 /* The program's own _exit: the process that read the configuration writes
  * its report as exit would (dash and daemons end so); a fork's or vfork's

@@ -4,7 +4,7 @@
  * jemalloc's own functions were found) to one struct gfp_meaning, the
  * routes included. meaning_of is pure, so that tests/unit/meaning.c checks
  * it against a table. Gathering the facts, publishing the meaning and
- * setting the modules up to it is wiring (init.c: init_apply_policy): this
+ * setting the modules up to it is wiring (apply.c): this
  * file calls no module.
  *
  * Any key that shapes allocation puts the process under the policy; the
@@ -17,6 +17,8 @@
 struct gfp_policy gfp_policy;
 struct gfp_meaning gfp_meaning;
 uint64_t gfp_policy_gen;
+bool gfp_secure;
+bool gfp_strict = true;
 
 /* Each family but the shim's skips something, so each is chosen only when
  * the policy needs nothing it skips. */

@@ -90,6 +90,11 @@ extern struct gfp_meaning gfp_meaning;
 /* atomic: bumped by every gfp-ctl set applied (ctl.c), so that each thread
  * decides its mode again (thread.c). */
 extern uint64_t gfp_policy_gen;
+/* How the policy was read (init.c), facts of the process: secure execution
+ * (AT_SECURE: no file, no socket, no path from the environment), and
+ * GFP_STRICT (a bad setting exits 125: true, the default; or warns). */
+extern bool gfp_secure;
+extern bool gfp_strict;
 
 /* Pure: what policy p means with facts f. */
 struct gfp_meaning meaning_of(const struct gfp_policy *p, const struct gfp_facts *f);
