@@ -12,6 +12,7 @@
 #include "kswapd.h"
 #include "mapped.h"
 #include "ipcache.h"
+#include "init_once.h"
 
 static void fork_prepare(void)
 {

@@ -26,10 +26,10 @@
 #include "cgroup.h"
 #include "fork.h"
 #include "apply.h"
+#include "init_once.h"
 
 enum { INIT_NONE, INIT_DONE };
 static int init_state; /* atomic */
-static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int config_errors;
 
 extern char **environ;
@@ -181,23 +181,6 @@ static void log_effective_policy(void)
 	gfp_log(GFP_LOG_INFO, "%s", line);
 }
 
-/* The fork handlers (fork.c) hold the lock across a fork: no child is
- * born halfway through reading the configuration. */
-void init_atfork_prepare(void)
-{
-	pthread_mutex_lock(&init_lock);
-}
-
-void init_atfork_parent(void)
-{
-	pthread_mutex_unlock(&init_lock);
-}
-
-void init_atfork_child(void)
-{
-	pthread_mutex_init(&init_lock, NULL);
-}
-
 /* The process that read the configuration (a fork's child inherits it). */
 static pid_t init_pid;
 
@@ -271,12 +254,12 @@ bool init_ensure(void)
 	if (environ == NULL)
 		return false;
 	gfp_tls.guard++;
-	pthread_mutex_lock(&init_lock);
+	init_once_lock();
 	if (__atomic_load_n(&init_state, __ATOMIC_RELAXED) != INIT_DONE) {
 		do_init();
 		__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&init_lock);
+	init_once_unlock();
 	gfp_tls.guard--;
 	return true;
 }

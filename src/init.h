@@ -17,11 +17,6 @@ void init_fini(void);
  * its report as exit would (dash and daemons end so); a fork's or vfork's
  * child, which read none, writes nothing. */
 void init_fini_exit(void);
-/* The lock that orders the first reading of the configuration, across a
- * fork (fork.c). */
-void init_atfork_prepare(void);
-void init_atfork_parent(void);
-void init_atfork_child(void);
 
 #pragma GCC visibility pop
 
