@@ -29,7 +29,9 @@
 
 #include <jemalloc/jemalloc.h>
 
-#include "reserve.h"
+#include "policy.h"
+#include "pool.h"
+#include "thread.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -276,13 +278,21 @@ int pool_add(struct gfp_pool **pp, size_t bytes)
 	return err;
 }
 
+/* Requests served from a pool (the report's pool_serves). */
+static uint64_t served;
+
 void *pool_alloc(struct gfp_pool *p, struct gfp_req *req)
 {
 	int fl = req->mallocx_flags | MALLOCX_ARENA(p->arena) | MALLOCX_TCACHE_NONE;
 	void *r = req->old ? rallocx(req->old, req->size, fl) : mallocx(req->size, fl);
 	if (r)
-		reserve_pool_served();
+		__atomic_add_fetch(&served, 1, __ATOMIC_RELAXED);
 	return r;
+}
+
+uint64_t pool_serves(void)
+{
+	return __atomic_load_n(&served, __ATOMIC_RELAXED);
 }
 
 void pool_release(struct gfp_pool **pp)
