@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "route.h"
 
 __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "fd.h"
 #include "tree.h"
 #include "tree_structs.h"
