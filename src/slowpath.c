@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "fastpath.h"
 #include "budget_wait.h"
 #include "cgroup.h"
