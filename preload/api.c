@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "fastpath.h"
+#include "reserve_take.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

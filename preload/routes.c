@@ -20,18 +20,7 @@
 #include "internal.h"
 #include "fastpath.h"
 #include "routes.h"
-
-/* What the exports jump through: the shim's until route_start points it
- * elsewhere (the calls before the constructor, ld.so's among them). */
-struct gfp_routes gfp_routes = {
-    .malloc = shim_malloc,
-    .free = shim_free,
-    .calloc = shim_calloc,
-    .realloc = shim_realloc,
-    .posix_memalign = shim_posix_memalign,
-    .memalign = shim_memalign,
-    .aligned_alloc = shim_aligned_alloc,
-};
+#include "shim.h"
 
 static void *direct_memalign(size_t align, size_t n)
 {

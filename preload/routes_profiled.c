@@ -2,7 +2,7 @@
  * routes_profiled.c - the profiled family (stats=sites alone): malloc and
  * its kin counted per call site in line, through the shadow map profile.h
  * reads and writes; everything the line cannot count goes to profile.c or
- * to the shim's own functions (routes.h).
+ * to the shim's own functions (shim.c).
  */
 #include <errno.h>
 
@@ -10,6 +10,7 @@
 #include "internal.h"
 #include "fastpath.h"
 #include "routes.h"
+#include "shim.h"
 
 /* The profiled family (stats=sites alone): jemalloc's own
  * function, then the block counted at the thread's last caller and its

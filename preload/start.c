@@ -1,10 +1,12 @@
 /*
- * start.c - the libc functions the shim wraps to know where a program is:
- * __libc_start_main (main has started: failures before it are not the
- * program's), pthread_create (each thread's creation order, from which
- * its random generator is seeded, so that a seed reproduces with threads)
- * and _exit (the process ends without exit's destructors: its report is
- * written and a member of a tree leaves it all the same).
+ * start.c - where the program and the library are in their lives: the
+ * library's constructor and destructor, and the libc functions the shim
+ * wraps to know where the program is: __libc_start_main (main has started:
+ * failures before it are not the program's), pthread_create (each thread's
+ * creation order, from which its random generator is seeded, so that a seed
+ * reproduces with threads) and _exit (the process ends without exit's
+ * destructors: its report is written and a member of a tree leaves it all
+ * the same).
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -14,8 +16,27 @@
 
 #include "internal.h"
 #include "fastpath.h"
+#include "routes.h"
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* The first of the library's constructors (preload/meson.build lists this
+ * file first for it). */
+/* Initialisation is lazy (the first allocation does it); this makes sure a
+ * program that never allocates before main still gets its configuration
+ * checked before main, and chooses the routes once the policy is known. */
+__attribute__((constructor(101))) static void gfpshim_ctor(void)
+{
+	if (init_ensure()) {
+		routes_start();
+		tree_export_env(); /* GFP_TREE for the children */
+	}
+}
+
+__attribute__((destructor(101))) static void gfpshim_dtor(void)
+{
+	init_fini();
+}
 
 typedef int (*main_fn)(int, char **, char **);
 typedef int (*start_main_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),

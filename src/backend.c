@@ -5,7 +5,7 @@
  * jemalloc 5.3 gives it no fast path: mallocx and dallocx cost about three
  * times malloc and free (93 and 90 instructions against ~35, measured with
  * callgrind). So wherever no flag is needed - the idle fast path, the routes
- * of preload/malloc.c, the policy's plain attempts - requests go to
+ * of preload/routes.c, the policy's plain attempts - requests go to
  * jemalloc's own malloc, calloc, posix_memalign, aligned_alloc, realloc and
  * free, looked up inside libjemalloc's object itself (never by their global
  * names, which are ours). Anything with other flags uses the x-API.

@@ -42,6 +42,7 @@
 #include "mapped.h"
 #include "route_switch.h"
 #include "budget_wait.h"
+#include "reserve_draw.h"
 
 bool gfp_budget_on;
 
@@ -425,7 +426,7 @@ static void direct_add(int64_t delta)
 
 /* budget_begin's decision for bytes no allocation counts: nothing to
  * allocate under the lock, the charge is the allocation. */
-bool budget_direct_charge(struct gfp_req *req, gfp_t f)
+static bool direct_charge(struct gfp_req *req, gfp_t f)
 {
 	struct gfp_thread *t = gfp_tls.thread;
 	int64_t bytes = (int64_t)req->size;
@@ -453,7 +454,7 @@ bool budget_direct_charge(struct gfp_req *req, gfp_t f)
 	}
 	if (!req->ctx_resolved) { /* it came close meanwhile */
 		exact_leave();
-		return budget_direct_charge(req, context_resolve(req));
+		return direct_charge(req, context_resolve(req));
 	}
 	budget_revoke();
 	int64_t room = budget_watermark(f) - decision_live();
@@ -471,6 +472,16 @@ bool budget_direct_charge(struct gfp_req *req, gfp_t f)
 	if (draw)
 		reserve_drawn(req, draw);
 	return ok;
+}
+
+void *budget_direct_attempt(struct gfp_req *req, gfp_t f)
+{
+	static char token;
+	if (!gfp_budget_on) { /* the limit went while it waited */
+		budget_direct_adjust((int64_t)req->size);
+		return &token;
+	}
+	return direct_charge(req, f) ? &token : NULL;
 }
 
 void budget_direct_adjust(int64_t delta)

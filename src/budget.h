@@ -58,12 +58,12 @@ int64_t budget_reserved(void);
 
 /* Memory the program maps itself (mapped.c): charged and credited apart
  * from jemalloc's counters, in the same estimate and the same exact sums.
- * budget_direct_charge is the attempt of a mapping's request: true when
- * the watermark of `f` lets req->size more bytes in (they are charged),
- * false with why = BUDGET. budget_direct_adjust charges or credits
- * without a decision: what a mapping call turned out to change, less what
- * its attempt charged. */
-bool budget_direct_charge(struct gfp_req *req, gfp_t f);
+ * budget_direct_attempt is slowpath_attempt for a mapping's request
+ * (req->mapping): a token when the watermark of `f` lets req->size more
+ * bytes in (they are charged), NULL with why = BUDGET.
+ * budget_direct_adjust charges or credits without a decision: what a
+ * mapping call turned out to change, less what its attempt charged. */
+void *budget_direct_attempt(struct gfp_req *req, gfp_t f);
 void budget_direct_adjust(int64_t delta);
 int64_t budget_direct_live(void);
 /* A forked child: its mappings charge `live` (no other thread's charge

@@ -8,7 +8,6 @@
  * are rate-limited per 10 s window across the process, like printk_ratelimit.
  */
 #include <errno.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -17,6 +16,7 @@
 #include "init.h"
 #include "budget.h"
 #include "canary.h"
+#include "clock.h"
 #include "oom.h"
 #include "unwind.h"
 #include "records.h"
@@ -32,13 +32,6 @@ struct ratelimit {
 };
 
 static struct ratelimit canary_rl, warn_rl, oom_rl;
-
-uint64_t gfp_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* True when a message may be printed now; *missed gets the suppressed count. */
 static bool ratelimit_ok(struct ratelimit *rl, int64_t burst, unsigned *missed)

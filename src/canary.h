@@ -12,7 +12,6 @@
 
 #pragma GCC visibility push(hidden)
 
-uint64_t gfp_now_ns(void);
 /* The page order of a request of `size` bytes (the kernel's get_order). */
 unsigned canary_order(size_t size);
 void canary_tick(struct gfp_slow *s);

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "cgroup.h"
 #include "kswapd.h"
 #include "cgroup_find.h"

@@ -14,7 +14,7 @@
 #include "thread.h"
 #include "context.h"
 #include "budget.h"
-#include "canary.h"
+#include "clock.h"
 #include "reclaim.h"
 #include "kswapd.h"
 #include "cgroup.h"

@@ -61,6 +61,7 @@
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
+#include "sys.h"
 #include "apply.h"
 
 static int listen_fd = -1;
@@ -248,7 +249,8 @@ static void report(int fd)
 {
 	static struct gfp_entry_stats s[GFP_ENTRY_COUNT];
 	size_t cap = GFP_REPORT_MAX;
-	char *text = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *text =
+	    sys_mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (text == MAP_FAILED) {
 		replyf(fd, GFP_CTL_ERROR "no memory for the report\n");
 		return;
@@ -256,7 +258,7 @@ static void report(int fd)
 	struct gfp_buf b = {text, cap, 0};
 	stats_format(&b, s);
 	reply(fd, text, b.len);
-	munmap(text, cap);
+	sys_munmap(text, cap);
 }
 
 /* jemalloc's count of name (stats.allocated, stats.resident), fresh. */
@@ -473,8 +475,8 @@ static void *listener(void *arg)
 	gfp_tls.countdown = INT64_MAX;
 	gfp_tls.errnop = &errno;
 	const size_t each = CTL_REQ_MAX + 1;
-	char *bufs = mmap(NULL, CTL_CLIENTS * each, PROT_READ | PROT_WRITE,
-	                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *bufs = sys_mmap(NULL, CTL_CLIENTS * each, PROT_READ | PROT_WRITE,
+	                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (bufs == MAP_FAILED) {
 		gfp_log(GFP_LOG_WARNING, "ctl=1: no memory for the listener: %s",
 		        gfp_strerror(errno));
@@ -537,8 +539,15 @@ static void no_directory(const char *why)
 	bool fatal = gfp_strict;
 	gfp_log(fatal ? GFP_LOG_ERROR : GFP_LOG_WARNING, "ctl=1: %s%s", why,
 	        fatal ? "" : "; not listening [ignored: GFP_STRICT=0]");
-	if (fatal)
-		_exit(GFP_EXIT_CONFIG);
+	if (fatal) {
+		/* What the program's _exit does (preload/start.c): the
+		 * process is past its start-up, so its report is written and
+		 * a member of a tree leaves it. */
+		init_fini_exit();
+		if (gfp_tree_on)
+			tree_exit();
+		sys_exit_group(GFP_EXIT_CONFIG);
+	}
 }
 
 void ctl_start(void)
@@ -570,8 +579,7 @@ void ctl_start(void)
 	/* libc's pthread_create, not the shim's: the program's threads keep
 	 * their creation order (fail.seed). Every signal blocked: the
 	 * program's handlers never run on this thread. */
-	int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
-	    pthread_create;
+	int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = NULL;
 	void *sym = dlsym(RTLD_NEXT, "pthread_create");
 	if (sym)
 		__builtin_memcpy(&create, &sym, sizeof(create));
@@ -579,7 +587,7 @@ void ctl_start(void)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_t t;
-	int rc = create(&t, NULL, listener, NULL);
+	int rc = create ? create(&t, NULL, listener, NULL) : ENOSYS;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		gfp_log(GFP_LOG_WARNING, "ctl=1: cannot start the listener: %s", gfp_strerror(rc));

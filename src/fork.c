@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "internal.h"
+#include "pool.h"
 #include "cgroup.h"
 #include "fork.h"
 #include "kswapd.h"

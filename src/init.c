@@ -21,6 +21,7 @@
 
 #include "gfp_build.h"
 #include "internal.h"
+#include "sys.h"
 #include "fd.h"
 #include "ipcache.h"
 #include "cgroup.h"
@@ -207,7 +208,7 @@ static void do_init(void)
 		                              false, report_error, &err);
 
 	if (config_errors && gfp_strict)
-		_exit(GFP_EXIT_CONFIG);
+		sys_exit_group(GFP_EXIT_CONFIG);
 
 	const char *record = secure_getenv("GFP_RECORD");
 	if (records_set_dest(record, gfp_secure, err_msg, sizeof(err_msg)) != 0)
@@ -223,12 +224,12 @@ static void do_init(void)
 	if (rules_init(rules, err_msg, sizeof(err_msg)) != 0)
 		config_fail(err_msg);
 	if (config_errors && gfp_strict)
-		_exit(GFP_EXIT_CONFIG);
+		sys_exit_group(GFP_EXIT_CONFIG);
 	/* After every other check: a bad policy leaves no tree behind. */
 	if (tree_init(err_msg, sizeof(err_msg)) != 0) {
 		config_fail(err_msg);
 		if (gfp_strict)
-			_exit(GFP_EXIT_CONFIG);
+			sys_exit_group(GFP_EXIT_CONFIG);
 	}
 
 	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */

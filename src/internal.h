@@ -26,6 +26,7 @@
 #include "gfpshim.h"
 
 #include "types.h"
+#include "clock.h"
 #include "policy.h"
 #include "meaning.h"
 #include "glob.h"

@@ -11,6 +11,7 @@
 
 #include "thread.h"
 #include "ipcache.h"
+#include "sys.h"
 
 /* Slots are only ever filled, under the lock: the value first, then the
  * key that publishes it; readers take no lock. A table that grows is copied
@@ -67,8 +68,9 @@ static struct gfp_iptable *grown(const struct gfp_iptable *old)
 	size_t n = old ? (old->mask + 1) * 2 : GFP_IPCACHE_MIN;
 	if (n > GFP_IPCACHE_MAX)
 		return NULL;
-	struct gfp_iptable *t = mmap(NULL, sizeof *t + n * sizeof t->e[0], PROT_READ | PROT_WRITE,
-	                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct gfp_iptable *t =
+	    sys_mmap(NULL, sizeof *t + n * sizeof t->e[0], PROT_READ | PROT_WRITE,
+	             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (t == MAP_FAILED)
 		return NULL;
 	t->mask = n - 1;

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "fd.h"
 #include "cgroup.h"
 #include "kswapd.h"

@@ -18,7 +18,7 @@
  *
  * A call of the program's is decided as a request of its size with the
  * thread's context (a large mapping is a costly request), through the slow
- * path (req->mapping: budget_direct_charge is its attempt), before the
+ * path (req->mapping: budget_direct_attempt is its attempt), before the
  * system call; refused, it fails with ENOMEM and the table is unchanged.
  * What the call then changed is what the range table says, under its lock,
  * across the system call (so that an address the kernel frees is never given
@@ -80,16 +80,6 @@ static inline uintptr_t page_up(uintptr_t n)
 /* ------------------------------------------------------------------------
  * Charging and counting
  * ---------------------------------------------------------------------- */
-
-void *mapped_attempt(struct gfp_req *req, gfp_t f)
-{
-	static char token;
-	if (!gfp_budget_on) { /* the limit went while it waited */
-		budget_direct_adjust((int64_t)req->size);
-		return &token;
-	}
-	return budget_direct_charge(req, f) ? &token : NULL;
-}
 
 /* Charges `bytes` before a call of `entry` from `caller` adds them: the
  * budget's decision in the thread's context, the slow path when it

@@ -42,9 +42,6 @@ int mapped_mprotect(void *addr, size_t len, int prot, uintptr_t caller);
 int mapped_brk(void *addr, uintptr_t caller);
 void *mapped_sbrk(intptr_t incr, uintptr_t caller);
 
-/* slowpath_attempt for a mapping's charge (req->mapping): a token, or NULL with
- * why = BUDGET. */
-void *mapped_attempt(struct gfp_req *req, gfp_t f);
 /* budget_init: whether new mappings are charged (limit.mapped, and a
  * budget or statistics to charge them to). */
 void mapped_follow_policy(void);

@@ -29,7 +29,10 @@
 
 #include <jemalloc/jemalloc.h>
 
-#include "reserve.h"
+#include "policy.h"
+#include "pool.h"
+#include "sys.h"
+#include "thread.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
@@ -135,7 +138,7 @@ static bool hook_purge(extent_hooks_t *h, void *addr, size_t size, size_t off, s
 	/* Runs inside jemalloc's free, which keeps errno: jemalloc's own
 	 * madvise keeps it there (preload/oscalls.c), this one is the shim's. */
 	int saved = errno;
-	bool failed = madvise((char *)addr + off, len, MADV_DONTNEED) != 0;
+	bool failed = sys_madvise((char *)addr + off, len, MADV_DONTNEED) != 0;
 	errno = saved;
 	return failed;
 }
@@ -172,19 +175,19 @@ static extent_hooks_t hooks = {
 static char *map_region(size_t len, size_t touch, size_t tlen)
 {
 	size_t span = len + HUGE_SZ;
-	char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *m = sys_mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	char *a = (char *)round_up((uintptr_t)m, HUGE_SZ);
 	if (a > m)
-		munmap(m, (size_t)(a - m));
+		sys_munmap(m, (size_t)(a - m));
 	if (a + len < m + span)
-		munmap(a + len, (size_t)(m + span - (a + len)));
+		sys_munmap(a + len, (size_t)(m + span - (a + len)));
 	/* MAP_POPULATE would do it too, but fails silently; a page the kernel
 	 * cannot give must show now, as the reservation's failure. */
-	if (madvise(a + touch, tlen, MADV_POPULATE_WRITE) != 0) {
+	if (sys_madvise(a + touch, tlen, MADV_POPULATE_WRITE) != 0) {
 		if (errno != EINVAL) {
-			munmap(a, len);
+			sys_munmap(a, len);
 			return NULL;
 		}
 		for (size_t off = 0; off < tlen; off += 4096) /* kernels before 5.14 */
@@ -276,13 +279,21 @@ int pool_add(struct gfp_pool **pp, size_t bytes)
 	return err;
 }
 
+/* Requests served from a pool (the report's pool_serves). */
+static uint64_t served;
+
 void *pool_alloc(struct gfp_pool *p, struct gfp_req *req)
 {
 	int fl = req->mallocx_flags | MALLOCX_ARENA(p->arena) | MALLOCX_TCACHE_NONE;
 	void *r = req->old ? rallocx(req->old, req->size, fl) : mallocx(req->size, fl);
 	if (r)
-		reserve_pool_served();
+		__atomic_add_fetch(&served, 1, __ATOMIC_RELAXED);
 	return r;
+}
+
+uint64_t pool_serves(void)
+{
+	return __atomic_load_n(&served, __ATOMIC_RELAXED);
 }
 
 void pool_release(struct gfp_pool **pp)
@@ -299,7 +310,7 @@ void pool_release(struct gfp_pool **pp)
 		struct region *r = &p->region[i];
 		char *from = (char *)round_up((uintptr_t)r->bump, 4096);
 		if (from < r->end)
-			munmap(from, (size_t)(r->end - from));
+			sys_munmap(from, (size_t)(r->end - from));
 		r->end = from;
 	}
 	/* ...and what it holds unused, by a purge the hooks now allow. */

@@ -49,6 +49,7 @@
 #include "thread.h"
 #include "profile.h"
 #include "profile_externs.h"
+#include "sys.h"
 
 #define MAX_CALLERS PROFILE_MAX_CALLERS
 #define CHUNK_SHIFT GFP_CHUNK_SHIFT
@@ -234,8 +235,9 @@ static uint16_t *leaf_lookup(uintptr_t addr, bool create)
 		gfp_lock(&profile_lock);
 		c = __atomic_load_n(&profile_dir[slot].chunk, __ATOMIC_RELAXED);
 		if (c == 0) {
-			void *m = mmap(NULL, LEAF_LEN * sizeof(uint16_t), PROT_READ | PROT_WRITE,
-			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+			void *m =
+			    sys_mmap(NULL, LEAF_LEN * sizeof(uint16_t), PROT_READ | PROT_WRITE,
+			             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 			if (m != MAP_FAILED) {
 				profile_dir[slot].leaf = m;
 				__atomic_store_n(&profile_dir[slot].chunk, chunk, __ATOMIC_RELEASE);
@@ -347,8 +349,9 @@ static __attribute__((noinline)) struct gfp_caller_counts *counts_create(void)
 	struct gfp_thread *t = gfp_tls.thread;
 	if (!t)
 		return NULL;
-	void *m = mmap(NULL, MAX_CALLERS * sizeof(struct gfp_caller_counts), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *m =
+	    sys_mmap(NULL, MAX_CALLERS * sizeof(struct gfp_caller_counts), PROT_READ | PROT_WRITE,
+	             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
 	__atomic_store_n(&t->callers, m, __ATOMIC_RELEASE);

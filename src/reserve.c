@@ -21,29 +21,19 @@
 #include <errno.h>
 
 #include "meaning.h"
-#include "context.h"
 #include "budget.h"
 #include "budget_wait.h"
+#include "pool.h"
 #include "reserve.h"
-#include "thread_life.h"
-#include "unwind.h"
-#include "slowpath.h"
-#include "site.h"
-#include "path.h"
-#include "records.h"
+#include "reserve_draw.h"
 
-/* Statistics for the report; changed only by reservation events. */
+/* Statistics for the report; changed only by reservation events (the
+ * draws are counted where they are made: reserve_draw.c; the pool's
+ * serves in pool.c). */
 static struct {
-	uint64_t taken, failed, draws, drawn, thread_draws, pool_serves;
+	uint64_t taken, failed;
 	int64_t peak;
 } rs;
-
-static struct gfp_thread *reserve_thread(void)
-{
-	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard)
-		thread_enter(true);
-	return gfp_tls.mode == GFP_TLS_POLICY ? gfp_tls.thread : NULL;
-}
 
 static void note_peak(void)
 {
@@ -54,66 +44,7 @@ static void note_peak(void)
 }
 
 /* ------------------------------------------------------------------------
- * Drawing (under the budget's exact lock)
- * ---------------------------------------------------------------------- */
-
-/* How much of the reserve a request of `grow` bytes draws when the budget
- * has `room` bytes under its watermark. */
-int64_t reserve_plan_draw(const struct gfp_thread *t, const struct gfp_req *req, int64_t grow,
-                          int64_t room)
-{
-	int64_t avail = t->resv_left + (req->may_draw_thread ? t->thread_left : 0);
-	if (avail <= 0 || grow <= 0 || req->reserve)
-		return 0;
-	/* Enough to end at or under the watermark (room < 0: drift left the
-	 * budget over it); tokens draw the whole request even when it fits. */
-	int64_t draw = grow - room;
-	if (t->exact_only && draw < grow)
-		draw = grow;
-	if (draw <= 0)
-		return 0;
-	return draw < avail ? draw : avail;
-}
-
-/* Takes `draw` from the thread's reserves, gfp_reserve's first. */
-int64_t reserve_commit_draw(struct gfp_thread *t, int64_t draw)
-{
-	int64_t from_resv = draw < t->resv_left ? draw : t->resv_left;
-	t->resv_left -= from_resv;
-	t->thread_left -= draw - from_resv;
-	if (t->resv_left == 0)
-		t->exact_only = false;
-	return draw;
-}
-
-/* After the lock: count the draw; a draw that saved a request from failing
- * or looping is an event worth a record. */
-void reserve_drawn(struct gfp_req *req, int64_t draw)
-{
-	struct gfp_thread *t = gfp_tls.thread;
-	__atomic_add_fetch(&rs.draws, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&rs.drawn, (uint64_t)draw, __ATOMIC_RELAXED);
-	if (req->may_draw_thread)
-		__atomic_add_fetch(&rs.thread_draws, 1, __ATOMIC_RELAXED);
-	if (t && t->exact_only)
-		return; /* tokens: drawing is the normal case */
-	if (records_on()) {
-		struct gfp_frame frames[24];
-		int n = unwind_capture(frames, 24);
-		char extra[160];
-		gfp_snprintf(extra, sizeof(extra),
-		             "\"reserve\":\"%s\",\"drawn\":%lld,\"left\":%lld,\"thread_left\":%lld",
-		             req->may_draw_thread ? "thread" : "reservation", (long long)draw,
-		             t ? (long long)t->resv_left : 0LL,
-		             t ? (long long)t->thread_left : 0LL);
-		if (!req->path)
-			req->path = path_of_caller();
-		record_event("reserve", req, frames, n, extra);
-	}
-}
-
-/* ------------------------------------------------------------------------
- * Taking and giving back
+ * Taking and giving back (reserve_take.c runs the request)
  * ---------------------------------------------------------------------- */
 
 /* slowpath_attempt() for a reservation request: the budget's part, then the
@@ -135,45 +66,14 @@ void *reserve_attempt(struct gfp_req *req, gfp_t f)
 	return &taken;
 }
 
-int reserve_take(size_t bytes, gfp_t flags)
+void reserve_count_take(bool taken)
 {
-	struct gfp_thread *t = reserve_thread();
-	/* No policy, or nothing to reserve against: as without the shim. */
-	if (!t || bytes == 0 || (!gfp_budget_on && !gfp_policy.reserve_prefault))
-		return 0;
-	/* Nesting adds: what the thread holds already counts against it. */
-	if (bytes > (size_t)INT64_MAX ||
-	    (gfp_budget_on && (int64_t)bytes > budget_capacity() - t->resv_left - t->thread_left)) {
-		/* It could never be granted: waiting would only end in the OOM step
-		 * (or, for NOFS, loop for ever on the thread's own reservation). */
+	if (!taken) {
 		__atomic_add_fetch(&rs.failed, 1, __ATOMIC_RELAXED);
-		errno = ENOMEM;
-		return -1;
-	}
-	struct gfp_req req = {.entry = GFP_E_gfp_reserve,
-	                      .size = bytes,
-	                      .gfp = flags,
-	                      .explicit_flags = true,
-	                      .reserve = true,
-	                      .caller = (uintptr_t)__builtin_return_address(0)};
-	req.gfp = context_of(flags);
-	req.ctx_resolved = true;
-	void *ok = slowpath_attempt(&req, req.gfp);
-	if (!ok)
-		ok = slowpath_run(&req);
-	if (!ok) {
-		__atomic_add_fetch(&rs.failed, 1, __ATOMIC_RELAXED);
-		errno = ENOMEM;
-		return -1;
-	}
-	t->resv_held = true;
-	if (gfp_policy.reserve_mode == GFP_RESERVE_TOKENS && gfp_budget_on && t->resv_left > 0) {
-		t->exact_only = true;
-		gfp_tls.budget.allowance = 0; /* every request draws, under the lock */
+		return;
 	}
 	__atomic_add_fetch(&rs.taken, 1, __ATOMIC_RELAXED);
 	note_peak();
-	return 0;
 }
 
 static void give_back(struct gfp_thread *t, bool thread_reserve_too)
@@ -257,19 +157,15 @@ bool reserve_pool_may_serve(const struct gfp_thread *t, const struct gfp_req *re
 	return t && t->pool && !req->reserve && (t->resv_held || req->may_draw_thread);
 }
 
-void reserve_pool_served(void)
-{
-	__atomic_add_fetch(&rs.pool_serves, 1, __ATOMIC_RELAXED);
-}
-
 void reserve_report(struct gfp_buf *b)
 {
+	struct reserve_draws d = reserve_draws();
 	gfp_buf_printf(b,
 	               ",\"reserve\":{\"taken\":%llu,\"failed\":%llu,\"draws\":%llu,\"drawn\":%llu,"
 	               "\"thread_draws\":%llu,\"pool_serves\":%llu,\"reserved_now\":%lld,"
 	               "\"peak\":%lld}",
 	               (unsigned long long)rs.taken, (unsigned long long)rs.failed,
-	               (unsigned long long)rs.draws, (unsigned long long)rs.drawn,
-	               (unsigned long long)rs.thread_draws, (unsigned long long)rs.pool_serves,
+	               (unsigned long long)d.draws, (unsigned long long)d.drawn,
+	               (unsigned long long)d.thread_draws, (unsigned long long)pool_serves(),
 	               (long long)budget_reserved(), (long long)rs.peak);
 }

@@ -13,12 +13,13 @@
 #include <pthread.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "fastpath.h"
 #include "budget_wait.h"
 #include "cgroup.h"
 #include "kswapd.h"
-#include "mapped.h"
 #include "path.h"
+#include "pool.h"
 
 static void *attempt_jemalloc(struct gfp_req *req)
 {
@@ -47,7 +48,7 @@ void *slowpath_attempt(struct gfp_req *req, gfp_t f)
 	if (unlikely(req->reserve))
 		return reserve_attempt(req, f);
 	if (unlikely(req->mapping))
-		return mapped_attempt(req, f); /* no injection point */
+		return budget_direct_attempt(req, f); /* no injection point */
 	if (unlikely(gfp_meaning.inject) && inject_should_fail(req, true)) {
 		req->why = GFP_WHY_INJECT;
 		return NULL;

@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "route_switch.h"
+#include "sys.h"
 
 __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
 
@@ -86,8 +88,8 @@ struct gfp_thread *thread_block_get(void)
 	}
 	gfp_unlock(&registry_lock);
 	if (!t) {
-		void *m = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-		               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *m = sys_mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
+		                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return NULL;
 		t = m;

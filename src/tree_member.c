@@ -50,10 +50,12 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "fd.h"
 #include "tree.h"
 #include "tree_structs.h"
 #include "tree_proc.h"
+#include "sys.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -181,8 +183,8 @@ static void fork_file(void)
 	int old = token_fd;
 	bool had = is_seg(old);
 	int fd = open(tree_path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd >= 0 && (!is_seg(fd) || mmap(tree_seg, TREE_SEG_SIZE, PROT_READ | PROT_WRITE,
-	                                    MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)) {
+	if (fd >= 0 && (!is_seg(fd) || sys_mmap(tree_seg, TREE_SEG_SIZE, PROT_READ | PROT_WRITE,
+	                                        MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)) {
 		close(fd);
 		fd = -1;
 	}

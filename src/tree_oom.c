@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "kswapd.h"
 #include "tree.h"
 #include "tree_structs.h"

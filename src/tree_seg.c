@@ -27,9 +27,11 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "fd.h"
 #include "tree.h"
 #include "tree_structs.h"
+#include "sys.h"
 
 #define READY_WAIT 1000 /* ms a joiner waits for a new segment's creator */
 #define STALE_S    10   /* an abandoned tree's file is this old at least */
@@ -112,7 +114,7 @@ static int open_existing(int fd, char *err, size_t n)
 		return refuse(err, n,
 		              "is not a tree's budget of this gfpshim (%lld bytes, one is %zu)",
 		              (long long)st.st_size, TREE_SEG_SIZE);
-	void *p = mmap(NULL, TREE_SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *p = sys_mmap(NULL, TREE_SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED)
 		return refuse(err, n, "cannot be mapped: %s", gfp_strerror(errno));
 	struct tree_seg *s = p;
@@ -120,14 +122,14 @@ static int open_existing(int fd, char *err, size_t n)
 		pause_ms(1);
 	if (__atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) != TREE_MAGIC ||
 	    s->version != TREE_VERSION || s->size != TREE_SEG_SIZE || s->uid != geteuid()) {
-		munmap(p, TREE_SEG_SIZE);
+		sys_munmap(p, TREE_SEG_SIZE);
 		return refuse(err, n,
 		              "is not a tree's budget of this gfpshim (no header of version %d)",
 		              TREE_VERSION);
 	}
 	int64_t limit = __atomic_load_n(&s->limit, __ATOMIC_RELAXED);
 	if (limit < 64 * 1024) {
-		munmap(p, TREE_SEG_SIZE);
+		sys_munmap(p, TREE_SEG_SIZE);
 		return refuse(err, n, "is not a tree's budget: its limit is %lld bytes",
 		              (long long)limit);
 	}
@@ -150,7 +152,7 @@ static int create(char *err, size_t n)
 		errno = e;
 		return refuse(err, n, "cannot be created: %s", gfp_strerror(e));
 	}
-	void *p = mmap(NULL, TREE_SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	void *p = sys_mmap(NULL, TREE_SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		int e = errno;
 		close(fd);
@@ -212,7 +214,7 @@ static bool abandoned(int fd)
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (size_t)st.st_size != TREE_SEG_SIZE || time(NULL) - st.st_mtime < STALE_S)
 		return false;
-	struct tree_seg *s = mmap(NULL, TREE_SEG_SIZE, PROT_READ, MAP_SHARED, fd, 0);
+	struct tree_seg *s = sys_mmap(NULL, TREE_SEG_SIZE, PROT_READ, MAP_SHARED, fd, 0);
 	if (s == MAP_FAILED)
 		return false;
 	bool empty = __atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) == TREE_MAGIC;
@@ -221,7 +223,7 @@ static bool abandoned(int fd)
 		int32_t pid = __atomic_load_n(&s->m[i].pid, __ATOMIC_ACQUIRE);
 		empty = pid == 0 || (pid > 0 && tree_member_gone(s, fd, i, pid, true));
 	}
-	munmap(s, TREE_SEG_SIZE);
+	sys_munmap(s, TREE_SEG_SIZE);
 	return empty;
 }
 

@@ -31,6 +31,7 @@
 #include "unwind.h"
 #include "unwind_mem.h"
 #include "site.h"
+#include "sys.h"
 
 /*
  * Naming a function maps the object's symbol table, which fails when memory
@@ -46,8 +47,8 @@ static int reserve_busy; /* atomic */
 static void reserve_map(void)
 {
 	for (size_t len = RESERVE_BYTES; len >= (256u << 10); len /= 2) {
-		void *p =
-		    mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		void *p = sys_mmap(NULL, len, PROT_NONE,
+		                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != MAP_FAILED) {
 			reserve = p;
 			reserve_len = len;
@@ -207,7 +208,7 @@ static bool reserve_lend(void)
 	if (__atomic_exchange_n(&reserve_busy, 1, __ATOMIC_ACQUIRE))
 		return false;
 	if (reserve)
-		munmap(reserve, reserve_len);
+		sys_munmap(reserve, reserve_len);
 	return true;
 }
 
@@ -235,7 +236,8 @@ static const void *window_map(int fd, uint64_t fsize, uint64_t off, uint64_t len
 	if (len == 0 || off > fsize || len > fsize - off)
 		return NULL;
 	uint64_t start = off & ~(uint64_t)(getpagesize() - 1);
-	void *p = mmap(NULL, (size_t)(off + len - start), PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+	void *p =
+	    sys_mmap(NULL, (size_t)(off + len - start), PROT_READ, MAP_PRIVATE, fd, (off_t)start);
 	if (p == MAP_FAILED)
 		return NULL;
 	w->map = p;
@@ -246,7 +248,7 @@ static const void *window_map(int fd, uint64_t fsize, uint64_t off, uint64_t len
 static void window_unmap(struct window *w)
 {
 	if (w->map)
-		munmap(w->map, w->len);
+		sys_munmap(w->map, w->len);
 	w->map = NULL;
 }
 
@@ -369,8 +371,8 @@ static int read_subs(struct dl_phdr_info *info, size_t size, void *subs)
  * take address space from what the program is about to free. */
 static void name_slots_map(void)
 {
-	void *m = mmap(NULL, NAME_SLOTS * sizeof(*name_slots), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	void *m = sys_mmap(NULL, NAME_SLOTS * sizeof(*name_slots), PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m != MAP_FAILED)
 		name_slots = m;
 }

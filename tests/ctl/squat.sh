@@ -43,6 +43,17 @@ mkdir -m 0777 "$dir" || fail "mkdir"
 chmod 0777 "$dir"
 start open
 refused open "the socket directory '$dir' .*mode 0777"
+# Refused past the start-up, the process ends as the program's own _exit
+# ends it: its report is written, and a member of a tree leaves it (the
+# last member takes the tree's file along).
+START_RC=0
+bounded 60 env LD_PRELOAD="$SHIM" GFP_POLICY='ctl=1;limit=64M;limit.scope=tree' \
+	GFP_TREE="$TMP/tree" GFP_REPORT="$TMP/open_tree.json" "$CTL_PROG" seq 10 \
+	>"$TMP/open_tree.out" 2>"$TMP/open_tree.err" || START_RC=$?
+refused open_tree "the socket directory '$dir' .*mode 0777"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMP/open_tree.json" ||
+	fail "refused: no report, or not JSON: $TMP/open_tree.json"
+[ ! -e "$TMP/tree" ] || fail "refused: the tree's file is still there (the member never left)"
 start lax GFP_STRICT=0
 expect_eq "GFP_STRICT=0: exit status" 0 "$START_RC"
 expect_contains "GFP_STRICT=0" "$TMP/lax.err" "^gfpshim: warning: ctl=1: the socket directory '$dir'.*not listening"

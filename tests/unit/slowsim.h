@@ -334,7 +334,7 @@ void *pool_alloc(struct gfp_pool *p, struct gfp_req *req)
 	(void)p, (void)req;
 	return NULL;
 }
-void *mapped_attempt(struct gfp_req *req, gfp_t f)
+void *budget_direct_attempt(struct gfp_req *req, gfp_t f)
 {
 	(void)req, (void)f;
 	return NULL;
