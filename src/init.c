@@ -29,8 +29,6 @@
 #include "apply.h"
 #include "init_once.h"
 
-enum { INIT_NONE, INIT_DONE };
-static int init_state; /* atomic */
 static int config_errors;
 
 extern char **environ;
@@ -182,9 +180,6 @@ static void log_effective_policy(void)
 	gfp_log(GFP_LOG_INFO, "%s", line);
 }
 
-/* The process that read the configuration (a fork's child inherits it). */
-static pid_t init_pid;
-
 static void do_init(void)
 {
 	init_pid = getpid();
@@ -263,15 +258,6 @@ bool init_ensure(void)
 	init_once_unlock();
 	gfp_tls.guard--;
 	return true;
-}
-
-void init_fini_exit(void)
-{
-	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != init_pid)
-		return;
-	gfp_tls.guard++;
-	stats_report_at_exit();
-	gfp_tls.guard--;
 }
 
 void init_fini(void)

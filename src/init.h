@@ -13,10 +13,6 @@
  * through untouched (ld.so, libstdc++'s emergency pool). */
 bool init_ensure(void);
 void init_fini(void);
-/* The program's own _exit: the process that read the configuration writes
- * its report as exit would (dash and daemons end so); a fork's or vfork's
- * child, which read none, writes nothing. */
-void init_fini_exit(void);
 
 #pragma GCC visibility pop
 

@@ -1,14 +1,18 @@
 /*
  * init_once.c - the lock that orders the first reading of the
- * configuration: init.c takes it around the reading, fork.c's handlers
- * hold it across a fork. Below both, so that neither calls the other for
- * it: it must never call a module, only the lock.
+ * configuration, and whether and by which process it was read: init.c
+ * takes the lock around the reading, fork.c's handlers hold it across a
+ * fork, the program's _exit (init_exit.c) asks whether this process read
+ * it. Below them all, so that none calls another for it: it must never
+ * call a module, only the lock.
  */
 #include <pthread.h>
 
 #include "init_once.h"
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+int init_state;
+pid_t init_pid;
 
 void init_once_lock(void)
 {

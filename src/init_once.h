@@ -1,11 +1,18 @@
 /*
  * init_once.h - init_once.c: the lock that orders the first reading of the
- * configuration (init.c), across a fork (fork.c).
+ * configuration (init.c), across a fork (fork.c), and its outcome.
  */
 #ifndef GFP_INIT_ONCE_H
 #define GFP_INIT_ONCE_H
 
+#include <sys/types.h>
+
 #pragma GCC visibility push(hidden)
+
+enum { INIT_NONE, INIT_DONE };
+extern int init_state; /* atomic: INIT_DONE once the configuration is read */
+/* The process that read the configuration (a fork's child inherits it). */
+extern pid_t init_pid;
 
 /* Taken with the guard already up (init_ensure raises it). */
 void init_once_lock(void);

@@ -34,6 +34,7 @@
 #include "dest.h"
 #include "backend.h"
 #include "init.h"
+#include "init_exit.h"
 #include "thread.h"
 #include "thread_life.h"
 #include "context.h"
