@@ -40,12 +40,11 @@
 #include "cgroup.h"
 #include "kswapd.h"
 #include "mapped.h"
-#include "route.h"
+#include "route_switch.h"
 #include "budget_wait.h"
 #include "reserve_draw.h"
 
 bool gfp_budget_on;
-int gfp_waiters; /* atomic: requests inside the slow path */
 
 struct gfp_budget_fast gfp_budget;
 static int64_t limit_b, min_free_b, batch;
@@ -297,7 +296,12 @@ int64_t budget_process_live(void)
 {
 	/* exited_total is read under the registry lock too: a thread that exits
 	 * meanwhile is counted once, in the list or in the total. */
-	return thread_sum_live(&exited_total) + __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
+	thread_registry_lock();
+	int64_t sum = __atomic_load_n(&exited_total, __ATOMIC_RELAXED);
+	for (const struct gfp_thread *t = thread_first(); t; t = t->next)
+		sum += budget_thread_live(t);
+	thread_registry_unlock();
+	return sum + __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
 }
 
 /* ------------------------------------------------------------------------

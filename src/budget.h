@@ -16,7 +16,6 @@
 #pragma GCC visibility push(hidden)
 
 extern bool gfp_budget_on; /* limit= is set */
-extern int gfp_waiters;    /* atomic: requests in the slow path; frees wake them */
 void budget_init(void);
 int64_t budget_limit(void);
 int64_t budget_capacity(void);

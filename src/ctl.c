@@ -19,7 +19,7 @@
  *
  * A `set` is parsed into a copy of the policy and checked whole; only then
  * is it copied in, injection off while that happens, and what the keys make
- * of the process derived again (meaning_apply). Threads that are idle look
+ * of the process derived again (apply.c: apply_policy). Threads that are idle look
  * again at their next allocation: their countdown is set to 0 (thread.c).
  * Keys whose machinery must exist from the start (a budget on or off,
  * reservations, statistics) are refused, with the reason.
@@ -62,11 +62,11 @@
 #include "kswapd.h"
 #include "mapped.h"
 #include "sys.h"
+#include "apply.h"
 
 static int listen_fd = -1;
 static pid_t owner;
 static char sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-uint64_t gfp_policy_gen; /* atomic: bumped by every applied set */
 
 /* ------------------------------------------------------------------------
  * Requests
@@ -233,7 +233,7 @@ static void set(int fd, const char *text)
 	__atomic_store_n(&gfp_meaning.inject, false, __ATOMIC_RELEASE);
 	bool new_limit = next.limit != gfp_policy.limit;
 	gfp_policy = next;
-	meaning_apply();
+	apply_policy();
 	if (gfp_tree_on && new_limit)
 		tree_limit_set((int64_t)gfp_policy.limit); /* every member's limit */
 	__atomic_add_fetch(&gfp_policy_gen, 1, __ATOMIC_ACQ_REL);
@@ -536,7 +536,7 @@ static void *listener(void *arg)
  * than run on without the control the user counts on. */
 static void no_directory(const char *why)
 {
-	bool fatal = init_strict();
+	bool fatal = gfp_strict;
 	gfp_log(fatal ? GFP_LOG_ERROR : GFP_LOG_WARNING, "ctl=1: %s%s", why,
 	        fatal ? "" : "; not listening [ignored: GFP_STRICT=0]");
 	if (fatal) {

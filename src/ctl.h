@@ -5,11 +5,8 @@
 #ifndef GFP_CTL_H
 #define GFP_CTL_H
 
-#include <stdint.h>
-
 #pragma GCC visibility push(hidden)
 
-extern uint64_t gfp_policy_gen; /* atomic: bumped by every gfp-ctl set */
 void ctl_start(void);
 void ctl_stop(void);
 

@@ -13,6 +13,7 @@
 #include "kswapd.h"
 #include "mapped.h"
 #include "ipcache.h"
+#include "init_once.h"
 
 static void fork_prepare(void)
 {
@@ -41,7 +42,7 @@ static void fork_child(void)
 	cgroup_atfork_child();
 	vmstat_atfork_child();
 	mapped_atfork_child(); /* before the budget's sums and the tree's slot */
-	thread_atfork_child();
+	thread_life_atfork_child();
 	tree_atfork_child(); /* before the budget publishes to a slot */
 	budget_atfork_child();
 	inject_atfork_child();

@@ -26,26 +26,17 @@
 #include "ipcache.h"
 #include "cgroup.h"
 #include "fork.h"
+#include "apply.h"
+#include "init_once.h"
 
-bool gfp_secure;
-
-enum { INIT_NONE, INIT_DONE };
-static int init_state; /* atomic */
-static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool strict = true;
 static int config_errors;
 
 extern char **environ;
 
-bool init_strict(void)
-{
-	return strict;
-}
-
 static void report_error(const char *msg)
 {
-	gfp_log(strict ? GFP_LOG_ERROR : GFP_LOG_WARNING, "%s%s", msg,
-	        strict ? "" : " [ignored: GFP_STRICT=0]");
+	gfp_log(gfp_strict ? GFP_LOG_ERROR : GFP_LOG_WARNING, "%s%s", msg,
+	        gfp_strict ? "" : " [ignored: GFP_STRICT=0]");
 }
 
 static void config_fail(const char *msg)
@@ -145,7 +136,7 @@ static void read_strict(void)
 	if (!s)
 		return;
 	if (strcmp(s, "0") == 0)
-		strict = false;
+		gfp_strict = false;
 	else if (strcmp(s, "1") != 0)
 		config_fail("GFP_STRICT: expected 0 (warn about bad settings) or 1 (exit 125, the "
 		            "default)");
@@ -159,7 +150,7 @@ static void check_contradictions(void)
 	const char *why;
 	while ((why = config_contradiction(&gfp_policy, &drop))) {
 		config_errors++;
-		if (strict) {
+		if (gfp_strict) {
 			gfp_log(GFP_LOG_ERROR, "GFP_POLICY: %s", why);
 			return;
 		}
@@ -189,26 +180,6 @@ static void log_effective_policy(void)
 	gfp_log(GFP_LOG_INFO, "%s", line);
 }
 
-/* The fork handlers (fork.c) hold the lock across a fork: no child is
- * born halfway through reading the configuration. */
-void init_atfork_prepare(void)
-{
-	pthread_mutex_lock(&init_lock);
-}
-
-void init_atfork_parent(void)
-{
-	pthread_mutex_unlock(&init_lock);
-}
-
-void init_atfork_child(void)
-{
-	pthread_mutex_init(&init_lock, NULL);
-}
-
-/* The process that read the configuration (a fork's child inherits it). */
-static pid_t init_pid;
-
 static void do_init(void)
 {
 	init_pid = getpid();
@@ -231,7 +202,7 @@ static void do_init(void)
 		config_errors += config_parse(&gfp_policy, "GFP_POLICY", policy, strlen(policy),
 		                              false, report_error, &err);
 
-	if (config_errors && strict)
+	if (config_errors && gfp_strict)
 		sys_exit_group(GFP_EXIT_CONFIG);
 
 	const char *record = secure_getenv("GFP_RECORD");
@@ -247,17 +218,17 @@ static void do_init(void)
 	const char *rules = secure_getenv("GFP_RULES");
 	if (rules_init(rules, err_msg, sizeof(err_msg)) != 0)
 		config_fail(err_msg);
-	if (config_errors && strict)
+	if (config_errors && gfp_strict)
 		sys_exit_group(GFP_EXIT_CONFIG);
 	/* After every other check: a bad policy leaves no tree behind. */
 	if (tree_init(err_msg, sizeof(err_msg)) != 0) {
 		config_fail(err_msg);
-		if (strict)
+		if (gfp_strict)
 			sys_exit_group(GFP_EXIT_CONFIG);
 	}
 
 	cgroup_resolve_policy(); /* limit=cgroup: which cgroup, and is there a limit */
-	meaning_apply();
+	apply_policy();
 	if (records_on())
 		crash_init();
 
@@ -266,7 +237,7 @@ static void do_init(void)
 	if (gfp_policy.confirm)
 		log_effective_policy();
 
-	thread_init();
+	thread_life_init();
 	fork_handlers_install();
 }
 
@@ -279,23 +250,14 @@ bool init_ensure(void)
 	if (environ == NULL)
 		return false;
 	gfp_tls.guard++;
-	pthread_mutex_lock(&init_lock);
+	init_once_lock();
 	if (__atomic_load_n(&init_state, __ATOMIC_RELAXED) != INIT_DONE) {
 		do_init();
 		__atomic_store_n(&init_state, INIT_DONE, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&init_lock);
+	init_once_unlock();
 	gfp_tls.guard--;
 	return true;
-}
-
-void init_fini_exit(void)
-{
-	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) != INIT_DONE || getpid() != init_pid)
-		return;
-	gfp_tls.guard++;
-	stats_report_at_exit();
-	gfp_tls.guard--;
 }
 
 void init_fini(void)

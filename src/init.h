@@ -9,22 +9,10 @@
 
 #pragma GCC visibility push(hidden)
 
-extern bool gfp_secure;
 /* True once the configuration is read; before that every call is passed
  * through untouched (ld.so, libstdc++'s emergency pool). */
 bool init_ensure(void);
-/* GFP_STRICT: a bad setting exits 125 (true, the default) or warns. */
-bool init_strict(void);
 void init_fini(void);
-/* The program's own _exit: the process that read the configuration writes
- * its report as exit would (dash and daemons end so); a fork's or vfork's
- * child, which read none, writes nothing. */
-void init_fini_exit(void);
-/* The lock that orders the first reading of the configuration, across a
- * fork (fork.c). */
-void init_atfork_prepare(void);
-void init_atfork_parent(void);
-void init_atfork_child(void);
 
 #pragma GCC visibility pop
 

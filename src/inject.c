@@ -100,7 +100,7 @@ bool inject_other_process(void)
 	return pid != (long)getpid();
 }
 
-/* At start-up, and after a gfp-ctl set (meaning_apply): every count starts
+/* At start-up, and after a gfp-ctl set (apply.c): every count starts
  * again, as for a new process (threads draw afresh too, thread.c). */
 void inject_init(void)
 {

@@ -3,21 +3,22 @@
  * facts that are not keys: GFP_RULES, GFP_RECORD, GFP_INJECT_PID, whether
  * jemalloc's own functions were found) to one struct gfp_meaning, the
  * routes included. meaning_of is pure, so that tests/unit/meaning.c checks
- * it against a table; meaning_apply publishes it and sets the modules up.
+ * it against a table. Gathering the facts, publishing the meaning and
+ * setting the modules up to it is wiring (apply.c): this
+ * file calls no module.
  *
  * Any key that shapes allocation puts the process under the policy; the
  * keys about messages (and the control socket) leave it idle, as plain
  * jemalloc. The fail.* keys count only while they can inject: a gfp-ctl set
  * that disarms makes the process idle again.
  */
-#include <stddef.h>
-#include <string.h>
-
 #include "meaning.h"
-#include "internal.h"
 
 struct gfp_policy gfp_policy;
 struct gfp_meaning gfp_meaning;
+uint64_t gfp_policy_gen;
+bool gfp_secure;
+bool gfp_strict = true;
 
 /* Each family but the shim's skips something, so each is chosen only when
  * the policy needs nothing it skips. */
@@ -91,38 +92,4 @@ struct gfp_meaning meaning_of(const struct gfp_policy *p, const struct gfp_facts
 	m.active = m.slowpath || m.stats || m.records || m.fill;
 	m.route = meaning_route(&m);
 	return m;
-}
-
-struct gfp_facts meaning_facts(void)
-{
-	return (struct gfp_facts){
-	    .rules = gfp_rules_on,
-	    .records = records_on(),
-	    .other_process = inject_other_process(),
-	    .je_own = gfp_je_own,
-	};
-}
-
-void meaning_apply(void)
-{
-	struct gfp_facts f = meaning_facts();
-	struct gfp_meaning m = meaning_of(&gfp_policy, &f);
-	/* What the ranges of ld.so and the shim are, before injection can
-	 * look at them (a set may turn a process that was idle active). */
-	static bool unwinder_ready;
-	if (m.unwinds && !unwinder_ready) {
-		unwind_init();
-		site_init();
-		unwinder_ready = true;
-	}
-	budget_init();
-	/* Published but for `active`, which threads read with an acquire and
-	 * which comes last (release): a thread that sees the process active
-	 * sees the rest. */
-	_Static_assert(offsetof(struct gfp_meaning, active) == 0, "active comes first");
-	size_t rest = offsetof(struct gfp_meaning, unwinds);
-	memcpy((char *)&gfp_meaning + rest, (const char *)&m + rest, sizeof(m) - rest);
-	inject_init(); /* every count starts again, as for a new process */
-	profile_init();
-	__atomic_store_n(&gfp_meaning.active, m.active, __ATOMIC_RELEASE);
 }

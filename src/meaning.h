@@ -8,6 +8,7 @@
 #define GFP_MEANING_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "policy.h"
 
@@ -86,14 +87,17 @@ struct gfp_meaning {
  * it means. */
 extern struct gfp_policy gfp_policy;
 extern struct gfp_meaning gfp_meaning;
+/* atomic: bumped by every gfp-ctl set applied (ctl.c), so that each thread
+ * decides its mode again (thread.c). */
+extern uint64_t gfp_policy_gen;
+/* How the policy was read (init.c), facts of the process: secure execution
+ * (AT_SECURE: no file, no socket, no path from the environment), and
+ * GFP_STRICT (a bad setting exits 125: true, the default; or warns). */
+extern bool gfp_secure;
+extern bool gfp_strict;
 
 /* Pure: what policy p means with facts f. */
 struct gfp_meaning meaning_of(const struct gfp_policy *p, const struct gfp_facts *f);
-/* The facts of this process now. */
-struct gfp_facts meaning_facts(void);
-/* gfp_meaning from gfp_policy, and the modules set up to it: at start-up
- * and after each gfp-ctl set. */
-void meaning_apply(void);
 
 #pragma GCC visibility pop
 

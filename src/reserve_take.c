@@ -11,6 +11,7 @@
 #include "reserve.h"
 #include "reserve_take.h"
 #include "slowpath.h"
+#include "thread_life.h"
 
 static struct gfp_thread *reserve_thread(void)
 {

@@ -1,7 +1,9 @@
 /*
- * route.c - the one owner of the routes: pointing the live table at the
- * families meaning.c chose for the policy (gfp_meaning.route) once it is
- * known, and every later switch.
+ * route.c - the one owner of the routes' choice: pointing the live table
+ * at the families meaning.c chose for the policy (gfp_meaning.route) once
+ * it is known, and following jemalloc once it may fail. The switches that
+ * the budget and the registry of threads flip later are route_switch.c's,
+ * below them.
  *
  * Never on a route itself: the routes read their table with one load and
  * jump; everything here runs once at start-up or on a cold path (a
@@ -14,16 +16,13 @@
 #include <unistd.h>
 
 #include "route.h"
+#include "route_switch.h"
 #include "internal.h"
 
-static struct gfp_routes *live;  /* preload/routes.c's gfp_routes */
 static struct gfp_routes *inner; /* atomic: where the budget family jumps */
-static struct gfp_routes fam[ROUTE_KINDS];
 static struct gfp_routes sized[ROUTE_SIZED_KINDS];
 static bool have_sized;
-static struct route_choice chosen;
 static bool jemalloc_may_fail; /* route_watch_jemalloc was called */
-bool route_free_switches;
 
 /* Whether jemalloc can fail a request of a batch or less (a few pages from
  * an extent it maps): only when the address space or the data segment is
@@ -46,17 +45,6 @@ static bool jemalloc_can_fail(void)
 	return c == '2';
 }
 
-/* Every route of `into` but free's. */
-static void set_alloc(struct gfp_routes *into, const struct gfp_routes *r)
-{
-	__atomic_store_n(&into->malloc, r->malloc, __ATOMIC_RELAXED);
-	__atomic_store_n(&into->calloc, r->calloc, __ATOMIC_RELAXED);
-	__atomic_store_n(&into->realloc, r->realloc, __ATOMIC_RELAXED);
-	__atomic_store_n(&into->posix_memalign, r->posix_memalign, __ATOMIC_RELAXED);
-	__atomic_store_n(&into->memalign, r->memalign, __ATOMIC_RELAXED);
-	__atomic_store_n(&into->aligned_alloc, r->aligned_alloc, __ATOMIC_RELAXED);
-}
-
 /* Where a small request may fail in jemalloc, the watched and counted
  * families themselves; elsewhere their sized forms. */
 static bool jemalloc_watched(void)
@@ -67,7 +55,7 @@ static bool jemalloc_watched(void)
 static const struct gfp_routes *watching(enum route_kind k)
 {
 	if (!have_sized || jemalloc_watched())
-		return &fam[k];
+		return &route_fam[k];
 	return &sized[k == ROUTE_WATCHED ? ROUTE_SIZED_WATCHED : ROUTE_SIZED_COUNTED];
 }
 
@@ -78,26 +66,26 @@ static void log_routes(void)
 	 * another. The watched and counted families, where they watch every
 	 * request: +all. */
 #define KIND(f)                                                                                    \
-	(live->f == fam[ROUTE_SHIM].f                    ? "shim"                                  \
-	 : live->f == sized[ROUTE_SIZED_WATCHED].f       ? "watched"                               \
-	 : live->f == sized[ROUTE_SIZED_COUNTED].f       ? "counted"                               \
-	 : live->f == fam[ROUTE_WATCHED].f && have_sized ? "watched+all"                           \
-	 : live->f == fam[ROUTE_WATCHED].f               ? "watched"                               \
-	 : live->f == fam[ROUTE_COUNTED].f && have_sized ? "counted+all"                           \
-	 : live->f == fam[ROUTE_COUNTED].f               ? "counted"                               \
-	 : live->f == fam[ROUTE_PROFILED].f              ? "profiled"                              \
-	 : live->f != fam[ROUTE_BUDGET].f                ? "jemalloc"                              \
-	 : in->f == fam[ROUTE_WATCHED].f                 ? "budget+watched"                        \
-	                                                 : "budget")
+	(route_live->f == route_fam[ROUTE_SHIM].f                    ? "shim"                      \
+	 : route_live->f == sized[ROUTE_SIZED_WATCHED].f             ? "watched"                   \
+	 : route_live->f == sized[ROUTE_SIZED_COUNTED].f             ? "counted"                   \
+	 : route_live->f == route_fam[ROUTE_WATCHED].f && have_sized ? "watched+all"               \
+	 : route_live->f == route_fam[ROUTE_WATCHED].f               ? "watched"                   \
+	 : route_live->f == route_fam[ROUTE_COUNTED].f && have_sized ? "counted+all"               \
+	 : route_live->f == route_fam[ROUTE_COUNTED].f               ? "counted"                   \
+	 : route_live->f == route_fam[ROUTE_PROFILED].f              ? "profiled"                  \
+	 : route_live->f != route_fam[ROUTE_BUDGET].f                ? "jemalloc"                  \
+	 : in->f == route_fam[ROUTE_WATCHED].f                       ? "budget+watched"            \
+	                                                             : "budget")
 	gfp_log(GFP_LOG_INFO,
 	        "routes: malloc=%s calloc=%s realloc=%s posix_memalign=%s memalign=%s "
 	        "aligned_alloc=%s free=%s",
 	        KIND(malloc), KIND(calloc), KIND(realloc), KIND(posix_memalign), KIND(memalign),
 	        KIND(aligned_alloc),
-	        live->free == fam[ROUTE_SHIM].free       ? "shim"
-	        : live->free == fam[ROUTE_COUNTED].free  ? "counted"
-	        : live->free == fam[ROUTE_PROFILED].free ? "profiled"
-	                                                 : "jemalloc");
+	        route_live->free == route_fam[ROUTE_SHIM].free       ? "shim"
+	        : route_live->free == route_fam[ROUTE_COUNTED].free  ? "counted"
+	        : route_live->free == route_fam[ROUTE_PROFILED].free ? "profiled"
+	                                                             : "jemalloc");
 #undef KIND
 }
 
@@ -112,29 +100,31 @@ void route_start(struct gfp_routes *live_, struct gfp_routes *inner_,
 void route_install(struct gfp_routes *live_, struct gfp_routes *inner_,
                    const struct gfp_routes families[ROUTE_KINDS], struct route_choice choice)
 {
-	memcpy(fam, families, sizeof(fam));
-	live = live_;
-	chosen = choice;
-	switch (chosen.alloc) {
+	memcpy(route_fam, families, sizeof(route_fam));
+	route_live = live_;
+	route_chosen = choice;
+	switch (route_chosen.alloc) {
 	case ROUTE_SHIM:
 		break;
 	case ROUTE_WATCHED:
 	case ROUTE_COUNTED:
-		set_alloc(live, watching(chosen.alloc));
+		route_set_alloc(route_live, watching(route_chosen.alloc));
 		break;
 	case ROUTE_BUDGET: {
-		set_alloc(inner_, &fam[jemalloc_watched() ? ROUTE_WATCHED : ROUTE_DIRECT]);
+		route_set_alloc(inner_,
+		                &route_fam[jemalloc_watched() ? ROUTE_WATCHED : ROUTE_DIRECT]);
 		__atomic_store_n(&inner, inner_, __ATOMIC_RELEASE);
 		budget_route_hook(); /* points the allocation routes */
 		break;
 	}
 	default:
-		set_alloc(live, &fam[chosen.alloc]);
+		route_set_alloc(route_live, &route_fam[route_chosen.alloc]);
 		break;
 	}
-	switch (chosen.free) {
+	switch (route_chosen.free) {
 	case ROUTE_DIRECT:
-		__atomic_store_n(&live->free, fam[chosen.free].free, __ATOMIC_RELAXED);
+		__atomic_store_n(&route_live->free, route_fam[route_chosen.free].free,
+		                 __ATOMIC_RELAXED);
 		break;
 	case ROUTE_WATCHED:
 	case ROUTE_COUNTED:
@@ -148,26 +138,16 @@ void route_install(struct gfp_routes *live_, struct gfp_routes *inner_,
 	}
 }
 
-void route_budget_switch(bool fast)
-{
-	set_alloc(live, &fam[fast ? ROUTE_BUDGET : ROUTE_SHIM]);
-}
-
-void route_free_switch(bool shim)
-{
-	__atomic_store_n(&live->free, fam[shim ? ROUTE_SHIM : chosen.free].free, __ATOMIC_RELAXED);
-}
-
 /* A call racing this goes unwatched, as it would have before. */
 void route_watch_jemalloc(void)
 {
 	__atomic_store_n(&jemalloc_may_fail, true, __ATOMIC_RELAXED);
 	struct gfp_routes *in = __atomic_load_n(&inner, __ATOMIC_ACQUIRE);
 	if (in)
-		set_alloc(in, &fam[ROUTE_WATCHED]);
-	enum route_kind k = __atomic_load_n(&chosen.alloc, __ATOMIC_ACQUIRE);
-	if (live && (k == ROUTE_WATCHED || k == ROUTE_COUNTED))
-		set_alloc(live, &fam[k]);
+		route_set_alloc(in, &route_fam[ROUTE_WATCHED]);
+	enum route_kind k = __atomic_load_n(&route_chosen.alloc, __ATOMIC_ACQUIRE);
+	if (route_live && (k == ROUTE_WATCHED || k == ROUTE_COUNTED))
+		route_set_alloc(route_live, &route_fam[k]);
 }
 
 void route_sized(const struct gfp_routes s[ROUTE_SIZED_KINDS])

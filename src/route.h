@@ -2,11 +2,13 @@
  * route.h - which function serves malloc, free and their kin in this
  * process: the one place that points the routes at the families
  * meaning.c chose (gfp_meaning.route) and switches them at run time
- * (route.c).
+ * (route.c). The switches themselves, which modules below call, are
+ * route_switch.c's.
  *
  * preload/routes.c holds the route families; preload/malloc.c's exports
  * jump through gfp_routes. Nothing here runs on a route: a route is one
- * pointer, read with one indirect jump, written only by route.c.
+ * pointer, read with one indirect jump, written only by route.c and
+ * route_switch.c.
  */
 #ifndef GFP_ROUTE_H
 #define GFP_ROUTE_H
@@ -15,6 +17,7 @@
 #include <stddef.h>
 
 #include "meaning.h"
+#include "route_switch.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -25,17 +28,6 @@
  * jump to jemalloc for a request of GFP_ROUTE_SURE bytes or less. */
 #define GFP_ROUTE_SURE ((size_t)128 << 10)
 enum route_sized_kind { ROUTE_SIZED_WATCHED, ROUTE_SIZED_COUNTED, ROUTE_SIZED_KINDS };
-
-/* One function per hot entry point: a family, or the live table. */
-struct gfp_routes {
-	void *(*malloc)(size_t);
-	void (*free)(void *);
-	void *(*calloc)(size_t, size_t);
-	void *(*realloc)(void *, size_t);
-	int (*posix_memalign)(void **, size_t, size_t);
-	void *(*memalign)(size_t, size_t);
-	void *(*aligned_alloc)(size_t, size_t);
-};
 
 /* The sized forms (preload/routes.c), before route_start; without them the
  * watched and counted families serve everywhere. */
@@ -51,14 +43,6 @@ void route_start(struct gfp_routes *live, struct gfp_routes *inner,
 void route_install(struct gfp_routes *live, struct gfp_routes *inner,
                    const struct gfp_routes families[ROUTE_KINDS], struct route_choice choice);
 
-/* The run-time switches, all cold. */
-/* budget.c: near the watermark the shim's allocation routes, which see
- * revocations (fast: false); else the budget family's. */
-void route_budget_switch(bool fast);
-/* The chosen free route switches to the shim's while a free must be seen
- * (a waiter to wake, a thread past its exit under a budget): thread.c. */
-extern bool route_free_switches;
-void route_free_switch(bool shim);
 /* preload/oscalls.c: jemalloc may fail small requests from now on, so the
  * budget family jumps to the watched one, and the sized forms give way to
  * the watched and counted families. */

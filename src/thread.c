@@ -3,8 +3,10 @@
  * re-entrancy guard, and the statistics block of threads under a policy.
  *
  * Blocks come from mmap, never from malloc, and are reused after their thread
- * exits. The registry lock is taken only when a thread starts or ends under a
- * policy and when totals are read, never on an allocation.
+ * exits. What a thread's start and exit mean to the modules above (the
+ * budget, the reserve, the profile) is thread_life.c's: this file calls none
+ * of them, and it does not read the configuration. The registry lock is taken only when a thread
+ * starts or ends under a policy and when totals are read, never on an allocation.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,7 +19,7 @@
 
 #include "internal.h"
 #include "clock.h"
-#include "route.h"
+#include "route_switch.h"
 #include "sys.h"
 
 __thread struct gfp_tls gfp_tls __attribute__((tls_model("initial-exec")));
@@ -26,9 +28,8 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct gfp_thread *live;                      /* threads under a policy */
 static struct gfp_thread *spare;                     /* blocks of exited threads, for reuse */
 static struct gfp_entry_stats dead[GFP_ENTRY_COUNT]; /* what exited threads counted */
-static pthread_key_t exit_key;
-static bool exit_key_ok;
-unsigned gfp_nr_threads; /* atomic: threads in `live` */
+unsigned gfp_nr_threads;                             /* atomic: threads in `live` */
+int gfp_waiters; /* atomic: requests inside the slow path (budget.c) */
 
 /* Threads past their exit whose frees the budget must still see
  * (exit_counted), until they are gone: under registry_lock, nlate atomic.
@@ -46,19 +47,6 @@ static void fold(struct gfp_entry_stats *into, const struct gfp_entry_stats *fro
 		into[i].bytes += __atomic_load_n(&from[i].bytes, __ATOMIC_RELAXED);
 		into[i].failures += __atomic_load_n(&from[i].failures, __ATOMIC_RELAXED);
 	}
-}
-
-/* An idle thread's calls are jemalloc's alone, but for what must still be
- * seen: injection's countdown (armed), every free under stats=sites (the map
- * keeps no entry of a freed block), and every call of a thread past its exit
- * whose blocks the budget or stats=sites counted (gfp_exit_watched). */
-static void become_idle(void)
-{
-	gfp_tls.mode = GFP_TLS_IDLE;
-	gfp_tls.countdown = gfp_exit_watched()                           ? 0
-	                    : gfp_meaning.armed_fast && !gfp_tls.exiting ? 1
-	                                                                 : INT64_MAX;
-	gfp_tls.free_direct = !gfp_meaning.profile && !gfp_tls.exit_counted;
 }
 
 /* Under registry_lock: where free goes when its route switches (route.c:
@@ -90,61 +78,7 @@ static void late_reap(void)
 	errno = saved;
 }
 
-/* Runs from the thread's own pthread key destructor. Late calls of this
- * thread (other destructors, libc teardown) stay idle: registering again
- * would only ask glibc for another destructor round. */
-static void thread_exit(void *arg)
-{
-	struct gfp_thread *t = arg;
-	/* Keys created after ours have their destructors run after ours in a
-	 * round, and they free: setting our value again asks glibc for a second
-	 * round, which runs after all of the first. Not the last round: the
-	 * sanitizers' runtimes take that one to tear the thread down. */
-	if (++t->exit_rounds < 2) {
-		pthread_setspecific(exit_key, t);
-		return;
-	}
-	gfp_tls.guard++;
-	reserve_thread_exit(t); /* before registry_lock: the budget's lock nests outside it */
-	profile_thread_exit(t);
-	gfp_lock(&registry_lock);
-	fold(dead, t->stats);
-	gfp_tls.exit_counted = budget_thread_exit(t);
-	if (gfp_tls.exit_counted) {
-		if (nlate == LATE_MAX)
-			late_reap();
-		if (nlate < LATE_MAX) {
-			late_tid[nlate] = t->tid;
-			__atomic_store_n(&nlate, nlate + 1, __ATOMIC_RELAXED);
-		} else {
-			late_overflow = true;
-		}
-		free_route_update();
-	}
-	if (!gfp_tls.shim_thread)
-		__atomic_sub_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
-	if (t->prev)
-		t->prev->next = t->next;
-	else
-		live = t->next;
-	if (t->next)
-		t->next->prev = t->prev;
-	t->next = spare;
-	spare = t;
-	gfp_unlock(&registry_lock);
-	gfp_tls.thread = NULL;
-	gfp_tls.exiting = 1;
-	gfp_tls.budget.allowance = 0; /* every call to the engine */
-	become_idle();
-	gfp_tls.guard--;
-}
-
-void thread_init(void)
-{
-	exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
-}
-
-static struct gfp_thread *block_get(void)
+struct gfp_thread *thread_block_get(void)
 {
 	struct gfp_thread *t = NULL;
 	gfp_lock(&registry_lock);
@@ -167,17 +101,23 @@ static struct gfp_thread *block_get(void)
 	return t;
 }
 
-static struct gfp_thread *register_thread(void)
+void thread_registry_lock(void)
 {
-	struct gfp_thread *t = block_get();
-	if (!t)
-		return NULL;
-	t->countdown = &gfp_tls.countdown;
-	t->free_direct = &gfp_tls.free_direct;
-	t->mode = &gfp_tls.mode;
-	t->decided_gen = &gfp_tls.decided_gen;
-	t->stats = gfp_tls.stats;
-	budget_thread_start(t);
+	gfp_lock(&registry_lock);
+}
+
+void thread_registry_unlock(void)
+{
+	gfp_unlock(&registry_lock);
+}
+
+struct gfp_thread *thread_first(void)
+{
+	return live;
+}
+
+void thread_link(struct gfp_thread *t)
+{
 	gfp_lock(&registry_lock);
 	t->next = live;
 	if (live)
@@ -186,32 +126,38 @@ static struct gfp_thread *register_thread(void)
 	if (!gfp_tls.shim_thread)
 		__atomic_add_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
 	gfp_unlock(&registry_lock);
-	if (exit_key_ok)
-		pthread_setspecific(exit_key, t);
-	gfp_tls.thread = t;
+}
+
+void thread_fold_dead(struct gfp_thread *t)
+{
+	fold(dead, t->stats);
+}
+
+void thread_late_add(int tid)
+{
+	if (nlate == LATE_MAX)
+		late_reap();
+	if (nlate < LATE_MAX) {
+		late_tid[nlate] = tid;
+		__atomic_store_n(&nlate, nlate + 1, __ATOMIC_RELAXED);
+	} else {
+		late_overflow = true;
+	}
+	free_route_update();
+}
+
+void thread_unlink(struct gfp_thread *t)
+{
 	if (!gfp_tls.shim_thread)
-		reserve_thread_start(t);
-	return t;
-}
-
-/* Whether a thread that is not past its exit runs idle under the policy. */
-static bool policy_idle(void)
-{
-	return !__atomic_load_n(&gfp_meaning.active, __ATOMIC_ACQUIRE) || gfp_meaning.armed_fast;
-}
-
-/* Whether a live thread is registered: under ctl=1 idle threads are too, so
- * that a change can reach them; without the exit key a block could not be
- * given back, so none is taken. */
-static bool registers(bool idle)
-{
-	return exit_key_ok && (!idle || gfp_policy.ctl);
-}
-
-/* Whether thread_enter registers a new thread in this process. */
-bool thread_registers(void)
-{
-	return init_ensure() && registers(policy_idle());
+		__atomic_sub_fetch(&gfp_nr_threads, 1, __ATOMIC_RELAXED);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		live = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	t->next = spare;
+	spare = t;
 }
 
 const char *thread_name(char name[16])
@@ -219,59 +165,6 @@ const char *thread_name(char name[16])
 	if (prctl(PR_GET_NAME, name) != 0)
 		name[0] = '\0';
 	return name;
-}
-
-/* Decides the thread's mode: as it starts (preload/start.c), at its first
- * call, and again after gfp-ctl changed the policy (thread_poke_all).
- *
- * A thread is registered as it starts or at an allocation, never at a free:
- * glibc frees from a thread it is tearing down (__libc_thread_freeres runs
- * after every key destructor, jemalloc's own included), and a block taken
- * then would never be given back - its destructor round is over - while
- * jemalloc, asked for the thread's counters, crashes on its dead state. */
-enum gfp_tls_mode thread_enter(bool may_register)
-{
-	if (!init_ensure())
-		return GFP_TLS_UNDECIDED;
-	gfp_tls.errnop = &errno;
-	/* The guard over the whole decision: a signal handler that allocates
-	 * meanwhile goes raw instead of registering the thread twice. */
-	gfp_tls.guard++;
-	enum gfp_tls_mode mode;
-	uint64_t gen;
-	do {
-		gen = __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE);
-		if (gen != gfp_tls.decided_gen)
-			gfp_tls.inject.rng = 0; /* fail.seed may have changed: seed again */
-		gfp_tls.decided_gen = gen;
-		bool idle = gfp_tls.exiting || policy_idle();
-		if (may_register && !gfp_tls.thread && !gfp_tls.exiting && registers(idle))
-			register_thread();
-		/* Injection draws start afresh: the next eligible call draws the
-		 * gap to the next injection (inject_countdown, and
-		 * inject_simple_candidate under the policy). */
-		gfp_tls.gap = 0;
-		gfp_tls.inject_left = 0;
-		if (idle) {
-			become_idle();
-			mode = GFP_TLS_IDLE;
-		} else {
-			gfp_tls.countdown = 0;
-			/* Left undecided by a free: the thread's next allocation
-			 * registers it. */
-			gfp_tls.mode = may_register || gfp_tls.thread || gfp_tls.exiting
-			                   ? GFP_TLS_POLICY
-			                   : GFP_TLS_UNDECIDED;
-			/* Unregistered (its block could not be had), nobody could
-			 * clear the byte when waiters come: it stays 0. */
-			gfp_tls.free_direct = gfp_meaning.free_direct_ok && gfp_tls.thread &&
-			                      !__atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST);
-			mode = GFP_TLS_POLICY;
-		}
-		/* A set that landed during the decision: decide again. */
-	} while (gen != __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE));
-	gfp_tls.guard--;
-	return mode;
 }
 
 /* Waiters came or went: a free must wake them, so while anyone waits no
@@ -362,16 +255,6 @@ void thread_each_callers(void (*fn)(struct gfp_caller_counts *, const struct gfp
 	gfp_unlock(&registry_lock);
 }
 
-int64_t thread_sum_live(const int64_t *exited)
-{
-	gfp_lock(&registry_lock);
-	int64_t sum = __atomic_load_n(exited, __ATOMIC_RELAXED);
-	for (struct gfp_thread *t = live; t; t = t->next)
-		sum += budget_thread_live(t);
-	gfp_unlock(&registry_lock);
-	return sum;
-}
-
 unsigned thread_count(void)
 {
 	return __atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED);
@@ -388,7 +271,8 @@ void thread_atfork_parent(void)
 }
 
 /* The child is a new process with one thread: it counts from zero, and the
- * blocks of the parent's other threads become spares. */
+ * blocks of the parent's other threads become spares (once the budget has
+ * counted what they held: thread_life.c). */
 void thread_atfork_child(void)
 {
 	pthread_mutex_init(&registry_lock, NULL);
@@ -396,7 +280,6 @@ void thread_atfork_child(void)
 	while (t) {
 		struct gfp_thread *next = t->next;
 		if (t != self) {
-			budget_thread_exit(t); /* its memory is the child's too */
 			t->next = spare;
 			spare = t;
 		}

@@ -115,19 +115,37 @@ static inline void gfp_unlock(pthread_mutex_t *m)
 	gfp_tls.guard--;
 }
 
-/* Decides the calling thread's mode; returns it. */
-enum gfp_tls_mode thread_enter(bool may_register);
-bool thread_registers(void);
+/* atomic: requests waiting in the slow path (budget.c counts them); while
+ * there are any, frees must wake them, so every thread reads it. */
+extern int gfp_waiters;
+
 /* The calling thread's name (PR_GET_NAME; "" if it cannot be read). */
 const char *thread_name(char name[16]);
-void thread_init(void);
+
+/* The registry's own steps of a thread's start and exit; thread_life.c
+ * orders them with each module's. A cleared block for the calling thread
+ * (a spare, else mapped), NULL if none can be had: */
+struct gfp_thread *thread_block_get(void);
+/* Takes the registry lock itself: t joins the live threads. */
+void thread_link(struct gfp_thread *t);
+/* The registry lock, with the guard up (gfp_lock). A module may walk the
+ * live threads under it, from thread_first along ->next, taking no lock
+ * that nests outside it (the budget's sums). */
+void thread_registry_lock(void);
+void thread_registry_unlock(void);
+struct gfp_thread *thread_first(void);
+/* Under the registry lock, at t's exit: its counts join the exited
+ * threads'; a thread past its exit whose frees the budget must still see
+ * joins the late list (and the free route follows); t leaves the live
+ * threads, its block kept for reuse. */
+void thread_fold_dead(struct gfp_thread *t);
+void thread_late_add(int tid);
+void thread_unlink(struct gfp_thread *t);
 void thread_atfork_prepare(void);
 void thread_atfork_parent(void);
 void thread_atfork_child(void);
 /* Sums every thread's statistics (live and exited) into `out`. */
 void thread_sum_stats(struct gfp_entry_stats out[GFP_ENTRY_COUNT]);
-/* Live bytes of every registered thread plus *exited, read under one lock. */
-int64_t thread_sum_live(const int64_t *exited);
 unsigned thread_count(void);
 
 /* A counter that only its own thread writes and others read with relaxed

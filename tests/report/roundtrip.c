@@ -15,6 +15,7 @@
 
 #include "infile.h"
 #include "internal.h"
+#include "apply.h"
 #include "json.h"
 #include "record_reader.h"
 #include "text.h"
@@ -143,7 +144,7 @@ static void check_sites(void)
 	config_defaults(&gfp_policy);
 	gfp_policy.stats = GFP_STATS_PATHS;
 	gfp_policy.fail_startup = true; /* eligible before main's hook ran */
-	meaning_apply();
+	apply_policy();
 	for (int i = 0; i < 3; i++)
 		eligible_call();
 	int two[2] = {2, 1};
