@@ -17,7 +17,6 @@
 #include "budget.h"
 #include "canary.h"
 #include "clock.h"
-#include "oom.h"
 #include "unwind.h"
 #include "records.h"
 #include "show_mem.h"

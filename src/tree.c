@@ -22,17 +22,12 @@
  * Must never: allocate (it runs inside malloc and fork handlers), or hold
  * the tree's lock across a wait.
  */
-#include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
-#include "clock.h"
 #include "tree.h"
 #include "tree_structs.h"
 
@@ -89,11 +84,11 @@ static void restart(struct tree_seg *s, int64_t limit)
 		tree_unlock();
 }
 
-int tree_init(char *err, size_t n)
+int tree_init(bool secure, char *err, size_t n)
 {
 	if (gfp_policy.limit_scope != GFP_SCOPE_TREE || !gfp_policy.limit)
 		return 0;
-	if (gfp_secure) {
+	if (secure) {
 		/* A setuid program does not take a budget from the environment:
 		 * its own, as limit.scope=process. */
 		gfp_log(GFP_LOG_WARNING, "limit.scope=tree: ignored in secure execution (setuid); "

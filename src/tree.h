@@ -50,9 +50,10 @@ void tree_wait(uint64_t seen, uint64_t ms);
 
 /* At start-up, once the policy is read and before the budget is set up:
  * creates or joins the segment GFP_TREE names (the tree's limit becomes
- * gfp_policy.limit). 0, or -1 with why a GFP_TREE cannot be used in `err`
- * (init.c exits 125 on it, as on a bad policy). */
-int tree_init(char *err, size_t errlen);
+ * gfp_policy.limit), unless `secure` (secure execution: a setuid program
+ * takes no budget from the environment). 0, or -1 with why a GFP_TREE
+ * cannot be used in `err` (init.c exits 125 on it, as on a bad policy). */
+int tree_init(bool secure, char *err, size_t errlen);
 /* The shim's constructor: GFP_TREE into the environment the process's
  * children inherit (not earlier: setenv may be what called malloc first). */
 void tree_export_env(void);

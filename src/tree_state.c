@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "clock.h"
 #include "tree.h"
 #include "tree_structs.h"
 
