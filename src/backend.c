@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "site.h"
+#include "elf_text.h"
 
 static void *via_mallocx(size_t n)
 {
@@ -145,7 +145,7 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *base)
 	(void)size;
 	if (info->dlpi_addr != (uintptr_t)base)
 		return 0;
-	gfp_je_text = site_text_of(info);
+	gfp_je_text = elf_text_of(info);
 	return 1;
 }
 

@@ -173,6 +173,7 @@ static void derive_watermarks(void)
 		batch = 256 * 1024;
 	low_wm_set(__atomic_load_n(&reserved, __ATOMIC_RELAXED));
 	gfp_budget.batch = batch;
+	tree_budget_marks(batch, min_free_b);
 	kswapd_marks(limit_b, min_free_b);
 	budget_revoke(); /* allowances granted under the old limit go back */
 }
@@ -186,6 +187,25 @@ void budget_follow_limit(int64_t limit)
 		derive_watermarks();
 	}
 	gfp_unlock(&exact_lock);
+}
+
+/* Another member changed the tree's limit: the process takes it; never
+ * under exact_lock. */
+void budget_tree_sync(void)
+{
+	int64_t limit;
+	if (!tree_limit_news(&limit))
+		return;
+	if (gfp_policy.limit == GFP_SIZE_WORD) {
+		/* limit=cgroup: the policy keeps its word, the budget the figure. */
+		if (limit > 0)
+			budget_follow_limit(limit);
+		return;
+	}
+	if ((uint64_t)limit != gfp_policy.limit) {
+		gfp_policy.limit = (uint64_t)limit;
+		budget_init();
+	}
 }
 
 /* Under exact_lock: the fast path sees the lowered watermark at its next
@@ -370,7 +390,7 @@ enum budget_verdict budget_begin(struct gfp_req *req, gfp_t f, struct budget_exa
 	int64_t grow = (int64_t)want - (int64_t)old;
 	budget_look_around(true);
 	if (gfp_tree_on)
-		tree_sync(); /* a limit another member set: before the lock */
+		budget_tree_sync(); /* a limit another member set: before the lock */
 	if (!exact_enter(f)) {
 		req->why = GFP_WHY_BUDGET;
 		return BUDGET_REFUSED;
@@ -438,7 +458,7 @@ static bool direct_charge(struct gfp_req *req, gfp_t f)
 		f = context_resolve(req);
 	budget_look_around(near);
 	if (gfp_tree_on) {
-		tree_sync();
+		budget_tree_sync();
 		/* Whether it may wait for the tree's lock. */
 		if (!req->ctx_resolved)
 			f = context_resolve(req);

@@ -47,6 +47,10 @@ void budget_end(struct gfp_req *req, const struct budget_exact *x, void *p);
 void budget_fold(struct gfp_thread *t, int64_t own);
 /* limit=cgroup: a new limit, as the cgroup leaves it now (cgroup.c). */
 void budget_follow_limit(int64_t limit);
+/* limit.scope=tree: the limit another member set (gfp-ctl set, or
+ * limit=cgroup's look at the cgroup), taken into the policy and the budget
+ * (budget_init); never under the budget's lock. */
+void budget_tree_sync(void);
 /* route.c chose the budget family (preload/routes.c): points its allocations
  * at their own functions (route_budget_switch), from now on under the
  * budget's lock, so that budget_revoke can point them at the shim's. */

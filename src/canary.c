@@ -17,9 +17,9 @@
 #include "budget.h"
 #include "canary.h"
 #include "clock.h"
-#include "oom.h"
 #include "unwind.h"
 #include "records.h"
+#include "show_mem.h"
 
 #define WINDOW_NS (10ULL * 1000000000ULL)
 #define MSG_MAX   8192
@@ -148,7 +148,7 @@ void canary_warn_alloc(const struct gfp_slow *s, const char *reason)
 	               mode, reason, s->rounds ? "after " : "before any reclaim",
 	               s->rounds ? canary_rounds(s->rounds, rounds, sizeof(rounds)) : "");
 	unwind_format(&b, frames, n);
-	oom_show_mem(&b, prefix);
+	show_mem(&b, prefix);
 	msg[b.len++] = '\n';
 	gfp_log_raw(msg, b.len);
 }

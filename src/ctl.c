@@ -122,7 +122,7 @@ static void get(int fd, const char *key)
 	char line[512];
 	bool found = false;
 	if (gfp_tree_on)
-		tree_sync(); /* limit= as the tree has it, whichever member set it */
+		budget_tree_sync(); /* limit= as the tree has it, whichever member set it */
 	for (size_t i = 0; i < GFP_KEY_COUNT; i++) {
 		if (*key && strcmp(key, gfp_keys[i].name) != 0)
 			continue;
@@ -209,7 +209,7 @@ static void set(int fd, const char *text)
 	}
 	struct gfp_cfg_err err = {0};
 	if (gfp_tree_on)
-		tree_sync(); /* keys the set leaves alone keep the tree's values */
+		budget_tree_sync(); /* keys the set leaves alone keep the tree's values */
 	next = gfp_policy;
 	set_errors = (struct gfp_buf){errors, sizeof(errors), 0};
 	if (config_parse(&next, "gfp-ctl set", text, strlen(text), false, set_error, &err)) {
@@ -277,7 +277,7 @@ static void status(int fd)
 	char text[4096]; /* every number at its longest */
 	struct gfp_buf b = {text, sizeof(text), 0};
 	if (gfp_tree_on)
-		tree_sync(); /* the tree's limit, whichever member set it */
+		budget_tree_sync(); /* the tree's limit, whichever member set it */
 	int64_t limit = gfp_budget_on ? budget_limit() : 0;
 	gfp_buf_printf(&b, "{\"pid\":%d,\"threads\":%u,\"limit\":%lld", (int)getpid(),
 	               thread_count(), (long long)limit);

@@ -43,7 +43,8 @@ static void fork_child(void)
 	vmstat_atfork_child();
 	mapped_atfork_child(); /* before the budget's sums and the tree's slot */
 	thread_life_atfork_child();
-	tree_atfork_child(); /* before the budget publishes to a slot */
+	/* Before the budget publishes to a slot. */
+	tree_atfork_child(gfp_tree_on ? budget_process_live() : 0);
 	budget_atfork_child();
 	inject_atfork_child();
 	reclaim_atfork_child();

@@ -221,7 +221,7 @@ static void do_init(void)
 	if (config_errors && gfp_strict)
 		sys_exit_group(GFP_EXIT_CONFIG);
 	/* After every other check: a bad policy leaves no tree behind. */
-	if (tree_init(err_msg, sizeof(err_msg)) != 0) {
+	if (tree_init(gfp_secure, err_msg, sizeof(err_msg)) != 0) {
 		config_fail(err_msg);
 		if (gfp_strict)
 			sys_exit_group(GFP_EXIT_CONFIG);

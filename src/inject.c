@@ -26,7 +26,7 @@
 #include "unwind.h"
 #include "inject.h"
 #include "records.h"
-#include "stats.h"
+#include "stats_paths.h"
 #include "ipcache.h"
 #include "path.h"
 

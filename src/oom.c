@@ -20,8 +20,6 @@
  * members; with nobody to kill the charge fails rather than loops; and
  * memory.oom.group takes the whole group (the tree) along.
  */
-#include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -37,120 +35,10 @@
 #include "canary.h"
 #include "unwind.h"
 #include "records.h"
-#include "profile_api.h"
 #include "tree.h"
+#include "tree_proc.h"
+#include "oom_report.h"
 #include "kswapd.h"
-
-int oom_read_adj(pid_t pid)
-{
-	char path[48], buf[32];
-	gfp_snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)(pid ? pid : getpid()));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	int sign = 1, v = 0;
-	const char *p = buf;
-	if (*p == '-')
-		sign = -1, p++;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	return sign * v;
-}
-
-void oom_show_mem(struct gfp_buf *b, const char *prefix)
-{
-	if (gfp_budget_on) {
-		char h[9][GFP_HUMAN_LEN];
-		int64_t live = budget_live(), limit = budget_limit();
-		gfp_buf_printf(b,
-		               "\n%sMem-Info: live:%s limit:%s free:%s reserved:%s waiting:%d "
-		               "threads:%u",
-		               prefix, gfp_human_size(h[0], live), gfp_human_size(h[1], limit),
-		               gfp_human_size(h[2], limit > live ? limit - live : 0),
-		               gfp_human_size(h[3], budget_reserved()),
-		               __atomic_load_n(&gfp_waiters, __ATOMIC_RELAXED),
-		               __atomic_load_n(&gfp_nr_threads, __ATOMIC_RELAXED));
-		if (gfp_tree_on)
-			gfp_buf_printf(b, " (live, limit, free and reserved: the tree's)");
-		/* Each class of request may fill the budget up to its watermark:
-		 * what the kernel prints as min/low/high per zone. */
-		gfp_buf_printf(
-		    b,
-		    "\n%sMem-Info: watermarks kernel:%s high:%s atomic:%s memalloc:%s min_free:%s",
-		    prefix, gfp_human_size(h[4], budget_watermark(GFP_KERNEL)),
-		    gfp_human_size(h[5], budget_watermark(GFP_KERNEL | GFP_HIGH)),
-		    gfp_human_size(h[6], budget_watermark(GFP_ATOMIC)),
-		    gfp_human_size(h[7], budget_watermark(GFP_KERNEL | GFP_MEMALLOC)),
-		    gfp_human_size(h[8], budget_min_free()));
-	}
-	cgroup_show_mem(b, prefix);
-	if (gfp_meaning.profile)
-		profile_report_top(b, prefix, 10);
-}
-
-static void record(const struct gfp_slow *s, const char *outcome, const struct gfp_frame *frames,
-                   int n)
-{
-	if (!records_on())
-		return;
-	char extra[256];
-	gfp_snprintf(extra, sizeof(extra), "\"rounds\":%u,\"outcome\":\"%s\"", s->rounds, outcome);
-	record_event("oom", s->req, frames, n, extra);
-}
-
-/* The kernel-style OOM report (oom_kill_process's), and its record: the
- * request, the backtrace, Mem-Info, the tree's members (dump_tasks), and
- * what happens now. `last` for the report of a kill, which always prints;
- * the others are rate-limited (a NOFAIL request that keeps looping would
- * print one per round). */
-void oom_report(const struct gfp_slow *s, int adj, const char *outcome, bool last)
-{
-	static const char prefix[] = "gfpshim: error: ";
-	unsigned missed = 0;
-	bool print = last || canary_oom_report_ok(&missed);
-	if (!print && !records_on())
-		return;
-	struct gfp_frame frames[24];
-	int n = unwind_capture(frames, 24);
-	record(s, outcome, frames, n);
-	if (!print)
-		return;
-	char msg[8192], names[128], thread[32] = "", size[GFP_HUMAN_LEN], rounds[32];
-	struct gfp_buf b = {msg, sizeof(msg) - 1, 0};
-	if (missed)
-		gfp_buf_printf(&b, "%soom-killer: %u reports suppressed\n", prefix, missed);
-	gfp_flags_name(s->req->gfp, names, sizeof(names));
-	pthread_getname_np(pthread_self(), thread, sizeof(thread));
-	gfp_buf_printf(&b,
-	               "%s%s(%d) invoked oom-killer: size=%zu order=%u mode:%s %#x "
-	               "oom_score_adj=%d\n",
-	               prefix, gfp_comm(), (int)getpid(), s->req->size, canary_order(s->req->size),
-	               names, s->req->gfp, adj);
-	gfp_buf_printf(&b, "%sthread %s (tid %d) looped %s without progress on %s: ", prefix,
-	               thread, (int)gettid(), canary_rounds(s->rounds, rounds, sizeof(rounds)),
-	               gfp_human_size(size, (int64_t)s->req->size));
-	if (cgroup_charge_failed(s->req))
-		gfp_buf_printf(&b, gfp_tree_on ? "the tree is at its cgroup's memory.max"
-		                               : "the process is at its cgroup's memory.max");
-	else if (gfp_budget_on)
-		gfp_buf_printf(&b, gfp_tree_on ? "the tree's budget is at its watermark"
-		                               : "the budget is at its watermark");
-	else if (s->req->why == GFP_WHY_INJECT)
-		gfp_buf_printf(&b, "every attempt failed by injection (fail.where=attempt)");
-	else
-		gfp_buf_printf(&b, "no budget: jemalloc itself returned NULL (ulimit -v?)");
-	unwind_format(&b, frames, n);
-	oom_show_mem(&b, prefix);
-	if (gfp_tree_on)
-		tree_oom_dump_tasks(&b, prefix);
-	gfp_buf_printf(&b, "\n%s%s\n", prefix, outcome);
-	gfp_log_raw(msg, b.len);
-}
 
 /* The pid of the process one of whose threads runs the OOM step (oom_lock),
  * 0 when none: a forked child finds its parent's, which is not its own, and
@@ -204,7 +92,7 @@ static enum oom_result oom_act(struct gfp_slow *s)
 	if (decide_oom_first(&in) >= 0)
 		return OOM_PROGRESS;
 	if (decide_oom_needs_adj(in.oom))
-		in.adj = oom_read_adj(0);
+		in.adj = tree_proc_adj(0);
 	int adj = in.adj;
 	char outcome[128];
 	switch (decide_oom_action(&in)) {
@@ -219,17 +107,17 @@ static enum oom_result oom_act(struct gfp_slow *s)
 			/* try_charge_memcg's nomem: charged past memory.max. */
 			if (records_on()) {
 				struct gfp_frame frames[24];
-				record(s, "oom=fail: charged past the cgroup's memory.max", frames,
-				       unwind_capture(frames, 24));
+				oom_record(s, "oom=fail: charged past the cgroup's memory.max",
+				           frames, unwind_capture(frames, 24));
 			}
 			return OOM_GIVE_UP;
 		}
 		if (records_on() && (!nofail || !s->oom_exempt_logged)) {
 			struct gfp_frame frames[24];
-			record(s,
-			       nofail ? "oom=fail, a NOFAIL request keeps looping"
-			              : "oom=fail: the request fails",
-			       frames, unwind_capture(frames, 24));
+			oom_record(s,
+			           nofail ? "oom=fail, a NOFAIL request keeps looping"
+			                  : "oom=fail: the request fails",
+			           frames, unwind_capture(frames, 24));
 		}
 		if (nofail && !s->oom_exempt_logged)
 			canary_warn_alloc(s, "out of memory and oom=fail, but a NOFAIL request "

@@ -510,19 +510,9 @@ unsigned profile_caller_index(const struct gfp_req *req)
 	return caller_index(req);
 }
 
-/* A large block's way: counted apart, in the array of the thread that maps
- * or unmaps, which may not be the one that mapped. */
-void profile_live_add(unsigned idx, int64_t bytes, int64_t pieces)
+void profile_apart_add(unsigned idx, int64_t delta)
 {
-	apart_track(idx, bytes);
-	struct gfp_caller_counts *c = counts();
-	if (likely(c)) {
-		gfp_add(&c[idx].live_bytes, bytes);
-		gfp_add(&c[idx].live_calls, pieces);
-	} else {
-		__atomic_add_fetch(&profile_orphan[idx].bytes, bytes, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&profile_orphan[idx].calls, pieces, __ATOMIC_RELAXED);
-	}
+	apart_track(idx, delta);
 }
 
 /* The profiled routes' rare ends (profile.h). */

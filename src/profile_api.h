@@ -41,9 +41,6 @@ void profile_count(struct gfp_req *req, void *p);
 bool profile_count_quick(void *p, const struct gfp_stash *s);
 void profile_slow(struct gfp_req *req, unsigned rounds, uint64_t ns);
 void profile_free(const void *p);
-/* A caller's live bytes and live blocks changing by a block counted apart
- * (a mapping of the program's own: mapped.c), from any thread. */
-void profile_live_add(unsigned idx, int64_t bytes, int64_t pieces);
 /* A caller's large blocks' most live bytes; where it lies (its address,
  * modules.c's index and the offset in it, taken when it was first seen). */
 int64_t profile_apart_peak(unsigned idx);
@@ -63,6 +60,9 @@ unsigned profile_thread_sum(struct gfp_caller_counts *sum);
 unsigned profile_mapped_caller(uintptr_t caller);
 void profile_mapped_call(unsigned idx, uint64_t bytes, bool failed);
 bool profile_mapped_by(unsigned idx);
+/* A caller's live bytes and live blocks changing by a block counted apart
+ * (a mapping of the program's own: mapped.c), from any thread. */
+void profile_live_add(unsigned idx, int64_t bytes, int64_t pieces);
 
 /* profile_report.c */
 void profile_report(struct gfp_buf *b);

@@ -44,6 +44,9 @@ struct gfp_caller_counts *profile_counts(void);
 /* The caller index of req's caller, given one the first time (0: the
  * table is full). */
 unsigned profile_caller_index(const struct gfp_req *req);
+/* A caller's large blocks' live bytes change by `delta` (and their peak
+ * follows), across threads. */
+void profile_apart_add(unsigned idx, int64_t delta);
 
 #pragma GCC visibility pop
 

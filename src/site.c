@@ -16,30 +16,17 @@
 #include "meaning.h"
 #include "thread.h"
 #include "site.h"
-#include "unwind.h"
+#include "elf_text.h"
+#include "unwind_gate.h"
 
 static struct gfp_range self_text, ldso_text, libc_text;
-
-struct gfp_range site_text_of(const struct dl_phdr_info *info)
-{
-	struct gfp_range r = {UINTPTR_MAX, 0};
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
-		r.start = start < r.start ? start : r.start;
-		r.end = end > r.end ? end : r.end;
-	}
-	return r.end ? r : (struct gfp_range){0, 0};
-}
 
 static int find_ranges(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	uintptr_t self_base = (uintptr_t)arg;
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
-	struct gfp_range text = site_text_of(info);
+	struct gfp_range text = elf_text_of(info);
 	if (strstr(name, "/ld-linux") || strstr(name, "/ld64.so") || strstr(name, "/ld.so"))
 		ldso_text = text;
 	if (info->dlpi_addr == self_base)

@@ -18,9 +18,6 @@
 
 void site_init(void);
 bool site_in_ldso(uintptr_t ip);
-/* An object's executable segments, as one range; 0, 0 if it has none. */
-struct dl_phdr_info;
-struct gfp_range site_text_of(const struct dl_phdr_info *info);
 bool site_in_shim(uintptr_t ip);
 bool site_in_libc(uintptr_t ip);
 uintptr_t site_first_outside_libc(const uintptr_t *ips, int n);

@@ -1,6 +1,5 @@
 /*
- * stats.h - stats.c: totals per entry point, the paths' hit table, the
- * GFP_REPORT file.
+ * stats.h - stats.c: totals per entry point, the GFP_REPORT file.
  */
 #ifndef GFP_STATS_H
 #define GFP_STATS_H
@@ -21,11 +20,6 @@
 void stats_report_at_exit(void);
 void stats_format(struct gfp_buf *b, struct gfp_entry_stats s[GFP_ENTRY_COUNT]);
 int stats_set_report(const char *value, bool secure, char *err, size_t errlen);
-/* stats=paths: one eligible call counted on its path (inject.c numbers the
- * calls; mine: the process's initial thread made it), and the count of
- * calls before main started again. */
-void stats_path_hit(uint64_t id, uint64_t call, uint64_t tcall, bool early, bool mine);
-void stats_paths_restart(void);
 
 #pragma GCC visibility pop
 

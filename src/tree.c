@@ -22,31 +22,21 @@
  * Must never: allocate (it runs inside malloc and fork handlers), or hold
  * the tree's lock across a wait.
  */
-#include <errno.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
-#include "clock.h"
 #include "tree.h"
 #include "tree_structs.h"
-
-bool gfp_tree_on;
-struct tree_seg *tree_seg;
-struct tree_member *tree_me; /* atomic: NULL once the process has left */
-char tree_path[PATH_MAX];
 
 static int64_t base;        /* live bytes inherited at fork: not charged */
 static int32_t pub_threads; /* the thread count last published */
 static uint32_t limit_seen; /* the tree's limit_gen the process took */
 static bool export_env;     /* the name is new: the constructor exports it */
-
-#define TREE_LOCK_MS 2000 /* the longest wait for the tree's lock */
+static int64_t batch;       /* atomic: the budget's batch, a thread's drift */
+static int64_t min_free;    /* atomic: the budget's min_free */
 
 void tree_settle(void)
 {
@@ -94,11 +84,11 @@ static void restart(struct tree_seg *s, int64_t limit)
 		tree_unlock();
 }
 
-int tree_init(char *err, size_t n)
+int tree_init(bool secure, char *err, size_t n)
 {
 	if (gfp_policy.limit_scope != GFP_SCOPE_TREE || !gfp_policy.limit)
 		return 0;
-	if (gfp_secure) {
+	if (secure) {
 		/* A setuid program does not take a budget from the environment:
 		 * its own, as limit.scope=process. */
 		gfp_log(GFP_LOG_WARNING, "limit.scope=tree: ignored in secure execution (setuid); "
@@ -149,11 +139,10 @@ void tree_export_env(void)
 	export_env = false;
 }
 
-void tree_atfork_child(void)
+void tree_atfork_child(int64_t own)
 {
 	if (!gfp_tree_on)
 		return;
-	int64_t own = budget_process_live();
 	tree_member_self_init(true); /* a parent may have made a PID namespace for it */
 	/* The parent's slot stays the parent's; the child starts with a slot
 	 * of its own, charged for nothing it inherited. The allowance it
@@ -201,6 +190,12 @@ void tree_leave(void)
  * What budget.c asks
  * ---------------------------------------------------------------------- */
 
+void tree_budget_marks(int64_t b, int64_t m)
+{
+	__atomic_store_n(&batch, b, __ATOMIC_RELAXED);
+	__atomic_store_n(&min_free, m, __ATOMIC_RELAXED);
+}
+
 /* Publishes what the process charges now (from its live bytes `live`). */
 static void publish(struct tree_member *m, int64_t live)
 {
@@ -238,10 +233,11 @@ bool tree_clearly_fits(int64_t extra)
 	int64_t threads = __atomic_load_n(&s->threads, __ATOMIC_RELAXED);
 	if (threads < 1)
 		threads = 1;
-	int64_t slack = 2 * gfp_budget.batch * threads;
+	int64_t slack = 2 * __atomic_load_n(&batch, __ATOMIC_RELAXED) * threads;
 	/* The tree's limit as it is now, even before this process took it
 	 * (tree_sync): a lowered one holds at once. */
-	int64_t wm = __atomic_load_n(&s->limit, __ATOMIC_RELAXED) - budget_min_free() -
+	int64_t wm = __atomic_load_n(&s->limit, __ATOMIC_RELAXED) -
+	             __atomic_load_n(&min_free, __ATOMIC_RELAXED) -
 	             __atomic_load_n(&s->reserved, __ATOMIC_RELAXED);
 	return __atomic_load_n(&s->charged, __ATOMIC_RELAXED) + extra + slack <= wm;
 }
@@ -267,17 +263,12 @@ int64_t tree_live(int64_t own, int64_t *others_slack)
 			continue;
 		sum += __atomic_load_n(&m->charged, __ATOMIC_RELAXED);
 		if (m != me)
-			slack +=
-			    2 * gfp_budget.batch * __atomic_load_n(&m->threads, __ATOMIC_RELAXED);
+			slack += 2 * __atomic_load_n(&batch, __ATOMIC_RELAXED) *
+			         __atomic_load_n(&m->threads, __ATOMIC_RELAXED);
 	}
 	if (others_slack)
 		*others_slack = slack;
 	return sum;
-}
-
-int64_t tree_limit(void)
-{
-	return __atomic_load_n(&tree_seg->limit, __ATOMIC_RELAXED);
 }
 
 int64_t tree_estimate(void)
@@ -299,65 +290,14 @@ void tree_reserved_add(int64_t delta)
 	tree_add64(&tree_seg->reserved, delta);
 }
 
-/* Robust: a member killed while it held the lock leaves nothing half done
- * that matters (the sums are atomics), so the next owner goes on. */
-static bool taken(int r)
-{
-	if (r == EOWNERDEAD)
-		pthread_mutex_consistent(&tree_seg->lock);
-	return r == 0 || r == EOWNERDEAD;
-}
-
-bool tree_trylock(void)
-{
-	return taken(pthread_mutex_trylock(&tree_seg->lock));
-}
-
-bool tree_lock(void)
-{
-	/* One stopped while it held it (SIGSTOP, a frozen cgroup) would stop
-	 * the whole tree: after TREE_LOCK_MS the decision is made without it,
-	 * which at worst lets two members take the same last bytes. */
-	int r = pthread_mutex_trylock(&tree_seg->lock);
-	if (r == EBUSY) {
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += TREE_LOCK_MS / 1000;
-		r = pthread_mutex_timedlock(&tree_seg->lock, &until);
-	}
-	if (taken(r))
-		return true;
-	static bool told;
-	if (!__atomic_exchange_n(&told, true, __ATOMIC_RELAXED))
-		gfp_log(GFP_LOG_WARNING,
-		        "limit.scope=tree: the tree's lock was held for more than %d s (a member "
-		        "stopped?): deciding without it",
-		        TREE_LOCK_MS / 1000);
-	return false;
-}
-
-void tree_unlock(void)
-{
-	pthread_mutex_unlock(&tree_seg->lock);
-}
-
-void tree_sync(void)
+bool tree_limit_news(int64_t *limit)
 {
 	uint32_t gen = __atomic_load_n(&tree_seg->limit_gen, __ATOMIC_ACQUIRE);
 	if (likely(gen == __atomic_load_n(&limit_seen, __ATOMIC_RELAXED)))
-		return;
+		return false;
 	__atomic_store_n(&limit_seen, gen, __ATOMIC_RELAXED);
-	int64_t limit = tree_limit();
-	if (gfp_policy.limit == GFP_SIZE_WORD) {
-		/* limit=cgroup: the policy keeps its word, the budget the figure. */
-		if (limit > 0)
-			budget_follow_limit(limit);
-		return;
-	}
-	if ((uint64_t)limit != gfp_policy.limit) {
-		gfp_policy.limit = (uint64_t)limit;
-		budget_init();
-	}
+	*limit = tree_limit();
+	return true;
 }
 
 void tree_limit_set(int64_t limit)
@@ -411,45 +351,44 @@ bool tree_memcg_events(uint64_t *out, unsigned n)
 }
 
 /* ------------------------------------------------------------------------
- * The wait queue: a futex in the segment, shared by every member
+ * The OOM report's dump_tasks
  * ---------------------------------------------------------------------- */
 
-void tree_waiter(int delta)
+void tree_oom_dump_tasks(struct gfp_buf *b, const char *prefix)
 {
-	struct tree_member *m = __atomic_load_n(&tree_me, __ATOMIC_ACQUIRE);
-	if (m)
-		__atomic_add_fetch(&m->waiters, delta, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&tree_seg->waiters, (uint32_t)delta, __ATOMIC_RELAXED);
-}
-
-uint64_t tree_free_gen(void)
-{
-	return __atomic_load_n(&tree_seg->free_gen, __ATOMIC_SEQ_CST);
-}
-
-void tree_wake(void)
-{
-	int saved = errno;
-	__atomic_add_fetch(&tree_seg->free_gen, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_futex, &tree_seg->free_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	errno = saved;
-}
-
-void tree_wait(uint64_t seen, uint64_t ms)
-{
-	int saved = errno;
-	uint64_t end = gfp_now_ns() + ms * 1000000;
-	for (;;) {
-		uint32_t cur = __atomic_load_n(&tree_seg->free_gen, __ATOMIC_SEQ_CST);
-		uint64_t now = gfp_now_ns();
-		if (cur != (uint32_t)seen || now >= end)
-			break;
-		struct timespec ts = {(time_t)((end - now) / 1000000000),
-		                      (long)((end - now) % 1000000000)};
-		/* Not FUTEX_PRIVATE: the word is in memory other processes map. */
-		if (syscall(SYS_futex, &tree_seg->free_gen, FUTEX_WAIT, cur, &ts, NULL, 0) != 0 &&
-		    errno == ETIMEDOUT)
-			break;
+	struct tree_seg *s = tree_seg;
+	char q[PATH_MAX + 64];
+	gfp_buf_printf(b,
+	               "\n%sTasks state (members of the tree %s; memory in binary units):", prefix,
+	               gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)));
+	gfp_buf_printf(b, "\n%s[  pid  ] threads       live    charged oom_score_adj name", prefix);
+	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE), shown = 0, more = 0;
+	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
+		const struct tree_member *m = &s->m[i];
+		int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE);
+		if (pid <= 0)
+			continue;
+		if (shown == 48) { /* the report is one 8 KiB message */
+			more++;
+			continue;
+		}
+		struct tree_seen seen;
+		char at[16] = "?", h[2][GFP_HUMAN_LEN];
+		/* Its pid here; one this process cannot see is named by its
+		 * pid in its own namespace, which may be another process's
+		 * here. */
+		if (tree_member_see(i, pid, __atomic_load_n(&m->gen, __ATOMIC_RELAXED), false,
+		                    &seen))
+			gfp_snprintf(at, sizeof(at), "%d", (int)seen.pid);
+		gfp_buf_printf(b, "\n%s[%7s] %7d %10s %10s %13d %s", prefix, at,
+		               (int)__atomic_load_n(&m->threads, __ATOMIC_RELAXED),
+		               gfp_human_size(h[0], __atomic_load_n(&m->live, __ATOMIC_RELAXED)),
+		               gfp_human_size(h[1], __atomic_load_n(&m->charged, __ATOMIC_RELAXED)),
+		               seen.adj, gfp_quote(q, sizeof(q), seen.comm, strlen(seen.comm)));
+		if (!seen.pid)
+			gfp_buf_printf(b, " (pid %d in another PID namespace)", (int)pid);
+		shown++;
 	}
-	errno = saved;
+	if (more)
+		gfp_buf_printf(b, "\n%s... and %u more members", prefix, more);
 }

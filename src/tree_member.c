@@ -391,7 +391,7 @@ static struct tree_member *claim_slot(pid_t pid, uint64_t start, int64_t live)
 	tree_proc_ns_set(&got->pidns, &self.pidns);
 	tree_proc_ns_set(&got->timens, &self.timens);
 	__atomic_store_n(&got->live, live, __ATOMIC_RELAXED);
-	__atomic_store_n(&got->adj, join_adj_known ? join_adj : oom_read_adj(0), __ATOMIC_RELAXED);
+	__atomic_store_n(&got->adj, join_adj_known ? join_adj : tree_proc_adj(0), __ATOMIC_RELAXED);
 	if (!tree_proc_comm(0, got->comm))
 		memset(got->comm, 0, sizeof(got->comm));
 	__atomic_store_n(&got->flags, token ? TREE_TOKEN : 0, __ATOMIC_RELAXED);
@@ -446,7 +446,7 @@ struct peek {
 
 static void peek(pid_t pid, struct peek *p)
 {
-	p->adj = oom_read_adj(pid);
+	p->adj = tree_proc_adj(pid);
 	p->named = tree_proc_comm(pid, p->comm);
 }
 
@@ -506,7 +506,7 @@ bool tree_member_see(uint32_t i, int32_t pid, uint32_t gen, bool prove, struct t
 	bool ok = false;
 	if (m == __atomic_load_n(&tree_me, __ATOMIC_RELAXED)) {
 		v->pid = getpid();
-		v->adj = oom_read_adj(0);
+		v->adj = tree_proc_adj(0);
 		tree_proc_comm(0, v->comm);
 		ok = true;
 	} else if (by_pid(m)) {

@@ -41,6 +41,7 @@
 #include "internal.h"
 #include "clock.h"
 #include "kswapd.h"
+#include "oom_report.h"
 #include "tree.h"
 #include "tree_structs.h"
 
@@ -342,43 +343,4 @@ enum oom_result tree_oom_kill(struct gfp_slow *s, int adj, bool memcg, bool grou
 			return OOM_PROGRESS;
 		/* Its time is up: pick() skips it and takes the next. */
 	}
-}
-
-void tree_oom_dump_tasks(struct gfp_buf *b, const char *prefix)
-{
-	struct tree_seg *s = tree_seg;
-	char q[PATH_MAX + 64];
-	gfp_buf_printf(b,
-	               "\n%sTasks state (members of the tree %s; memory in binary units):", prefix,
-	               gfp_quote(q, sizeof(q), tree_path, strlen(tree_path)));
-	gfp_buf_printf(b, "\n%s[  pid  ] threads       live    charged oom_score_adj name", prefix);
-	uint32_t high = __atomic_load_n(&s->high, __ATOMIC_ACQUIRE), shown = 0, more = 0;
-	for (uint32_t i = 0; i < high && i < TREE_MEMBERS; i++) {
-		const struct tree_member *m = &s->m[i];
-		int32_t pid = __atomic_load_n(&m->pid, __ATOMIC_ACQUIRE);
-		if (pid <= 0)
-			continue;
-		if (shown == 48) { /* the report is one 8 KiB message */
-			more++;
-			continue;
-		}
-		struct tree_seen seen;
-		char at[16] = "?", h[2][GFP_HUMAN_LEN];
-		/* Its pid here; one this process cannot see is named by its
-		 * pid in its own namespace, which may be another process's
-		 * here. */
-		if (tree_member_see(i, pid, __atomic_load_n(&m->gen, __ATOMIC_RELAXED), false,
-		                    &seen))
-			gfp_snprintf(at, sizeof(at), "%d", (int)seen.pid);
-		gfp_buf_printf(b, "\n%s[%7s] %7d %10s %10s %13d %s", prefix, at,
-		               (int)__atomic_load_n(&m->threads, __ATOMIC_RELAXED),
-		               gfp_human_size(h[0], __atomic_load_n(&m->live, __ATOMIC_RELAXED)),
-		               gfp_human_size(h[1], __atomic_load_n(&m->charged, __ATOMIC_RELAXED)),
-		               seen.adj, gfp_quote(q, sizeof(q), seen.comm, strlen(seen.comm)));
-		if (!seen.pid)
-			gfp_buf_printf(b, " (pid %d in another PID namespace)", (int)pid);
-		shown++;
-	}
-	if (more)
-		gfp_buf_printf(b, "\n%s... and %u more members", prefix, more);
 }

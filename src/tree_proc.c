@@ -1,8 +1,9 @@
 /*
  * tree_proc.c - what /proc says of a process, for the tree's members
- * (tree_member.c): its state and start time, its name, its namespaces, and
- * whether this process's /proc is its own PID namespace's. Reads into
- * stack buffers: never allocates.
+ * (tree_member.c) and the OOM step (oom.c): its state and start time, its
+ * name, its namespaces, its oom_score_adj, and whether this process's
+ * /proc is its own PID namespace's. Reads into stack buffers: never
+ * allocates.
  */
 #include <fcntl.h>
 #include <string.h>
@@ -109,4 +110,25 @@ bool tree_proc_is_mine(void)
 		if (*p >= '0' && *p <= '9' && (p[-1] == '\t' || p[-1] == ' ' || p[-1] == ':'))
 			fields++;
 	return fields == 1;
+}
+
+int tree_proc_adj(pid_t pid)
+{
+	char path[48], buf[32];
+	gfp_snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)(pid ? pid : getpid()));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	int sign = 1, v = 0;
+	const char *p = buf;
+	if (*p == '-')
+		sign = -1, p++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	return sign * v;
 }

@@ -25,6 +25,8 @@ bool tree_proc_ns_eq(const struct tree_ns *a, const struct tree_ns *b);
 void tree_proc_ns_set(struct tree_ns *to, const struct tree_ns *from);
 /* Whether /proc is this process's PID namespace's. */
 bool tree_proc_is_mine(void);
+/* The oom_score_adj of process pid (0: this one), 0 when it cannot be read. */
+int tree_proc_adj(pid_t pid);
 
 #pragma GCC visibility pop
 

@@ -1,8 +1,8 @@
 /*
  * tree_structs.h - the shared budget of a process tree as it lies in the
- * segment every member maps (tree_seg.c makes and checks it, tree.c keeps
- * its sums, tree_member.c its slots; tree_oom.c reads its members), and
- * what these files share.
+ * segment every member maps (tree_state.c holds it, tree_seg.c makes and
+ * checks it, tree.c keeps its sums, tree_member.c its slots; tree_oom.c
+ * reads its members), and what these files share.
  *
  * Everything in it is read and written with atomics by processes that may
  * die at any instruction (SIGKILL): no field may need two writes to be
@@ -86,7 +86,8 @@ static inline void tree_add64(int64_t *p, int64_t d)
 		__atomic_add_fetch(p, d, __ATOMIC_RELAXED);
 }
 
-/* tree.c's state, for tree_member.c and tree_oom.c. */
+/* tree_state.c's: the segment, this process's slot in it, the segment's
+ * file name. */
 extern struct tree_seg *tree_seg;
 extern struct tree_member *tree_me;
 extern char tree_path[];
