@@ -101,7 +101,7 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(
 	 * never register (thread_enter). Watched allocations (preload/malloc.c)
 	 * would meet the engine only when they fail, when registering the
 	 * thread - its exit key, its reserve - may itself fail. */
-	bool enter = thread_registers();
+	bool enter = init_ensure() && thread_registers();
 	if (!gfp_meaning.inject && !enter)
 		return real(thread, attr, start, arg);
 	struct trampoline *t = mallocx(sizeof(*t), 0);

@@ -22,6 +22,7 @@
 #include "cgroup.h"
 #include "cgroup_high.h"
 
+static enum gfp_tls_mode enter(bool may_register);
 static void *alloc_stashed(void *p);
 static void *alloc_fast_tail(enum gfp_entry entry, size_t size, int mallocx_flags, size_t align,
                              uintptr_t caller, void *p, bool inject);
@@ -67,6 +68,13 @@ void *fastpath_policy_alloc(enum gfp_entry entry, size_t size, int mallocx_flags
 		return p;
 	}
 	return alloc_general(entry, size, mallocx_flags, align, caller);
+}
+
+/* A thread's first call may be the process's first, before any constructor:
+ * the configuration is read before the thread's mode is decided. */
+static enum gfp_tls_mode enter(bool may_register)
+{
+	return init_ensure() ? thread_enter(may_register) : GFP_TLS_UNDECIDED;
 }
 
 /* The common case failed for real (p is NULL), or succeeded under
@@ -158,7 +166,7 @@ static void *policy_call(struct gfp_req *req, bool explicit_flags)
 	if (gfp_tls.guard || gfp_tls.exiting) /* past its exit: no policy */
 		return raw_alloc(req);
 	if (mode == GFP_TLS_UNDECIDED) {
-		mode = thread_enter(true);
+		mode = enter(true);
 		if (mode == GFP_TLS_IDLE && !explicit_flags)
 			return idle_expired(req); /* the thread's first call counts too */
 		if (mode == GFP_TLS_UNDECIDED)
@@ -208,7 +216,7 @@ static __attribute__((noinline)) void *idle_expired(struct gfp_req *req)
 {
 	/* gfp-ctl changed the policy: decide again. */
 	if (unlikely(gfp_tls.decided_gen != __atomic_load_n(&gfp_policy_gen, __ATOMIC_ACQUIRE)) &&
-	    !gfp_tls.guard && thread_enter(true) == GFP_TLS_POLICY)
+	    !gfp_tls.guard && enter(true) == GFP_TLS_POLICY)
 		return policy_call(req, false);
 	if (gfp_meaning.armed_fast && !gfp_tls.exiting) {
 		if (inject_countdown(req))
@@ -299,7 +307,7 @@ void *fastpath_profiled(void *p, enum gfp_entry entry, size_t size, int mallocx_
 	if (gfp_tls.guard || gfp_tls.exiting)
 		return p;
 	if (gfp_tls.mode == GFP_TLS_UNDECIDED)
-		thread_enter(true);
+		enter(true);
 	if (gfp_tls.mode != GFP_TLS_POLICY)
 		return p;
 	struct gfp_req req = {.entry = entry,
@@ -362,7 +370,7 @@ static __attribute__((noinline)) void free_other(enum gfp_entry entry, void *p, 
 {
 	int saved = errno; /* before thread_enter, which may map memory */
 	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard &&
-	    thread_enter(false) == GFP_TLS_POLICY) {
+	    enter(false) == GFP_TLS_POLICY) {
 		errno = saved;
 		fastpath_policy_free(entry, p, size, flags);
 		return;

@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "init_once.h"
+#include "thread.h"
 
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 int init_state;
@@ -22,6 +23,21 @@ void init_once_lock(void)
 void init_once_unlock(void)
 {
 	pthread_mutex_unlock(&init_lock);
+}
+
+/* Whether the configuration was read, after waiting for a reading another
+ * thread has under way; never starts one (init.c's init_ensure does). The
+ * guard is up while the lock is held, as init_ensure's is: an allocating
+ * signal handler then goes raw instead of waiting for its own thread. */
+bool init_once_wait(void)
+{
+	if (__atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == INIT_DONE)
+		return true;
+	gfp_tls.guard++;
+	init_once_lock();
+	init_once_unlock();
+	gfp_tls.guard--;
+	return __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == INIT_DONE;
 }
 
 /* The fork handlers (fork.c) hold the lock across a fork: no child is

@@ -5,6 +5,7 @@
 #ifndef GFP_INIT_ONCE_H
 #define GFP_INIT_ONCE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #pragma GCC visibility push(hidden)
@@ -17,6 +18,8 @@ extern pid_t init_pid;
 /* Taken with the guard already up (init_ensure raises it). */
 void init_once_lock(void);
 void init_once_unlock(void);
+/* Whether the configuration was read, once a reading under way ends. */
+bool init_once_wait(void);
 /* fork.c's handlers. */
 void init_atfork_prepare(void);
 void init_atfork_parent(void);

@@ -7,6 +7,7 @@
 
 #include "budget.h"
 #include "context.h"
+#include "init.h"
 #include "meaning.h"
 #include "reserve.h"
 #include "reserve_take.h"
@@ -15,7 +16,8 @@
 
 static struct gfp_thread *reserve_thread(void)
 {
-	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard)
+	/* It may be the process's first call: the configuration first. */
+	if (gfp_tls.mode == GFP_TLS_UNDECIDED && !gfp_tls.guard && init_ensure())
 		thread_enter(true);
 	return gfp_tls.mode == GFP_TLS_POLICY ? gfp_tls.thread : NULL;
 }

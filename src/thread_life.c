@@ -8,15 +8,19 @@
  *
  * Above the modules whose hooks it calls, below the wiring: it must never
  * be called by the registry (thread.c), nor by budget.c, reserve.c or
- * profile_thread.c from their hooks. It reads the configuration on a
- * thread's first call (init_ensure): the first allocation of the process
- * may come before any constructor.
+ * profile_thread.c from their hooks. It never reads the configuration
+ * itself: the callers whose call may be the process's first (the fast
+ * path, pthread_create, gfp_reserve) read it first (init_ensure), as the
+ * first allocation of the process may come before any constructor; the
+ * others (kswapd's thread, a mapping's charge) come once a reading started
+ * and wait for it.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 
 #include "internal.h"
+#include "init_once.h"
 #include "thread_life.h"
 
 static pthread_key_t exit_key;
@@ -105,10 +109,11 @@ static bool registers(bool idle)
 	return exit_key_ok && (!idle || gfp_policy.ctl);
 }
 
-/* Whether thread_enter registers a new thread in this process. */
+/* Whether thread_enter registers a new thread in this process, once the
+ * configuration is read. */
 bool thread_registers(void)
 {
-	return init_ensure() && registers(policy_idle());
+	return registers(policy_idle());
 }
 
 /* Decides the thread's mode: as it starts (preload/start.c), at its first
@@ -121,7 +126,7 @@ bool thread_registers(void)
  * jemalloc, asked for the thread's counters, crashes on its dead state. */
 enum gfp_tls_mode thread_enter(bool may_register)
 {
-	if (!init_ensure())
+	if (!init_once_wait())
 		return GFP_TLS_UNDECIDED;
 	gfp_tls.errnop = &errno;
 	/* The guard over the whole decision: a signal handler that allocates

@@ -11,9 +11,12 @@
 
 #pragma GCC visibility push(hidden)
 
-/* Decides the calling thread's mode; returns it. */
+/* Decides the calling thread's mode; returns it. GFP_TLS_UNDECIDED while
+ * the configuration is not read: a call that may be the process's first
+ * reads it before (init_ensure). */
 enum gfp_tls_mode thread_enter(bool may_register);
-/* Whether thread_enter registers a new thread in this process. */
+/* Whether thread_enter registers a new thread in this process (the
+ * configuration read). */
 bool thread_registers(void);
 /* The pthread key whose destructor ends a registered thread (init.c). */
 void thread_life_init(void);
