@@ -11,6 +11,23 @@
 
 #include "internal.h"
 #include "apply.h"
+#include "cgroup.h"
+#include "kswapd.h"
+#include "mapped.h"
+
+/* The budget's followers (budget.h): where the budget looks, limit=cgroup's
+ * figures and kswapd look too. */
+static void budget_look(bool near)
+{
+	if (unlikely(gfp_cgroup_on)) {
+		if (near)
+			cgroup_near();
+		else
+			cgroup_tick();
+	}
+	if (unlikely(gfp_kswapd_on))
+		kswapd_check();
+}
 
 /* The facts of this process now (meaning.h: struct gfp_facts). */
 static struct gfp_facts meaning_facts(void)
@@ -35,7 +52,14 @@ void apply_policy(void)
 		site_init();
 		unwinder_ready = true;
 	}
-	budget_init();
+	static bool budget_followed;
+	if (!budget_followed) {
+		budget_follow((struct budget_followers){.look = budget_look, .marks = kswapd_marks});
+		budget_followed = true;
+	}
+	budget_init(gfp_policy.limit == GFP_SIZE_WORD ? cgroup_budget_now()
+	                                              : (int64_t)gfp_policy.limit);
+	mapped_follow_policy(); /* whether mappings count: after the budget */
 	/* Published but for `active`, which threads read with an acquire and
 	 * which comes last (release): a thread that sees the process active
 	 * sees the rest. */

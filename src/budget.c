@@ -37,9 +37,6 @@
 #include <jemalloc/jemalloc.h>
 
 #include "internal.h"
-#include "cgroup.h"
-#include "kswapd.h"
-#include "mapped.h"
 #include "route_switch.h"
 #include "budget_wait.h"
 #include "reserve_draw.h"
@@ -103,19 +100,22 @@ static void routes_back(void)
 	pthread_mutex_unlock(&exact_lock);
 }
 
+/* What follows the budget from outside (budget.h); set once, before the
+ * first budget_init. */
+static struct budget_followers followers;
+
+void budget_follow(struct budget_followers f)
+{
+	followers = f;
+}
+
 /* Where the budget looks anyway, far from (a grant) or near (an exact
  * decision) the watermark, and holds no lock: what follows the budget
- * from outside looks too - limit=cgroup's figures, kswapd's low watermark. */
+ * from outside looks too. */
 static inline void budget_look_around(bool near)
 {
-	if (unlikely(gfp_cgroup_on)) {
-		if (near)
-			cgroup_near();
-		else
-			cgroup_tick();
-	}
-	if (unlikely(gfp_kswapd_on))
-		kswapd_check();
+	if (followers.look)
+		followers.look(near);
 }
 
 void budget_grant(int64_t amount, uint64_t gen)
@@ -136,19 +136,16 @@ static void low_wm_set(int64_t reserved_now)
 }
 
 /* At start-up, and again when gfp-ctl changes limit= or min_free=. */
-void budget_init(void)
+void budget_init(int64_t limit)
 {
 	budget_wait_init();
 	/* Under the lock: gfp-ctl may change the limit while requests decide. */
 	gfp_lock(&exact_lock);
-	limit_b = (int64_t)gfp_policy.limit;
-	if (gfp_policy.limit == GFP_SIZE_WORD) /* limit=cgroup */
-		limit_b = cgroup_budget_now();
+	limit_b = limit;
 	gfp_budget_on = limit_b != 0;
 	if (limit_b)
 		derive_watermarks();
 	gfp_unlock(&exact_lock);
-	mapped_follow_policy();
 }
 
 int64_t budget_min_free(void)
@@ -174,7 +171,8 @@ static void derive_watermarks(void)
 	low_wm_set(__atomic_load_n(&reserved, __ATOMIC_RELAXED));
 	gfp_budget.batch = batch;
 	tree_budget_marks(batch, min_free_b);
-	kswapd_marks(limit_b, min_free_b);
+	if (followers.marks)
+		followers.marks(limit_b, min_free_b);
 	budget_revoke(); /* allowances granted under the old limit go back */
 }
 
@@ -204,7 +202,7 @@ void budget_tree_sync(void)
 	}
 	if ((uint64_t)limit != gfp_policy.limit) {
 		gfp_policy.limit = (uint64_t)limit;
-		budget_init();
+		budget_init(limit);
 	}
 }
 

@@ -16,7 +16,20 @@
 #pragma GCC visibility push(hidden)
 
 extern bool gfp_budget_on; /* limit= is set */
-void budget_init(void);
+/* `limit` is the policy's (limit=cgroup: what the cgroup leaves now). */
+void budget_init(int64_t limit);
+
+/* What follows the budget from outside: limit=cgroup's figures and
+ * memory.high (cgroup.c), kswapd's wake-up (kswapd.c). They read the budget
+ * and sit above it, so it hears them through these, which the wiring
+ * (apply.c) hands it once, before the first budget_init. look: at a grant
+ * (far) and before an exact decision (near), no lock held; marks: the
+ * watermarks moved, under the budget's lock. */
+struct budget_followers {
+	void (*look)(bool near);
+	void (*marks)(int64_t limit, int64_t min_free);
+};
+void budget_follow(struct budget_followers f);
 int64_t budget_limit(void);
 int64_t budget_capacity(void);
 int64_t budget_watermark(gfp_t f);
