@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "fastpath.h"
 #include "routes.h"
+#include "routes_profiled.h"
 #include "shim.h"
 
 static void *direct_memalign(size_t align, size_t n)

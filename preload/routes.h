@@ -15,8 +15,6 @@ extern struct gfp_routes gfp_routes_inner;
 
 /* The constructor, once init_ensure has read the policy: route.c chooses. */
 void routes_start(void);
-/* The profiled family's functions (routes_profiled.c). */
-void routes_profiled(struct gfp_routes *family);
 
 #pragma GCC visibility pop
 

@@ -9,7 +9,7 @@
 #include "profile.h"
 #include "internal.h"
 #include "fastpath.h"
-#include "routes.h"
+#include "routes_profiled.h"
 #include "shim.h"
 
 /* The profiled family (stats=sites alone): jemalloc's own

@@ -13,7 +13,6 @@
 #include "log.h"
 #include "meaning.h"
 #include "comm.h"
-#include "init.h"
 #include "budget.h"
 #include "canary.h"
 #include "clock.h"

@@ -47,7 +47,7 @@
 #include "internal.h"
 #include "clock.h"
 #include "cgroup.h"
-#include "kswapd.h"
+#include "vmstat.h"
 #include "cgroup_find.h"
 
 bool gfp_cgroup_on;

@@ -16,7 +16,7 @@
 #include "budget.h"
 #include "clock.h"
 #include "reclaim.h"
-#include "kswapd.h"
+#include "vmstat.h"
 #include "cgroup.h"
 #include "cgroup_high.h"
 

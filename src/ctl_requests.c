@@ -19,7 +19,7 @@
 #include "budget_wait.h"
 #include "cgroup.h"
 #include "ctl_requests.h"
-#include "kswapd.h"
+#include "vmstat.h"
 #include "mapped.h"
 #include "sys.h"
 

@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "fork.h"
 #include "kswapd.h"
+#include "vmstat.h"
 #include "mapped.h"
 #include "ipcache.h"
 #include "init_once.h"

@@ -56,6 +56,7 @@
 #include "fd.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "vmstat.h"
 #include "budget_wait.h"
 
 bool gfp_kswapd_on;

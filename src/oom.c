@@ -27,7 +27,6 @@
 #include "log.h"
 #include "meaning.h"
 #include "comm.h"
-#include "init.h"
 #include "budget.h"
 #include "reclaim.h"
 #include "oom.h"
@@ -38,7 +37,7 @@
 #include "tree.h"
 #include "tree_proc.h"
 #include "oom_report.h"
-#include "kswapd.h"
+#include "vmstat.h"
 
 /* The pid of the process one of whose threads runs the OOM step (oom_lock),
  * 0 when none: a forked child finds its parent's, which is not its own, and

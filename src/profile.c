@@ -41,7 +41,6 @@
 #include <jemalloc/jemalloc.h>
 
 #include "policy.h"
-#include "init.h"
 #include "log.h"
 #include "modules.h"
 #include "site.h"

@@ -10,14 +10,15 @@
  * hold a shim lock across a shrinker, a wait or an unwind.
  */
 #include <errno.h>
+#include <jemalloc/jemalloc.h>
 #include <pthread.h>
 
 #include "internal.h"
 #include "clock.h"
-#include "fastpath.h"
 #include "budget_wait.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "vmstat.h"
 #include "path.h"
 #include "pool.h"
 

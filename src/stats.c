@@ -14,7 +14,6 @@
 #include "meaning.h"
 #include "dest_report.h"
 #include "dest_set.h"
-#include "init.h"
 #include "profile_api.h"
 #include "rules.h"
 #include "budget.h"
@@ -22,7 +21,7 @@
 #include "inject.h"
 #include "stats.h"
 #include "stats_paths.h"
-#include "kswapd.h"
+#include "vmstat.h"
 #include "mapped.h"
 #include "path.h"
 

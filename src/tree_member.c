@@ -52,7 +52,6 @@
 #include "internal.h"
 #include "clock.h"
 #include "fd.h"
-#include "tree.h"
 #include "tree_structs.h"
 #include "tree_proc.h"
 #include "sys.h"

@@ -40,7 +40,7 @@
 
 #include "internal.h"
 #include "clock.h"
-#include "kswapd.h"
+#include "vmstat.h"
 #include "oom_report.h"
 #include "tree.h"
 #include "tree_structs.h"

@@ -29,7 +29,6 @@
 #include "internal.h"
 #include "clock.h"
 #include "fd.h"
-#include "tree.h"
 #include "tree_structs.h"
 #include "sys.h"
 

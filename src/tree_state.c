@@ -18,7 +18,6 @@
 
 #include "internal.h"
 #include "clock.h"
-#include "tree.h"
 #include "tree_structs.h"
 
 bool gfp_tree_on;

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "internal.h"
-#include "kswapd.h"
+#include "vmstat.h"
 
 struct gfp_vmstat gfp_vmstat;
 

@@ -19,6 +19,7 @@
 #include "budget_wait.h"
 #include "cgroup.h"
 #include "kswapd.h"
+#include "vmstat.h"
 #include "mapped.h"
 #include "path.h"
 
