@@ -26,9 +26,12 @@
  * the other members' last folds, and a wait is on the tree's futex.
  *
  * What the program maps itself (mapped.c) is in no jemalloc counter: it is
- * a count of its own here, direct_live, added to the estimate as it changes
- * and to every exact sum. Mappings are few and large, so each is decided
- * under the lock, as a large request is.
+ * a count of its own, added to the estimate as it changes and to every
+ * exact sum. Mappings are few and large, so each is decided under the lock,
+ * as a large request is.
+ *
+ * The counting itself (the threads' counters, the exited threads' total,
+ * the mappings' count, their sums) is budget_counts.c's; this file decides.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,14 +43,10 @@
 #include "route_switch.h"
 #include "budget_wait.h"
 #include "reserve_draw.h"
+#include "budget_counts.h"
 
-bool gfp_budget_on;
-
-struct gfp_budget_fast gfp_budget;
 static int64_t limit_b, min_free_b, batch;
-static int64_t exited_total; /* atomic: live bytes left by exited threads */
-static int64_t direct_live;  /* atomic: bytes the program mapped itself (mapped.c) */
-static int64_t reserved;     /* atomic; written under exact_lock: reserved, not drawn */
+static int64_t reserved; /* atomic; written under exact_lock: reserved, not drawn */
 static pthread_mutex_t exact_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void derive_watermarks(void);
@@ -252,77 +251,6 @@ int64_t budget_watermark(gfp_t f)
 }
 
 /* ------------------------------------------------------------------------
- * Per-thread counters
- * ---------------------------------------------------------------------- */
-
-void budget_thread_start(struct gfp_thread *t)
-{
-	size_t sz = sizeof(t->allocp);
-	t->allocp = t->deallocp = NULL;
-	/* Only under a budget: jemalloc sets up the thread's state for this
-	 * mallctl, and crashes doing so when it cannot map memory. */
-	if (!gfp_budget_on)
-		return;
-	if (mallctl("thread.allocatedp", &t->allocp, &sz, NULL, 0) != 0 ||
-	    mallctl("thread.deallocatedp", &t->deallocp, &sz, NULL, 0) != 0)
-		t->allocp = t->deallocp = NULL;
-	t->folded_own = 0;
-}
-
-static inline int64_t own_live(const struct gfp_thread *t)
-{
-	return budget_own_live(t);
-}
-
-void budget_fold(struct gfp_thread *t, int64_t own)
-{
-	int64_t folded =
-	    __atomic_add_fetch(&gfp_budget.folded, own - t->folded_own, __ATOMIC_RELAXED);
-	t->folded_own = own;
-	if (unlikely(gfp_tree_on))
-		tree_fold(folded);
-}
-
-/* A thread that exits leaves its live bytes behind (another thread may free
- * them); a forked child adopts the parent's other threads' the same way. */
-bool budget_thread_exit(struct gfp_thread *t)
-{
-	if (!t->allocp)
-		return false;
-	int64_t own = own_live(t);
-	budget_fold(t, own);
-	__atomic_add_fetch(&exited_total, own, __ATOMIC_RELAXED);
-	return true;
-}
-
-/* A thread past its exit (budget_thread_exit counted what it held) still
- * allocates or frees, in later key destructors: `delta` usable bytes. */
-void budget_exited_delta(int64_t delta)
-{
-	__atomic_add_fetch(&exited_total, delta, __ATOMIC_RELAXED);
-}
-
-/* Live bytes exactly (the tree's: this process's exactly, the other
- * members' as of their last fold). */
-int64_t budget_live(void)
-{
-	int64_t own = budget_process_live();
-	return unlikely(gfp_tree_on) ? tree_live(own, NULL) : own;
-}
-
-int64_t budget_process_live(void)
-{
-	/* exited_total is read under the registry lock too: a thread that exits
-	 * meanwhile is counted once, in the list or in the total. */
-	thread_registry_lock();
-	int64_t sum = __atomic_load_n(&exited_total, __ATOMIC_RELAXED);
-	for (const struct gfp_thread *t = thread_first(); t; t = t->next)
-		sum += budget_thread_live(t);
-	thread_registry_unlock();
-	return sum + __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
-}
-
-/* ------------------------------------------------------------------------
  * Exact decisions
  * ---------------------------------------------------------------------- */
 
@@ -367,11 +295,6 @@ static int64_t decision_live(void)
 	return live + slack;
 }
 
-int64_t budget_thread_live(const struct gfp_thread *t)
-{
-	return t->allocp ? own_live(t) : 0;
-}
-
 enum budget_verdict budget_begin(struct gfp_req *req, gfp_t f, struct budget_exact *x)
 {
 	struct gfp_thread *t = gfp_tls.thread;
@@ -394,7 +317,7 @@ enum budget_verdict budget_begin(struct gfp_req *req, gfp_t f, struct budget_exa
 		return BUDGET_REFUSED;
 	}
 	if (t && t->allocp)
-		budget_fold(t, own_live(t));
+		budget_fold(t, budget_own_live(t));
 	/* Far from the watermark a large request needs no exact count: the
 	 * estimate's slack covers every other thread, and the lock the other
 	 * large ones. */
@@ -424,7 +347,7 @@ void budget_end(struct gfp_req *req, const struct budget_exact *x, void *p)
 	if (draw)
 		reserved_add(-reserve_commit_draw(t, draw));
 	if (t && t->allocp)
-		budget_fold(t, own_live(t));
+		budget_fold(t, budget_own_live(t));
 	exact_leave();
 	if (draw)
 		reserve_drawn(req, draw);
@@ -433,14 +356,6 @@ void budget_end(struct gfp_req *req, const struct budget_exact *x, void *p)
 /* ------------------------------------------------------------------------
  * Mappings
  * ---------------------------------------------------------------------- */
-
-static void direct_add(int64_t delta)
-{
-	__atomic_add_fetch(&direct_live, delta, __ATOMIC_RELAXED);
-	int64_t folded = __atomic_add_fetch(&gfp_budget.folded, delta, __ATOMIC_RELAXED);
-	if (unlikely(gfp_tree_on))
-		tree_fold(folded);
-}
 
 /* budget_begin's decision for bytes no allocation counts: nothing to
  * allocate under the lock, the charge is the allocation. */
@@ -466,7 +381,7 @@ static bool direct_charge(struct gfp_req *req, gfp_t f)
 		return false;
 	}
 	if (!exact_only && budget_clearly_fits(bytes)) {
-		direct_add(bytes);
+		budget_direct_add(bytes);
 		exact_leave();
 		return true;
 	}
@@ -479,7 +394,7 @@ static bool direct_charge(struct gfp_req *req, gfp_t f)
 	int64_t draw = t ? reserve_plan_draw(t, req, bytes, room) : 0;
 	bool ok = bytes <= room + draw;
 	if (ok) {
-		direct_add(bytes);
+		budget_direct_add(bytes);
 		if (draw)
 			reserved_add(-reserve_commit_draw(t, draw));
 	} else {
@@ -500,27 +415,6 @@ void *budget_direct_attempt(struct gfp_req *req, gfp_t f)
 		return &token;
 	}
 	return direct_charge(req, f) ? &token : NULL;
-}
-
-void budget_direct_adjust(int64_t delta)
-{
-	if (!delta)
-		return;
-	direct_add(delta);
-	if (delta < 0 && __atomic_load_n(&gfp_waiters, __ATOMIC_SEQ_CST))
-		budget_wait_wake();
-}
-
-int64_t budget_direct_live(void)
-{
-	return __atomic_load_n(&direct_live, __ATOMIC_RELAXED);
-}
-
-/* Not published: the slot is still the parent's until tree_atfork_child. */
-void budget_direct_atfork_child(int64_t live)
-{
-	int64_t delta = live - __atomic_exchange_n(&direct_live, live, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&gfp_budget.folded, delta, __ATOMIC_RELAXED);
 }
 
 /* Takes `bytes` out of every other thread's reach if the watermark of `f`

@@ -9,13 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget_counts.h"
 #include "thread.h"
 #include "tree.h"
 #include "types.h"
 
 #pragma GCC visibility push(hidden)
 
-extern bool gfp_budget_on; /* limit= is set */
 /* `limit` is the policy's (limit=cgroup: what the cgroup leaves now). */
 void budget_init(int64_t limit);
 
@@ -35,14 +35,6 @@ int64_t budget_capacity(void);
 int64_t budget_watermark(gfp_t f);
 /* min_free as the budget uses it (derived when it is not set). */
 int64_t budget_min_free(void);
-int64_t budget_live(void);
-/* The process's own live bytes, in a tree too. */
-int64_t budget_process_live(void);
-int64_t budget_thread_live(const struct gfp_thread *t);
-void budget_thread_start(struct gfp_thread *t);
-/* true when it counted what the thread holds into the exited threads' total. */
-bool budget_thread_exit(struct gfp_thread *t);
-void budget_exited_delta(int64_t delta);
 /* Whether the budget lets the request in under the watermark of `f`; the
  * caller allocates itself. FITS: far from the watermark (an allowance or
  * the estimate), no lock held. REFUSED: why = BUDGET, no lock held.
@@ -57,7 +49,6 @@ struct budget_exact {
 };
 enum budget_verdict budget_begin(struct gfp_req *req, gfp_t f, struct budget_exact *x);
 void budget_end(struct gfp_req *req, const struct budget_exact *x, void *p);
-void budget_fold(struct gfp_thread *t, int64_t own);
 /* limit=cgroup: a new limit, as the cgroup leaves it now (cgroup.c). */
 void budget_follow_limit(int64_t limit);
 /* limit.scope=tree: the limit another member set (gfp-ctl set, or
@@ -73,35 +64,10 @@ int64_t budget_reserve_upto(int64_t *left, int64_t want);
 void budget_unreserve(int64_t *left);
 int64_t budget_reserved(void);
 
-/* Memory the program maps itself (mapped.c): charged and credited apart
- * from jemalloc's counters, in the same estimate and the same exact sums.
- * budget_direct_attempt is slowpath_attempt for a mapping's request
- * (req->mapping): a token when the watermark of `f` lets req->size more
- * bytes in (they are charged), NULL with why = BUDGET.
- * budget_direct_adjust charges or credits without a decision: what a
- * mapping call turned out to change, less what its attempt charged. */
+/* budget_direct_attempt is slowpath_attempt for a mapping's request
+ * (req->mapping, budget_counts.h): a token when the watermark of `f` lets
+ * req->size more bytes in (they are charged), NULL with why = BUDGET. */
 void *budget_direct_attempt(struct gfp_req *req, gfp_t f);
-void budget_direct_adjust(int64_t delta);
-int64_t budget_direct_live(void);
-/* A forked child: its mappings charge `live` (no other thread's charge
- * is in flight there). Before the tree gives it a slot of its own. */
-void budget_direct_atfork_child(int64_t live);
-
-/* What the fast path reads of the budget (budget.c explains the scheme). */
-struct gfp_budget_fast {
-	int64_t low_wm;     /* the lowest watermark: limit - min_free */
-	int64_t batch;      /* how far a thread may drift before it folds */
-	int64_t folded;     /* atomic: the shared estimate of live bytes */
-	uint64_t grant_gen; /* atomic: bumped to take back every allowance */
-};
-extern struct gfp_budget_fast gfp_budget;
-extern unsigned gfp_nr_threads; /* atomic: threads under the policy */
-
-static inline int64_t budget_own_live(const struct gfp_thread *t)
-{
-	return (int64_t)(__atomic_load_n(t->allocp, __ATOMIC_RELAXED) -
-	                 __atomic_load_n(t->deallocp, __ATOMIC_RELAXED));
-}
 
 /*
  * The fast path's budget check is an allowance: charge the thread may take
