@@ -52,11 +52,11 @@ void apply_policy(void)
 		site_init();
 		unwinder_ready = true;
 	}
-	static bool budget_followed;
-	if (!budget_followed) {
-		budget_follow((struct budget_followers){.look = budget_look, .marks = kswapd_marks});
-		budget_followed = true;
-	}
+	/* A look only where something follows: limit=cgroup's figures, or
+	 * kswapd (which gfp-ctl may turn on or off). */
+	budget_follow((struct budget_followers){
+	    .look = gfp_cgroup_on || gfp_policy.kswapd ? budget_look : NULL,
+	    .marks = kswapd_marks});
 	budget_init(gfp_policy.limit == GFP_SIZE_WORD ? cgroup_budget_now()
 	                                              : (int64_t)gfp_policy.limit);
 	mapped_follow_policy(); /* whether mappings count: after the budget */

@@ -99,13 +99,14 @@ static void routes_back(void)
 	pthread_mutex_unlock(&exact_lock);
 }
 
-/* What follows the budget from outside (budget.h); set once, before the
- * first budget_init. */
+/* What follows the budget from outside (budget.h): atomic, as gfp-ctl's
+ * set hands them over again while threads take grants. */
 static struct budget_followers followers;
 
 void budget_follow(struct budget_followers f)
 {
-	followers = f;
+	__atomic_store_n(&followers.look, f.look, __ATOMIC_RELAXED);
+	__atomic_store_n(&followers.marks, f.marks, __ATOMIC_RELAXED);
 }
 
 /* Where the budget looks anyway, far from (a grant) or near (an exact
@@ -113,8 +114,9 @@ void budget_follow(struct budget_followers f)
  * from outside looks too. */
 static inline void budget_look_around(bool near)
 {
-	if (followers.look)
-		followers.look(near);
+	void (*look)(bool) = __atomic_load_n(&followers.look, __ATOMIC_RELAXED);
+	if (unlikely(look != NULL))
+		look(near);
 }
 
 void budget_grant(int64_t amount, uint64_t gen)
@@ -170,8 +172,9 @@ static void derive_watermarks(void)
 	low_wm_set(__atomic_load_n(&reserved, __ATOMIC_RELAXED));
 	gfp_budget.batch = batch;
 	tree_budget_marks(batch, min_free_b);
-	if (followers.marks)
-		followers.marks(limit_b, min_free_b);
+	void (*marks)(int64_t, int64_t) = __atomic_load_n(&followers.marks, __ATOMIC_RELAXED);
+	if (marks)
+		marks(limit_b, min_free_b);
 	budget_revoke(); /* allowances granted under the old limit go back */
 }
 

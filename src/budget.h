@@ -22,9 +22,10 @@ void budget_init(int64_t limit);
 /* What follows the budget from outside: limit=cgroup's figures and
  * memory.high (cgroup.c), kswapd's wake-up (kswapd.c). They read the budget
  * and sit above it, so it hears them through these, which the wiring
- * (apply.c) hands it once, before the first budget_init. look: at a grant
- * (far) and before an exact decision (near), no lock held; marks: the
- * watermarks moved, under the budget's lock. */
+ * (apply.c) hands it before each budget_init. look: at a grant (far) and
+ * before an exact decision (near), no lock held; NULL where nothing
+ * follows, so that a grant then costs one load. marks: the watermarks
+ * moved, under the budget's lock. */
 struct budget_followers {
 	void (*look)(bool near);
 	void (*marks)(int64_t limit, int64_t min_free);

@@ -31,15 +31,6 @@ void budget_thread_start(struct gfp_thread *t)
 	t->folded_own = 0;
 }
 
-void budget_fold(struct gfp_thread *t, int64_t own)
-{
-	int64_t folded =
-	    __atomic_add_fetch(&gfp_budget.folded, own - t->folded_own, __ATOMIC_RELAXED);
-	t->folded_own = own;
-	if (unlikely(gfp_tree_on))
-		tree_fold(folded);
-}
-
 /* A thread that exits leaves its live bytes behind (another thread may free
  * them); a forked child adopts the parent's other threads' the same way. */
 bool budget_thread_exit(struct gfp_thread *t)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "thread.h"
+#include "tree.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -31,8 +32,17 @@ static inline int64_t budget_own_live(const struct gfp_thread *t)
 }
 
 void budget_thread_start(struct gfp_thread *t);
-/* Folds the thread's live bytes `own` into the shared estimate. */
-void budget_fold(struct gfp_thread *t, int64_t own);
+
+/* Folds the thread's live bytes `own` into the shared estimate. Inline:
+ * the budget's exact decisions fold on every large request. */
+static inline void budget_fold(struct gfp_thread *t, int64_t own)
+{
+	int64_t folded =
+	    __atomic_add_fetch(&gfp_budget.folded, own - t->folded_own, __ATOMIC_RELAXED);
+	t->folded_own = own;
+	if (unlikely(gfp_tree_on))
+		tree_fold(folded);
+}
 /* true when it counted what the thread holds into the exited threads' total. */
 bool budget_thread_exit(struct gfp_thread *t);
 void budget_exited_delta(int64_t delta);
