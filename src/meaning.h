@@ -87,8 +87,8 @@ struct gfp_meaning {
  * it means. */
 extern struct gfp_policy gfp_policy;
 extern struct gfp_meaning gfp_meaning;
-/* atomic: bumped by every gfp-ctl set applied (ctl.c), so that each thread
- * decides its mode again (thread.c). */
+/* atomic: bumped by every gfp-ctl set applied (ctl_requests.c), so that each thread
+ * decides its mode again (thread_life.c: thread_enter). */
 extern uint64_t gfp_policy_gen;
 /* How the policy was read (init.c), facts of the process: secure execution
  * (AT_SECURE: no file, no socket, no path from the environment), and

@@ -42,7 +42,7 @@ struct gfp_thread {
 	struct gfp_caller_counts
 	    *callers;                /* profile.c: counts per caller index; kept with the block */
 	int64_t *countdown;          /* &gfp_tls.countdown of the thread: ctl.c pokes it */
-	int exit_rounds;             /* thread.c: destructor rounds seen */
+	int exit_rounds;             /* thread_life.c: destructor rounds seen */
 	unsigned char *free_direct;  /* &gfp_tls.free_direct: flipped while someone waits */
 	unsigned char *mode;         /* &gfp_tls.mode: set UNDECIDED by a poke */
 	const uint64_t *decided_gen; /* &gfp_tls.decided_gen */

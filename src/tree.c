@@ -235,7 +235,7 @@ bool tree_clearly_fits(int64_t extra)
 		threads = 1;
 	int64_t slack = 2 * __atomic_load_n(&batch, __ATOMIC_RELAXED) * threads;
 	/* The tree's limit as it is now, even before this process took it
-	 * (tree_sync): a lowered one holds at once. */
+	 * (budget_tree_sync): a lowered one holds at once. */
 	int64_t wm = __atomic_load_n(&s->limit, __ATOMIC_RELAXED) -
 	             __atomic_load_n(&min_free, __ATOMIC_RELAXED) -
 	             __atomic_load_n(&s->reserved, __ATOMIC_RELAXED);
