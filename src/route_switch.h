@@ -24,7 +24,7 @@ struct gfp_routes {
 };
 
 /* Set by route.c as it installs the routes: the table the exports jump
- * through (preload/routes.c's gfp_routes), the families, and the choice. */
+ * through (preload/malloc.c's gfp_routes), the families, and the choice. */
 extern struct gfp_routes *route_live;
 extern struct gfp_routes route_fam[ROUTE_KINDS];
 extern struct route_choice route_chosen;
