@@ -18,8 +18,10 @@
  * --sites 2 odd iterations call from a second call site.
  * Prints one line per request:
  *   iter=I result=ok|null errno=E elapsed_ms=T freed=0|1 latency_ms=L pid=P fill=N notifier_calls=C
+ *   transient=M
  * freed=1 means the freer had started freeing when the request returned;
- * latency_ms is the time from that free to the return.
+ * latency_ms is the time from that free to the return; transient counts the
+ * fill's failures that a later call undid (see sp_fill_until).
  */
 #include <sys/resource.h>
 #include <fcntl.h>
@@ -166,7 +168,7 @@ int main(int argc, char **argv)
 
 	for (int it = 0; it < repeat; it++) {
 		if (strcmp(source, "none"))
-			fill += sp_fill(fill_size, fill_flags);
+			fill += sp_fill_until(fill_size, fill_flags, enomem ? 4 : 1);
 		if (free_canaries > 0)
 			sp_freer_arm_canaries(&freer, free_canaries, free_count,
 			                      it == 0 ? big : NULL);
@@ -187,9 +189,10 @@ int main(int argc, char **argv)
 
 		sp_out(1,
 		       "iter=%d result=%s errno=%d elapsed_ms=%.1f freed=%d latency_ms=%.1f pid=%d "
-		       "fill=%d notifier_calls=%d\n",
+		       "fill=%d notifier_calls=%d transient=%d\n",
 		       it, p ? "ok" : "null", p ? 0 : sp_errno, t1 - t0, freed,
-		       freed ? t1 - freer.t_free : -1.0, (int)getpid(), fill, notifier_calls);
+		       freed ? t1 - freer.t_free : -1.0, (int)getpid(), fill, notifier_calls,
+		       sp_fill_transient);
 		if (p != NULL)
 			memset(p, 0, size);
 		if (armed)
