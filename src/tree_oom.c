@@ -35,13 +35,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "clock.h"
 #include "vmstat.h"
 #include "oom_report.h"
+#include "sys.h"
 #include "tree.h"
 #include "tree_structs.h"
 
@@ -197,14 +197,14 @@ static enum pick pick(struct victim *v, int self_adj)
 	return r;
 }
 
-static void kill_self(void)
+static __attribute__((noreturn)) void kill_self(void)
 {
 	vmstat_memcg_event(GFP_MEMCG_OOM_KILL);
 	kill(getpid(), SIGKILL);
 	/* Still here: the init of a PID namespace does not take a SIGKILL
 	 * from inside it (SIGNAL_UNKILLABLE). It ends as a killed process
 	 * would, without its exit handlers. */
-	syscall(SYS_exit_group, 128 + SIGKILL);
+	sys_exit_group(128 + SIGKILL);
 }
 
 /* memory.oom.group (oom_kill_memcg_member): every other member this
