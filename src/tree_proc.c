@@ -114,16 +114,9 @@ bool tree_proc_is_mine(void)
 
 int tree_proc_adj(pid_t pid)
 {
-	char path[48], buf[32];
-	gfp_snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", (int)(pid ? pid : getpid()));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char buf[32];
+	if (tree_proc_read(pid, "oom_score_adj", buf, sizeof(buf)) <= 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	int sign = 1, v = 0;
 	const char *p = buf;
 	if (*p == '-')
