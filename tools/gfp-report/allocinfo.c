@@ -5,7 +5,8 @@
  * "file:line [module] func:name", by live bytes (--sort: peak bytes, live calls). A
  * report that has each site's peak bytes gets them as a column after the
  * live bytes, which the kernel does not keep; a site whose live bytes are
- * mappings the program made itself gets "mapped:yes" after its tag info.
+ * mappings the program made itself gets "mapped:yes" after its tag info,
+ * and a "#" line after the rows sums those sites up.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -80,14 +81,64 @@ static void print_site_row(const struct site_row *r, bool peak)
 	if (!len)
 		snprintf(buf, sizeof(buf), "%s+%s [%s] func:%s", r->fr.module, r->fr.offset,
 		         r->fr.module, name);
+	if (peak)
+		printf("%12lli %12lli %8llu ", r->live_bytes, r->peak_bytes, r->live_calls);
+	else
+		printf("%12lli %8llu ", r->live_bytes, r->live_calls);
+	/* A name with a newline or a tab (the report is a file anyone may
+	 * write) must not split the row: one line per site, as the kernel's. */
+	for (const char *p = buf; *p; p++) {
+		if (*p == '\n' || *p == '\t')
+			printf("\\x%02x", (unsigned char)*p);
+		else
+			putchar(*p);
+	}
 	/* A key:value after the tag info (the kernel ends each line with a
 	 * space, too): readers of the kernel's layout still find their fields. */
-	const char *mapped = r->mapped ? " mapped:yes" : "";
-	if (peak)
-		printf("%12lli %12lli %8llu %s%s \n", r->live_bytes, r->peak_bytes, r->live_calls,
-		       buf, mapped);
-	else
-		printf("%12lli %8llu %s%s \n", r->live_bytes, r->live_calls, buf, mapped);
+	printf("%s \n", r->mapped ? " mapped:yes" : "");
+}
+
+__extension__ typedef __int128 wide;
+__extension__ typedef unsigned __int128 uwide;
+
+/* v in decimal into buf[48], returned from where it starts: the live bytes
+ * of many rows, each a long long, may sum past one. */
+static const char *wide_str(wide v, char *buf)
+{
+	char *p = buf + 47;
+	*p = '\0';
+	uwide u = v < 0 ? -(uwide)v : (uwide)v;
+	do {
+		*--p = (char)('0' + (int)(u % 10));
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
+/* After rows[0..shown) of n: the sites marked mapped:yes, their live bytes
+ * and how many of them --top left out, over all n rows, so that --top does
+ * not change the sums. A "#" line, as the header: readers of the kernel's
+ * layout skip it. */
+static void print_mapped_summary(const struct site_row *rows, size_t n, size_t shown)
+{
+	size_t sites = 0, hidden = 0;
+	wide live = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!rows[i].mapped)
+			continue;
+		sites++;
+		hidden += i >= shown;
+		live += rows[i].live_bytes;
+	}
+	if (!sites)
+		return;
+	char num[48];
+	printf("# mapped:yes sites: %zu, live bytes: %s", sites, wide_str(live, num));
+	if (hidden)
+		printf(", not shown by --top: %zu", hidden);
+	printf("\n");
 }
 
 /* The rows of report rep (its "allocinfo" ai) in *out; false after an
@@ -141,6 +192,7 @@ static bool print_allocinfo(const char *path, const struct jval *rep, const stru
 	size_t n = top > 0 && (size_t)top < ai->n ? (size_t)top : ai->n;
 	for (size_t i = 0; i < n; i++)
 		print_site_row(&rows[i], peak);
+	print_mapped_summary(rows, ai->n, n);
 	free(rows);
 	return true;
 }
