@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "fork.h"
 #include "kswapd.h"
+#include "unwind_reserve.h"
 #include "vmstat.h"
 #include "mapped.h"
 #include "ipcache.h"
@@ -39,6 +40,7 @@ static void fork_child(void)
 {
 	unwind_setup_atfork_child();
 	unwind_atfork_child();
+	unwind_reserve_atfork_child();
 	kswapd_atfork_child();
 	cgroup_atfork_child();
 	vmstat_atfork_child();

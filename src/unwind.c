@@ -12,7 +12,8 @@
  * Only on the slow path, never with a shim lock held, always with the guard
  * raised: libunwind and dl_iterate_phdr may allocate or take the loader's
  * lock, and what they allocate must go straight to jemalloc. The symbol tables are
- * read with open and mmap only.
+ * read with open and mmap only, in address space kept for them
+ * (unwind_reserve.c).
  */
 #define UNW_LOCAL_ONLY
 #include <dlfcn.h>
@@ -30,58 +31,18 @@
 #include "unwind.h"
 #include "unwind_gate.h"
 #include "unwind_mem.h"
+#include "unwind_reserve.h"
 #include "site.h"
 #include "sys.h"
 
-/*
- * Naming a function maps the object's symbol table, which fails when memory
- * ran out for real (ulimit -v). So the shim keeps a little address space in
- * reserve, like PF_MEMALLOC's reserves, and lends it to the unwinder.
- */
-#define RESERVE_BYTES (8u << 20)
-static void *reserve;
-static size_t reserve_len;
-static int reserve_busy; /* atomic */
-
-/* Maps as much of the reserve as fits, halving down to 256K. */
-static void reserve_map(void)
-{
-	for (size_t len = RESERVE_BYTES; len >= (256u << 10); len /= 2) {
-		void *p = sys_mmap(NULL, len, PROT_NONE,
-		                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p != MAP_FAILED) {
-			reserve = p;
-			reserve_len = len;
-			return;
-		}
-	}
-	reserve = NULL;
-	reserve_len = 0;
-}
-
 static void name_slots_map(void);
 
-/* What must be there before memory runs short: address space to lend. */
+/* What must be there before memory runs short: address space to map the
+ * symbol tables in, and the table of names. */
 void unwind_init(void)
 {
-	reserve_map();
+	unwind_reserve_init();
 	name_slots_map();
-}
-
-static bool reserve_lend(void)
-{
-	if (__atomic_exchange_n(&reserve_busy, 1, __ATOMIC_ACQUIRE))
-		return false;
-	if (reserve)
-		sys_munmap(reserve, reserve_len);
-	return true;
-}
-
-static void reserve_take_back(void)
-{
-	/* libunwind keeps some of what it mapped; take back what is free. */
-	reserve_map();
-	__atomic_store_n(&reserve_busy, 0, __ATOMIC_RELEASE);
 }
 
 /* ------------------------------------------------------------------------
@@ -91,28 +52,36 @@ static void reserve_take_back(void)
 struct window {
 	void *map;
 	size_t len;
+	bool reserved; /* in the reserve (unwind_reserve.c) */
 };
 
-/* Maps bytes [off, off + len) of the file read-only; NULL unless all of
- * them lie in the file (a mapping past its end would fault on access). */
+/* Maps bytes [off, off + len) of the file read-only, in the reserve when
+ * this naming holds it; NULL unless all of them lie in the file (a
+ * mapping past its end would fault on access). */
 static const void *window_map(int fd, uint64_t fsize, uint64_t off, uint64_t len, struct window *w)
 {
 	w->map = NULL;
 	if (len == 0 || off > fsize || len > fsize - off)
 		return NULL;
-	uint64_t start = off & ~(uint64_t)(getpagesize() - 1);
-	void *p =
-	    sys_mmap(NULL, (size_t)(off + len - start), PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+	uint64_t page = (uint64_t)getpagesize();
+	uint64_t start = off & ~(page - 1);
+	size_t span = (size_t)((off + len - start + page - 1) & ~(page - 1));
+	void *p = unwind_reserve_map(span, fd, (off_t)start);
+	w->reserved = p != NULL;
+	if (!p)
+		p = sys_mmap(NULL, span, PROT_READ, MAP_PRIVATE, fd, (off_t)start);
 	if (p == MAP_FAILED)
 		return NULL;
 	w->map = p;
-	w->len = (size_t)(off + len - start);
+	w->len = span;
 	return (const char *)p + (off - start);
 }
 
 static void window_unmap(struct window *w)
 {
-	if (w->map)
+	if (w->map && w->reserved)
+		unwind_reserve_unmap(w->map, w->len);
+	else if (w->map)
 		sys_munmap(w->map, w->len);
 	w->map = NULL;
 }
@@ -320,7 +289,10 @@ static void frame_fill(struct gfp_frame *f, uintptr_t ip, uintptr_t pc)
 void unwind_name(struct gfp_frame *f, uintptr_t ip)
 {
 	gfp_tls.guard++;
+	bool held = unwind_reserve_hold();
 	frame_fill(f, ip, ip - 1);
+	if (held)
+		unwind_reserve_release();
 	gfp_tls.guard--;
 }
 
@@ -342,7 +314,7 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 	if (!unwind_setup())
 		return 0;
 	gfp_tls.guard++;
-	bool lent = reserve_lend();
+	bool held = unwind_reserve_hold();
 	unwind_enter();
 	names_forget_unloaded(); /* dl_iterate_phdr: inside the fork gate */
 	if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
@@ -372,8 +344,8 @@ static int capture(struct gfp_frame *frames, int max, bool from_signal)
 		}
 	}
 	unwind_leave();
-	if (lent)
-		reserve_take_back();
+	if (held)
+		unwind_reserve_release();
 	gfp_tls.guard--;
 	return n;
 }
