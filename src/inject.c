@@ -4,9 +4,10 @@
  * kernel's should_fail_ex (lib/fault-inject.c), cheapest first.
  *
  * Pre-filters decide which calls are eligible at all (and so counted):
- * nothing before main unless fail.startup=1, nothing ld.so asks for itself
- * unless fail.ldso=1 (before main that is the loader's own work, which no
- * program can handle), the size range,
+ * nothing before main unless fail.startup=1, and even then nothing from
+ * the libraries only the shim needs (site_deps.c), nothing ld.so asks for
+ * itself unless fail.ldso=1 (before main that is the loader's own work,
+ * which no program can handle), the size range,
  * never NOFAIL at entry, and with fail.ignore_wait nothing that may sleep.
  * Every injection is recorded (GFP_RECORD) before the failing call returns.
  */
@@ -245,7 +246,8 @@ static bool fire(struct gfp_req *req)
 static bool eligible(struct gfp_req *req)
 {
 	const struct gfp_policy *p = &gfp_policy;
-	if ((!p->fail_startup && before_main()) || (!p->fail_ldso && site_in_ldso(req->caller)))
+	if ((!p->fail_ldso && site_in_ldso(req->caller)) ||
+	    (before_main() && (!p->fail_startup || site_in_shim_deps(req->caller))))
 		return false;
 	if (req->size < p->fail_min || (p->fail_max && req->size > p->fail_max))
 		return false;

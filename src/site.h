@@ -29,6 +29,9 @@ const char *site_module(uintptr_t ip, uintptr_t *off);
 /* The loaded object that holds ip, and its mapping's start; NULL if none. */
 struct link_map *site_object(uintptr_t ip, uintptr_t *base);
 int site_ips(uintptr_t *ips, int max);
+/* Whether ip lies in an object loaded only because the shim is (one the
+ * shim's library needs and the program does not): site_deps.c. */
+bool site_in_shim_deps(uintptr_t ip);
 
 #pragma GCC visibility pop
 

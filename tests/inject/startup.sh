@@ -42,10 +42,29 @@ ctor_expect s_main_sym 'fail.startup=1;fail.probability=1;fail.times=1;fail.sym=
 M=$(call_of s_main_sym)
 [ "$M" -gt "$C" ] || fail "startup=1: main's first request is call $M, not after the constructor's ($C)"
 ctor_expect s_nth_main "fail.startup=1;fail.nth=$M" 'ctor=. main=X..'
-# Something is counted before the constructor, or the constructor is first.
-inj_run s_nth1 'fail.startup=1;fail.nth=1' "$INJ/inj_ctor"
-expect_records s_nth1 injection 1
 note "fail.startup=1: the constructor's request is call $C, main's first is call $M"
+
+# Libraries loaded only because the shim is (Debian's libjemalloc needs
+# libstdc++) make requests before main that are not the program's: a C
+# program's first eligible call is its own constructor's. A C++ program
+# needs libstdc++ itself, and libstdc++'s start-up request (its exception
+# emergency pool) stays the program's: its first eligible call.
+expect_eq "startup=1: the constructor's request is the first eligible call" 1 "$C"
+ctor_expect s_nth1 'fail.startup=1;fail.nth=1' 'ctor=X main=...'
+expect_records s_nth1 injection 1
+ln -s "$SHIM" "$TMP/shim-é.so"
+LD_PRELOAD="$TMP/shim-é.so" GFP_POLICY='fail.startup=1;fail.nth=1' \
+	bounded 60 "$INJ/inj_ctor" >"$TMP/link.out" 2>"$TMP/link.err" ||
+	fail "through a link to the shim: exit $?: $(tail -3 "$TMP/link.err")"
+expect_eq "through a link to the shim" 'ctor=X main=...' "$(cat "$TMP/link.out")"
+inj_run cxx_nth1 'fail.startup=1;fail.nth=1' "$INJ/inj_cxx" ops n
+expect_records cxx_nth1 injection 1
+first_module=$(/usr/bin/python3 -c '
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print([r for r in recs if r["event"] == "injection"][0]["frames"][0]["module"])' "$TMP/cxx_nth1.rec")
+expect_eq "C++: the module of the first eligible call" libstdc++.so.6 "$first_module"
+note "before main, only the program's libraries count: libstdc++ in a C++ program, not in a C one"
 
 # ld.so's requests: dlopen succeeds at probability 1 and is not counted.
 seq_expect dl_p1 'fail.probability=1' '.X.X' 'D0 m100 D0 m100'
