@@ -1,0 +1,58 @@
+#!/bin/bash
+# A hang is keyed by where it waits however the samples of its stack fall
+# (tests/sweep/hangprog.c; 4 failed allocations lead to one hang each):
+# a busy loop over three functions is one hang finding keyed by the loop's
+# function (spin_outer), in two sweeps alike, and so is one in a thread
+# that is not the initial one.
+source "$TESTS/lib.sh"
+SWEEP=$BUILD/tools/gfp-sweep
+PROG=$BUILD/tests/sweep/hangprog
+# Yama's 2 and 3: only root, or no one, may read another process's stack.
+scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
+if [ "$scope" -ge 3 ] || { [ "$scope" = 2 ] && [ "$(id -u)" != 0 ]; }; then
+	skip "this system forbids ptrace: a hang's stack cannot be read"
+fi
+
+/usr/bin/python3 - "$SWEEP" "$PROG" "$TMP" <<'PY' || fail "see above"
+import json, os, sys
+sys.path.insert(0, os.environ["TESTS"] + "/sweep")
+import bounded
+
+sweep, prog, tmp = sys.argv[1:4]
+bad = []
+
+
+def run(name, *argv, timeout="3"):
+    out = f"{tmp}/{name}"
+    st, so, se = bounded.run([sweep, "--timeout", timeout, "-j", "2", "--json", f"{out}.json",
+                              "--", *argv], 300)
+    open(f"{out}.out", "wb").write(so)
+    if st not in (0, 1):
+        bad.append(f"{name}: exit status {st}\n{se.decode(errors='replace')[-2000:]}")
+        return [], ""
+    return json.load(open(f"{out}.json", encoding="utf-8"))["findings"], so.decode()
+
+
+def hangs(name, fs):
+    h = [f for f in fs if f["outcome"] == "hang"]
+    print(f"# {name}: " + "; ".join(f"{f['title']} ({f['count']} runs)" for f in fs))
+    return h
+
+
+# A busy loop over three functions, twice; in a thread.
+states = []
+for name, argv in (("spin1", [prog, "spin"]), ("spin2", [prog, "spin"]),
+                   ("thread", [prog, "thread"])):
+    h = hangs(name, run(name, *argv)[0])
+    if len(h) != 1 or not h[0]["state"] or h[0]["state"][0] != "spin_outer":
+        bad.append(f"{name}: {[(f['state'], f['count']) for f in h]}, expected one hang "
+                   f"keyed by spin_outer")
+    states += [h[0]["state"]] if h else []
+if len(states) == 3 and states[0] != states[1]:
+    bad.append(f"spin: two sweeps, two keys: {states[0]} and {states[1]}")
+
+for b in bad:
+    print("FAIL:", b)
+sys.exit(1 if bad else 0)
+PY
+exit 0
