@@ -3,7 +3,9 @@
 # (tests/sweep/hangprog.c; 4 failed allocations lead to one hang each):
 # a busy loop over three functions is one hang finding keyed by the loop's
 # function (spin_outer), in two sweeps alike, and so is one in a thread
-# that is not the initial one.
+# that is not the initial one. A loop that spends its time in the
+# allocator has no frame of the shim's or jemalloc's in its state, and at
+# most three names.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/sweep/hangprog
@@ -20,6 +22,7 @@ import bounded
 
 sweep, prog, tmp = sys.argv[1:4]
 bad = []
+TOOL = ("libgfpshim.so", "libjemalloc")
 
 
 def run(name, *argv, timeout="3"):
@@ -50,6 +53,15 @@ for name, argv in (("spin1", [prog, "spin"]), ("spin2", [prog, "spin"]),
     states += [h[0]["state"]] if h else []
 if len(states) == 3 and states[0] != states[1]:
     bad.append(f"spin: two sweeps, two keys: {states[0]} and {states[1]}")
+
+# A loop in the allocator: none of the tool's frames in the state.
+for f in hangs("allocspin", run("allocspin", prog, "allocspin")[0]):
+    tool_names = {n for fr in f["crash_frames"] if fr["module"].startswith(TOOL)
+                  for n in [fr["module"], fr["function"]] +
+                  [i["function"] for i in fr.get("inlined_into") or []] if n}
+    if len(f["state"]) > 3 or any(n.split("(")[0] in {t.split("(")[0] for t in tool_names}
+                                  or n.startswith(TOOL) for n in f["state"]):
+        bad.append(f"allocspin: state {f['state']} has the tool's frames or more than three")
 
 for b in bad:
     print("FAIL:", b)

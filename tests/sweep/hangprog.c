@@ -9,8 +9,8 @@
  *              sample of the stack is in any of the three
  *   thread     the same in a thread that is not the initial one; main
  *              waits for it
- *   allocspin  a busy loop that allocates and frees 64 KiB each time round:
- *              nearly all of its time is in the allocator
+ *   allocspin  a busy loop that reallocates a block between 64 and 128 KiB:
+ *              nearly all of its time is in the allocator's realloc
  *   lib PATH   dlopen(PATH) and its hanglib_spin, which allocates and on a
  *              failure spins in the library's own functions
  *   twocalls   no hang: one function makes two allocations and on a failure
@@ -64,12 +64,16 @@ static NOINLINE void spin_outer(void)
 	}
 }
 
+/* realloc alone, one function of the allocator's: every sample but a rare
+ * one shares its frame. */
 static NOINLINE void alloc_spin(void)
 {
-	for (;;) {
-		char *p = malloc(64 << 10);
-		KEEP(p);
-		free(p);
+	char *p = NULL;
+	for (unsigned long i = 0;; i++) {
+		char *q = realloc(p, (i & 1 ? 128 : 64) << 10);
+		KEEP(q);
+		if (q)
+			p = q;
 	}
 }
 

@@ -233,7 +233,9 @@ bool state_of(const struct run *r, struct state *st)
 	struct stack crash = {NULL, 0}, inj = {NULL, 0};
 	frames_each(r->crash_frames, true, collect, &crash);
 	frames_each(r->inj_frames, false, collect, &inj);
-	normalise(&crash, true);
+	/* A thread that hangs in the allocator waits for what its caller
+	 * asked: the allocator's frames count for a crash only. */
+	normalise(&crash, r->outcome == O_CRASH);
 	normalise(&inj, false);
 	/* The crash's functions, innermost first; where each frame's start. */
 	struct lname *l = xrealloc(NULL, (16 * crash.n + 1) * sizeof(*l));
