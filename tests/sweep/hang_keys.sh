@@ -5,15 +5,20 @@
 # function (spin_outer), in two sweeps alike, and so is one in a thread
 # that is not the initial one. A loop that spends its time in the
 # allocator has no frame of the shim's or jemalloc's in its state, and at
-# most three names.
+# most three names. A library loaded through a symlink is named by the
+# loader's name for it (the link's), in the hang's stack as in the failed
+# allocation's.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/sweep/hangprog
+LIB=$(ls "$BUILD"/tests/sweep/libhanglib.so)
+[ -n "$LIB" ] || fail "no libhanglib.so in $BUILD/tests/sweep"
 # Yama's 2 and 3: only root, or no one, may read another process's stack.
 scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo 0)
 if [ "$scope" -ge 3 ] || { [ "$scope" = 2 ] && [ "$(id -u)" != 0 ]; }; then
 	skip "this system forbids ptrace: a hang's stack cannot be read"
 fi
+ln -s "$LIB" "$TMP/libhang-link.so" || fail "ln -s"
 
 /usr/bin/python3 - "$SWEEP" "$PROG" "$TMP" <<'PY' || fail "see above"
 import json, os, sys
@@ -62,6 +67,18 @@ for f in hangs("allocspin", run("allocspin", prog, "allocspin")[0]):
     if len(f["state"]) > 3 or any(n.split("(")[0] in {t.split("(")[0] for t in tool_names}
                                   or n.startswith(TOOL) for n in f["state"]):
         bad.append(f"allocspin: state {f['state']} has the tool's frames or more than three")
+
+# A library loaded through a symlink: the link's name on both sides.
+fs, _ = run("lib", prog, "lib", f"{tmp}/libhang-link.so")
+for f in hangs("lib", fs):
+    mods = {fr["module"] for k in ("injection_frames", "crash_frames") for fr in f[k]}
+    crash = [fr["module"] for fr in f["crash_frames"] if fr["function"] in ("lib_loop",
+                                                                            "hanglib_spin")]
+    if "libhanglib.so" in mods or not crash or set(crash) != {"libhang-link.so"}:
+        bad.append(f"lib: modules {sorted(mods)}, the library's frames in {crash}; "
+                   f"expected libhang-link.so")
+if not any(f["outcome"] == "hang" for f in fs):
+    bad.append("lib: no hang")
 
 for b in bad:
     print("FAIL:", b)

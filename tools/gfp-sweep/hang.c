@@ -5,12 +5,15 @@
  * (ptrace and the modules' CFI, as eu-stack reads it). One read is wherever
  * a busy loop happened to be: the stack is read several times, and the
  * frames all the reads share are the place it waits. Its frames are
- * written as classify.c writes a record's, so that a hang's state is read
- * the way a crash's is. A process that cannot be traced (it has a tracer,
- * or the sweep may not trace it) gives no stack: its hang is keyed by the
- * failed allocation instead.
+ * written as classify.c writes a record's, modules named as the shim names
+ * them, so that a hang's state is read the way a crash's is. A process that
+ * cannot be traced (it has a tracer, or the sweep may not trace it) gives
+ * no stack: its hang is keyed by the failed allocation instead.
  */
+#include <elf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@
  * somewhere else in each, a blocked thread in the same place. */
 #define HANG_SAMPLES       20
 #define HANG_SAMPLE_GAP_US 5000
+#define HANG_LINKS         512
 
 /* One frame of a sample: its module, its pc, and the start of its function
  * (the symbol's, else the CFI's FDE's, else the pc itself). */
@@ -39,21 +43,109 @@ struct sample {
 	int n;
 };
 
+/* A module as the dynamic loader lists it: its dynamic section's address
+ * and the name it was loaded by (l_name). */
+struct link {
+	unsigned long long ld;
+	char name[128];
+};
+
 struct hang_ctx {
 	Dwfl *dwfl;
 	char exe[PATH_MAX], exe_name[128]; /* the program's file and name as the shim names it */
+	struct link links[HANG_LINKS];
+	size_t nlinks;
 	struct sample *cur;
 };
 
-/* The shim names a frame's module by its file's base name, the program by
- * the name it was run as (program_invocation_name). */
-static void module_name(const struct hang_ctx *h, const char *file, char *out, size_t n)
+/* The shim names a frame's module by the base name of the loader's l_name
+ * (a library by the name it was asked for, libstdc++.so.6 rather than the
+ * file libstdc++.so.6.0.30 the link points to), the program by the name it
+ * was run as (program_invocation_name); a module the loader does not list
+ * (the vDSO) by its file's base name. */
+static void module_name(const struct hang_ctx *h, Dwfl_Module *m, const char *file, char *out,
+                        size_t n)
 {
+	Dwarf_Addr low = 0, high = 0;
+	dwfl_module_info(m, NULL, &low, &high, NULL, NULL, NULL, NULL);
 	const char *slash = strrchr(file, '/');
-	if (h->exe_name[0] && strcmp(file, h->exe) == 0)
+	if (h->exe_name[0] && strcmp(file, h->exe) == 0) {
 		snprintf(out, n, "%s", h->exe_name);
-	else
-		snprintf(out, n, "%s", slash ? slash + 1 : file);
+		return;
+	}
+	for (size_t i = 0; i < h->nlinks; i++)
+		if (h->links[i].ld >= low && h->links[i].ld < high && h->links[i].name[0]) {
+			const char *base = strrchr(h->links[i].name, '/');
+			snprintf(out, n, "%s", base ? base + 1 : h->links[i].name);
+			return;
+		}
+	snprintf(out, n, "%s", slash ? slash + 1 : file);
+}
+
+static bool peek(int mem, unsigned long long addr, void *buf, size_t n)
+{
+	return pread(mem, buf, n, (off_t)addr) == (ssize_t)n;
+}
+
+/* The loader's list of modules in pid: the program's PT_DYNAMIC (through
+ * the auxiliary vector's AT_PHDR), its DT_DEBUG's r_debug, r_map's chain. */
+static void read_links(struct hang_ctx *h, pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_auxv_t av[64];
+	ssize_t got = fd >= 0 ? read(fd, av, sizeof(av)) : -1;
+	if (fd >= 0)
+		close(fd);
+	unsigned long long phdr = 0, phnum = 0;
+	for (ssize_t i = 0; i < got / (ssize_t)sizeof(av[0]); i++) {
+		if (av[i].a_type == AT_PHDR)
+			phdr = av[i].a_un.a_val;
+		else if (av[i].a_type == AT_PHNUM)
+			phnum = av[i].a_un.a_val;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	int mem = open(path, O_RDONLY | O_CLOEXEC);
+	if (mem < 0)
+		return;
+	unsigned long long bias = 0, dyn = 0, rdebug = 0;
+	for (unsigned long long i = 0; phdr && i < phnum && i < 64; i++) {
+		Elf64_Phdr ph;
+		if (!peek(mem, phdr + i * sizeof(ph), &ph, sizeof(ph)))
+			break;
+		if (ph.p_type == PT_PHDR)
+			bias = phdr - ph.p_vaddr;
+		else if (ph.p_type == PT_DYNAMIC)
+			dyn = ph.p_vaddr;
+	}
+	for (int i = 0; dyn && i < 256; i++) {
+		Elf64_Dyn d;
+		if (!peek(mem, bias + dyn + (unsigned long long)i * sizeof(d), &d, sizeof(d)) ||
+		    d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_DEBUG)
+			rdebug = d.d_un.d_ptr;
+	}
+	struct r_debug rd;
+	struct link_map lm;
+	unsigned long long at =
+	    rdebug && peek(mem, rdebug, &rd, sizeof(rd)) ? (uintptr_t)rd.r_map : 0;
+	while (at && h->nlinks < HANG_LINKS && peek(mem, at, &lm, sizeof(lm))) {
+		struct link *l = &h->links[h->nlinks];
+		char name[sizeof(l->name)];
+		ssize_t n = lm.l_name
+		                ? pread(mem, name, sizeof(name) - 1, (off_t)(uintptr_t)lm.l_name)
+		                : -1;
+		name[n > 0 ? n : 0] = '\0';
+		if (name[0]) {
+			l->ld = (uintptr_t)lm.l_ld;
+			memcpy(l->name, name, sizeof(name));
+			h->nlinks++;
+		}
+		at = (uintptr_t)lm.l_next;
+	}
+	close(mem);
 }
 
 /* Where the function at `at` starts: its symbol's start, else 0. */
@@ -103,7 +195,7 @@ static size_t write_frame(struct hang_ctx *h, const struct hframe *f, bool top, 
 	bool activation = top || f->activation;
 	Dwarf_Addr at = activation ? pc : pc - 1;
 	char mod[128], sym[160] = "", bid[130] = "";
-	module_name(h, name, mod, sizeof(mod));
+	module_name(h, f->m, name, mod, sizeof(mod));
 	for (char *p = mod; *p; p++)
 		if (*p == '\t' || *p == '\n')
 			*p = ' ';
@@ -245,6 +337,7 @@ bool hang_stack(int idx, pid_t keeper, char *out, size_t n)
 	if (h->dwfl && dwfl_linux_proc_report(h->dwfl, pid) == 0 &&
 	    dwfl_report_end(h->dwfl, NULL, NULL) == 0 &&
 	    dwfl_linux_proc_attach(h->dwfl, pid, false) == 0) {
+		read_links(h, pid);
 		/* Each sample stops the thread, reads its stack and lets it go on. */
 		for (; ns < HANG_SAMPLES; ns++) {
 			if (ns)
