@@ -3,14 +3,18 @@
 # (tests/sweep/hangprog.c; 4 failed allocations lead to one hang each):
 # a busy loop over three functions is one hang finding keyed by the loop's
 # function (spin_outer), in two sweeps alike, and so is one in a thread
-# that is not the initial one. A loop that spends its time in the
-# allocator has no frame of the shim's or jemalloc's in its state, and at
-# most three names. A library loaded through a symlink is named by the
-# loader's name for it (the link's), in the hang's stack as in the failed
-# allocation's.
+# that is not the initial one; in the stripped copy, one finding keyed by
+# the loop function's start ("fn@hangprog_stripped+0x..."), the same in
+# two sweeps, its backtrace still at the real offsets. A loop that spends
+# its time in the allocator has no frame of the shim's or jemalloc's in its
+# state, and at most three names. A library loaded through a symlink is
+# named by the loader's name for it (the link's), in the hang's stack as in
+# the failed allocation's. The stripped program's two failed calls in one
+# function that reach one crash are one finding.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/sweep/hangprog
+STRIPPED=$BUILD/tests/sweep/hangprog_stripped
 LIB=$(ls "$BUILD"/tests/sweep/libhanglib.so)
 [ -n "$LIB" ] || fail "no libhanglib.so in $BUILD/tests/sweep"
 # Yama's 2 and 3: only root, or no one, may read another process's stack.
@@ -20,12 +24,12 @@ if [ "$scope" -ge 3 ] || { [ "$scope" = 2 ] && [ "$(id -u)" != 0 ]; }; then
 fi
 ln -s "$LIB" "$TMP/libhang-link.so" || fail "ln -s"
 
-/usr/bin/python3 - "$SWEEP" "$PROG" "$TMP" <<'PY' || fail "see above"
-import json, os, sys
+/usr/bin/python3 - "$SWEEP" "$PROG" "$STRIPPED" "$TMP" <<'PY' || fail "see above"
+import json, os, subprocess, sys
 sys.path.insert(0, os.environ["TESTS"] + "/sweep")
 import bounded
 
-sweep, prog, tmp = sys.argv[1:4]
+sweep, prog, stripped, tmp = sys.argv[1:5]
 bad = []
 TOOL = ("libgfpshim.so", "libjemalloc")
 
@@ -59,6 +63,27 @@ for name, argv in (("spin1", [prog, "spin"]), ("spin2", [prog, "spin"]),
 if len(states) == 3 and states[0] != states[1]:
     bad.append(f"spin: two sweeps, two keys: {states[0]} and {states[1]}")
 
+# The stripped copy: its functions by their start (the unstripped
+# program's symbols give them: objcopy keeps the addresses), twice alike.
+nm = subprocess.run(["nm", prog], capture_output=True, text=True).stdout
+starts = {l.split()[2]: int(l.split()[0], 16) for l in nm.splitlines() if len(l.split()) == 3}
+base = os.path.basename(stripped)
+keys = []
+for name in ("strip1", "strip2"):
+    fs, text = run(name, stripped, "spin")
+    h = hangs(name, fs)
+    want = f"fn@{base}+{starts.get('spin_outer', -1):#x}"
+    if len(h) != 1 or h[0]["state"][0] != want:
+        bad.append(f"{name}: {[(f['state'], f['count']) for f in h]}, expected one hang "
+                   f"keyed by {want} (spin_outer)")
+        continue
+    keys.append(h[0]["state"])
+    offs = [f["offset"] for f in h[0]["crash_frames"] if f["module"] == base]
+    if not offs or "fn@" in text.split("where it waited")[1].split("reproduce")[0]:
+        bad.append(f"{name}: the backtrace does not show the real offsets: {offs}")
+if len(keys) == 2 and keys[0] != keys[1]:
+    bad.append(f"stripped: two sweeps, two keys: {keys[0]} and {keys[1]}")
+
 # A loop in the allocator: none of the tool's frames in the state.
 for f in hangs("allocspin", run("allocspin", prog, "allocspin")[0]):
     tool_names = {n for fr in f["crash_frames"] if fr["module"].startswith(TOOL)
@@ -79,6 +104,15 @@ for f in hangs("lib", fs):
                    f"expected libhang-link.so")
 if not any(f["outcome"] == "hang" for f in fs):
     bad.append("lib: no hang")
+
+# Two failed calls in one function of a stripped program, one abort.
+fs, _ = run("twocalls", stripped, "twocalls", timeout="60")
+crashes = [f for f in fs if f["outcome"] == "crash"]
+print("# twocalls: " + "; ".join(f"{f['title']} ({f['count']} runs)" for f in fs))
+want = [f"fn@{base}+{starts.get('die', -1):#x}"]
+if len(crashes) != 1 or crashes[0]["count"] != 2 or crashes[0]["state"] != want:
+    bad.append(f"twocalls: {[(f['state'], f['count']) for f in crashes]}, expected one crash "
+               f"of 2 runs keyed by {want} (die)")
 
 for b in bad:
     print("FAIL:", b)

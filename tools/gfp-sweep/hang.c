@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "infile.h"
+#include "symbolize.h"
 #include "sweep.h"
 
 #define HANG_FRAMES 64
@@ -148,14 +149,16 @@ static void read_links(struct hang_ctx *h, pid_t pid)
 	close(mem);
 }
 
-/* Where the function at `at` starts: its symbol's start, else 0. */
+/* Where the function at `at` starts: its symbol's start, else its FDE's
+ * (a stripped module's CFI still bounds each function), else 0. */
 static Dwarf_Addr function_start(Dwfl_Module *m, Dwarf_Addr at)
 {
 	GElf_Off symoff = 0;
 	GElf_Sym s;
+	unsigned long long start = 0;
 	if (dwfl_module_addrinfo(m, at, &symoff, &s, NULL, NULL, NULL))
 		return at - symoff;
-	return 0;
+	return sym_cfi_function(m, at, &start) ? start : 0;
 }
 
 static int take_frame(Dwfl_Frame *state, void *arg)
