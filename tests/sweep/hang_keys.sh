@@ -10,7 +10,8 @@
 # state, and at most three names. A library loaded through a symlink is
 # named by the loader's name for it (the link's), in the hang's stack as in
 # the failed allocation's. The stripped program's two failed calls in one
-# function that reach one crash are one finding.
+# function that reach one crash are one finding; an abort site whose call
+# to abort is its function's last instruction is named by that function.
 source "$TESTS/lib.sh"
 SWEEP=$BUILD/tools/gfp-sweep
 PROG=$BUILD/tests/sweep/hangprog
@@ -25,7 +26,7 @@ fi
 ln -s "$LIB" "$TMP/libhang-link.so" || fail "ln -s"
 
 /usr/bin/python3 - "$SWEEP" "$PROG" "$STRIPPED" "$TMP" <<'PY' || fail "see above"
-import json, os, subprocess, sys
+import json, os, re, subprocess, sys
 sys.path.insert(0, os.environ["TESTS"] + "/sweep")
 import bounded
 
@@ -113,6 +114,15 @@ want = [f"fn@{base}+{starts.get('die', -1):#x}"]
 if len(crashes) != 1 or crashes[0]["count"] != 2 or crashes[0]["state"] != want:
     bad.append(f"twocalls: {[(f['state'], f['count']) for f in crashes]}, expected one crash "
                f"of 2 runs keyed by {want} (die)")
+
+# die_abort's call to abort is its last instruction: the abort site is
+# die_abort, the function that holds the call, not what follows it.
+fs, text = run("abort", stripped, "abort", timeout="60")
+want = f"fn@{base}+{starts.get('die_abort', -1):#x} ("
+sites = re.findall(r"^  \[A\d+\] \d+ runs?: (.*) aborted for ", text, re.M)
+print(f"# abort: {sites}, die_abort at {want}")
+if len(sites) != 2 or any(not s.startswith(want) for s in sites):
+    bad.append(f"abort: the abort sites {sites}, expected die_abort's ({want}...)")
 
 for b in bad:
     print("FAIL:", b)
