@@ -13,8 +13,10 @@
 void console_header(void)
 {
 	progress_clear();
-	fprintf(stdout, "gfp-sweep: %s: %llu eligible calls at %zu call sites; %zu run%s (%s mode",
-	        opt.argv[0], (unsigned long long)sweep.eligible, sweep.nsites, sweep.nruns,
+	fprintf(stdout,
+	        "gfp-sweep: %s: %llu eligible call%s at %zu call site%s; %zu run%s (%s mode",
+	        opt.argv[0], (unsigned long long)sweep.eligible, sweep.eligible == 1 ? "" : "s",
+	        sweep.nsites, sweep.nsites == 1 ? "" : "s", sweep.nruns,
 	        sweep.nruns == 1 ? "" : "s", opt.mode);
 	if (opt.shard_n > 1)
 		fprintf(stdout, ", shard %d/%d", opt.shard_k, opt.shard_n);

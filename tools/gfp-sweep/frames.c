@@ -225,6 +225,8 @@ void frames_words(FILE *f, const struct frame *fr)
 		fprintf(f, "%s %s:%d", fr->func, base ? base + 1 : fr->file, fr->line);
 	} else if (fr->func || fr->sym[0])
 		fprintf(f, "%s (%s+%s)", fr->func ? fr->func : fr->sym, fr->mod, fr->off);
+	else if (fr->info && fr->info->has_start) /* a return address: its call's function */
+		fprintf(f, "fn@%s+%#llx (%s+%s)", fr->mod, fr->info->start, fr->mod, fr->off);
 	else
 		fprintf(f, "%s+%s", fr->mod, fr->off);
 }

@@ -34,8 +34,11 @@ int run_check_program(char *why, size_t n)
 {
 	char resolved[PATH_MAX];
 	sweep.prog_path[0] = '\0';
-	if (!launch_resolve(opt.argv[0], resolved, sizeof(resolved)))
-		return snprintf(why, n, "%s: command not found", opt.argv[0]), 127;
+	/* A path is not looked up in PATH: why it is not there, as a shell says. */
+	if (!launch_resolve(opt.argv[0], resolved, sizeof(resolved))) {
+		const char *err = strchr(opt.argv[0], '/') ? strerror(errno) : "command not found";
+		return snprintf(why, n, "%s: %s", opt.argv[0], err), 127;
+	}
 	if (!realpath(resolved, sweep.prog_path))
 		sweep.prog_path[0] = '\0';
 	if (access(resolved, X_OK) != 0)

@@ -151,9 +151,22 @@ static bool same_place(const struct frame *a, const struct frame *b)
 	return strcmp(a->mod, b->mod) == 0 && strcmp(a->off, b->off) == 0;
 }
 
+/* A frame without a name is its function by the start its module's CFI
+ * gives (a stripped module's functions keep their FDEs). */
+static bool fde_start(const struct frame *fr, unsigned long long *start)
+{
+	if (physical_name(fr) || !fr->info || !fr->info->has_start)
+		return false;
+	*start = fr->info->start;
+	return true;
+}
+
 static bool same_function(const struct frame *a, const struct frame *b)
 {
 	const char *x = physical_name(a), *y = physical_name(b);
+	unsigned long long sa, sb;
+	if (fde_start(a, &sa) && fde_start(b, &sb))
+		return strcmp(a->mod, b->mod) == 0 && sa == sb;
 	return x && y && strcmp(a->mod, b->mod) == 0 && base_len(x) == base_len(y) &&
 	       strncmp(x, y, base_len(x)) == 0;
 }
@@ -178,18 +191,24 @@ static bool anchor(const struct stack *crash, const struct stack *inj, size_t *c
 	return k > 0;
 }
 
-/* One name of the state: a frame's function, else its module+offset; the
- * allocator's entry point without a name by its module alone (where inside
- * jemalloc a bad pointer faults depends on what the pointer held). */
+/* One name of the state: a frame's function; without a name, the function
+ * its module's CFI says the frame is in, "fn@module+start" (two frames of
+ * one function of a stripped module are one state, wherever in it they
+ * were), else its module+offset; the allocator's entry point without a
+ * name by its module alone (where inside jemalloc a bad pointer faults
+ * depends on what the pointer held). */
 static void add_name(struct state *st, const struct frame *fr, const char *name)
 {
 	if (st->n == STATE_FRAMES)
 		return;
 	char *out = st->name[st->n];
+	unsigned long long start;
 	if (name)
 		snprintf(out, sizeof(st->name[0]), "%.*s", (int)base_len(name), name);
 	else if (tool_module(fr->mod))
 		snprintf(out, sizeof(st->name[0]), "%s", fr->mod);
+	else if (fde_start(fr, &start))
+		snprintf(out, sizeof(st->name[0]), "fn@%s+%#llx", fr->mod, start);
 	else
 		snprintf(out, sizeof(st->name[0]), "%s+%s", fr->mod, fr->off);
 	st->prog[st->n] = !libc_module(fr->mod) && !tool_module(fr->mod);
@@ -233,7 +252,9 @@ bool state_of(const struct run *r, struct state *st)
 	struct stack crash = {NULL, 0}, inj = {NULL, 0};
 	frames_each(r->crash_frames, true, collect, &crash);
 	frames_each(r->inj_frames, false, collect, &inj);
-	normalise(&crash, true);
+	/* A thread that hangs in the allocator waits for what its caller
+	 * asked: the allocator's frames count for a crash only. */
+	normalise(&crash, r->outcome == O_CRASH);
 	normalise(&inj, false);
 	/* The crash's functions, innermost first; where each frame's start. */
 	struct lname *l = xrealloc(NULL, (16 * crash.n + 1) * sizeof(*l));

@@ -277,7 +277,8 @@ void frames_print(const char *frames, bool crash);
 void frames_json(FILE *f, const char *frames, bool crash);
 /* The frame of r's crash backtrace that is its crash_top; false if none. */
 bool frames_crash_top(const struct run *r, struct frame *out);
-/* "func file:line", "func (module+offset)" or "module+offset". */
+/* "func file:line", "func (module+offset)", "fn@module+start (module+offset)"
+ * (a stripped module's function by its CFI's start) or "module+offset". */
 void frames_words(FILE *f, const struct frame *fr);
 
 /* ------------------------------------------------------------------------

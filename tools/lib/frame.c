@@ -443,6 +443,7 @@ void frame_resolve(const struct rec_frame *rec, bool return_address, struct fram
 	                                       : NULL;
 	size_t len = 0;
 	fi->function = "";
+	fi->has_start = m && sym_function_start(m, off, return_address, &fi->start);
 	if (m && sym_locate(m, off, return_address, &fi->loc)) {
 		fi->located = true;
 		fi->function = fi->loc.at.function ? fi->loc.at.function : "";

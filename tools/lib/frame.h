@@ -50,6 +50,10 @@ struct frame_info {
 	 * demangled and long ones cut (demangle_short); "" for none: a frame
 	 * without a name reads module+offset. */
 	char desc[1024];
+	/* Where its function starts by the module's CFI (sym_function_start),
+	 * an offset like the record's; has_start false without an FDE. */
+	bool has_start;
+	unsigned long long start;
 };
 
 /* fi for rec; frame_info_free lets go of it. */

@@ -9,6 +9,8 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,6 +442,77 @@ const char *sym_symbol(struct sym_module *m, unsigned long long off, bool return
 	/* The offset of the return address itself, as the record has it. */
 	*in_fn = (unsigned long long)fn_off + (return_address && off > 0);
 	return demangle_name(fn);
+}
+
+/* The greatest function start <= pc in the binary search table of
+ * .eh_frame_hdr (PT_GNU_EH_FRAME): sorted (start, FDE) pairs, as
+ * gcc and lld write them (DW_EH_PE_datarel | DW_EH_PE_sdata4). */
+static bool hdr_start(Elf *elf, GElf_Addr pc, GElf_Addr *start)
+{
+	size_t nph = 0;
+	if (elf_getphdrnum(elf, &nph) != 0)
+		return false;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		Elf_Data *d =
+		    elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE);
+		const unsigned char *h = d ? d->d_buf : NULL;
+		/* version 1, eh_frame_ptr sdata4-ish, count udata4, table datarel sdata4 */
+		if (!h || d->d_size < 12 || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
+			return false;
+		uint32_t count;
+		memcpy(&count, h + 8, 4);
+		if (count == 0 || 12 + (size_t)count * 8 > d->d_size)
+			return false;
+		size_t lo = 0, hi = count; /* entries [lo, hi) may start after pc */
+		while (hi - lo > 1) {
+			size_t mid = lo + (hi - lo) / 2;
+			int32_t v;
+			memcpy(&v, h + 12 + mid * 8, 4);
+			if (ph.p_vaddr + (GElf_Addr)(int64_t)v <= pc)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		int32_t v;
+		memcpy(&v, h + 12 + lo * 8, 4);
+		*start = ph.p_vaddr + (GElf_Addr)(int64_t)v;
+		return *start <= pc;
+	}
+	return false;
+}
+
+bool sym_cfi_function(struct Dwfl_Module *m, unsigned long long addr, unsigned long long *start)
+{
+	/* An FDE covers addr (the CFI says so) and the search table gives the
+	 * start of the one that does: a row of the CFI is only a part of it. */
+	Dwarf_Addr bias = 0, ebias = 0;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(m, &bias);
+	Elf *elf = dwfl_module_getelf(m, &ebias);
+	Dwarf_Frame *fr = NULL;
+	GElf_Addr at;
+	if (!cfi || !elf || addr < bias || addr < ebias ||
+	    dwarf_cfi_addrframe(cfi, addr - bias, &fr) != 0)
+		return false;
+	free(fr);
+	if (!hdr_start(elf, addr - ebias, &at))
+		return false;
+	*start = at + ebias;
+	return true;
+}
+
+bool sym_function_start(struct sym_module *m, unsigned long long off, bool return_address,
+                        unsigned long long *start)
+{
+	Dwarf_Addr addr;
+	unsigned long long at;
+	if (!m->mod || !address(m, off, return_address, &addr) ||
+	    !sym_cfi_function(m->mod, addr, &at) || at < m->start)
+		return false;
+	*start = at - m->start;
+	return true;
 }
 
 bool sym_name(struct sym_module *m, unsigned long long off, bool return_address, char *out,

@@ -68,6 +68,16 @@ bool sym_tag(struct sym_module *m, unsigned long long off, bool return_address, 
  * symbol covers it. */
 const char *sym_symbol(struct sym_module *m, unsigned long long off, bool return_address,
                        unsigned long long *in_fn);
+/* Where the function of the frame starts, as the module's call frame
+ * information bounds it (.eh_frame's FDE, else .debug_frame's): an offset
+ * from the module's start like off; false when no FDE covers the frame. A
+ * stripped module's functions have no name but still have their FDE. */
+bool sym_function_start(struct sym_module *m, unsigned long long off, bool return_address,
+                        unsigned long long *start);
+/* The same for a module of any Dwfl (a live process's): the start address
+ * of the FDE that covers addr, an address of m's Dwfl. */
+struct Dwfl_Module;
+bool sym_cfi_function(struct Dwfl_Module *m, unsigned long long addr, unsigned long long *start);
 /* The same as "symbol+0xoff", the name as demangle_short gives it,
  * appended like sym_loc_text; false when no symbol covers it. */
 bool sym_name(struct sym_module *m, unsigned long long off, bool return_address, char *out,
