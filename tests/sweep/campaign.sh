@@ -187,7 +187,7 @@ d = json.load(open(f"{tmp}/bad.json"))
 got = {x["id"]: (x["state"], x.get("error", "")) for x in d["targets"]}
 errs = {s.get("name"): s.get("errors") for s in ET.parse(f"{tmp}/bad.xml").getroot().iter("testsuite")}
 if p.returncode != 2 or got["slow"][0] != "done" or got["missing"][0] != "error" or \
-        "not found" not in got["missing"][1] or \
+        got["missing"][1] != f"{tmp}/no-such-program: No such file or directory" or \
         got["status"] != ("error", "without injection it exits 1, the campaign expects 0") or \
         errs != {"gfp-sweep missing": "1", "gfp-sweep status": "1", "gfp-sweep slow": "0"}:
     bad.append(f"errors: exit {p.returncode}, {got}, JUnit errors {errs}")
