@@ -64,6 +64,14 @@ import json, sys
 recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print([r for r in recs if r["event"] == "injection"][0]["frames"][0]["module"])' "$TMP/cxx_nth1.rec")
 expect_eq "C++: the module of the first eligible call" libstdc++.so.6 "$first_module"
+# The same with a constructor's detached threads, one that allocates and
+# exits, one that only frees: with every libstdc++ frame selected, nothing
+# of this C program is injected before main, and its own requests pass.
+inj_run threads 'fail.startup=1;fail.probability=1;fail.lib=libstdc++*;fail.depth=1' \
+	"$INJ/inj_ctor_threads"
+inj_ok threads
+expect_eq "threads: requests failed" 'ctor=0 main=.' "$(cat "$TMP/threads.out")"
+expect_records threads injection 0
 note "before main, only the program's libraries count: libstdc++ in a C++ program, not in a C one"
 
 # ld.so's requests: dlopen succeeds at probability 1 and is not counted.

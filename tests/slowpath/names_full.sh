@@ -8,21 +8,24 @@ source "$TESTS/slowpath/sp.sh"
 NAMES=$BUILD/tests/slowpath/sp_names
 [ -x "$NAMES" ] || fail "not built: $NAMES"
 
-# names TAG THIEVES [ENV...]: one run of sp_names under default=NORETRY,
-# every failure reported.
+# names TAG THIEVES [ENV...]: one run of $PROG (sp_names, or a link to it
+# whose name the frames carry) under default=NORETRY, every failure reported.
+PROG=$NAMES
 names() {
-	local tag=$1 thieves=$2
+	local tag=$1 thieves=$2 module
+	module=$(basename "$PROG")
 	shift 2
 	rm -f "$TMP/$tag.log"
 	GFP_POLICY="default=NORETRY;warn.burst=100" GFP_LOG=$TMP/$tag.log bounded 120 \
-		env "$@" LD_PRELOAD="$SHIM" "$NAMES" "$thieves" >"$TMP/$tag.out" 2>"$TMP/$tag.err" ||
+		env "$@" LD_PRELOAD="$SHIM" "$PROG" "$thieves" >"$TMP/$tag.out" 2>"$TMP/$tag.err" ||
 		fail "$tag: exit $?: $(tail -3 "$TMP/$tag.err")"
 	grep -q "^first=null result=null errno=12 " "$TMP/$tag.out" || {
 		cat "$TMP/$tag.out" "$TMP/$tag.err" >&2
 		fail "$tag: the requests did not both fail with ENOMEM"
 	}
 	touch "$TMP/$tag.log"
-	grep -Eq "$FRAME"'sp_named_request\+0x[0-9a-f]+ \(sp_names\+0x' "$TMP/$tag.log" || {
+	# its frame: " sp_named_request+0xOFF (MODULE+0xOFF)"
+	grep -F " sp_named_request+0x" "$TMP/$tag.log" | grep -Fq " ($module+0x" || {
 		head -c 3000 "$TMP/$tag.log" >&2
 		fail "$tag: the report does not name sp_named_request ($(cat "$TMP/$tag.out"))"
 	}
@@ -36,3 +39,7 @@ done
 note "and so it does while two threads take every page that comes free (5 runs)"
 names utf8 2 LC_ALL=C.UTF-8
 note "in a UTF-8 locale too"
+ln -s "$NAMES" "$TMP/sp-namés"
+PROG=$TMP/sp-namés
+names link 2 LC_ALL=C.UTF-8
+note "and run through a symbolic link with a UTF-8 name"
