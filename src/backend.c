@@ -85,10 +85,7 @@ static bool dyn_tables(const struct link_map *map, struct dyn_tables *t)
 {
 	*t = (struct dyn_tables){.base = map->l_addr};
 	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
-		/* ld.so relocates these in place where the section is
-		 * writable, as on x86-64; an offset is below the base. */
-		ElfW(Addr) a =
-		    d->d_un.d_ptr < map->l_addr ? d->d_un.d_ptr + map->l_addr : d->d_un.d_ptr;
+		ElfW(Addr) a = elf_dyn_addr(map, d->d_un.d_ptr);
 		if (d->d_tag == DT_SYMTAB)
 			t->sym = (const ElfW(Sym) *)a;
 		else if (d->d_tag == DT_STRTAB)

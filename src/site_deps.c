@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "elf_text.h"
 #include "site.h"
 
 #define MAX_OBJECTS 512
@@ -44,15 +45,10 @@ static const ElfW(Dyn) * dyn_entry(const struct link_map *m, ElfW(Sxword) tag)
 	return NULL;
 }
 
-/* m's string table: the loader moved its address by the load bias in
- * place, unless the section is read-only (the vDSO's). */
 static const char *dyn_strtab(const struct link_map *m)
 {
 	const ElfW(Dyn) *d = dyn_entry(m, DT_STRTAB);
-	if (!d)
-		return NULL;
-	uintptr_t a = (uintptr_t)d->d_un.d_ptr;
-	return (const char *)(a < m->l_addr ? a + m->l_addr : a);
+	return d ? (const char *)elf_dyn_addr(m, d->d_un.d_ptr) : NULL;
 }
 
 /* The object of maps[0..n) that a DT_NEEDED `name` loaded: -1 if none. */

@@ -459,7 +459,7 @@ static bool hdr_start(Elf *elf, GElf_Addr pc, GElf_Addr *start)
 		Elf_Data *d =
 		    elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_BYTE);
 		const unsigned char *h = d ? d->d_buf : NULL;
-		/* version 1, eh_frame_ptr sdata4-ish, count udata4, table datarel sdata4 */
+		/* version 1; the count udata4, the table datarel|sdata4 */
 		if (!h || d->d_size < 12 || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
 			return false;
 		uint32_t count;

@@ -69,7 +69,7 @@ bool sym_tag(struct sym_module *m, unsigned long long off, bool return_address, 
 const char *sym_symbol(struct sym_module *m, unsigned long long off, bool return_address,
                        unsigned long long *in_fn);
 /* Where the function of the frame starts, as the module's call frame
- * information bounds it (.eh_frame's FDE, else .debug_frame's): an offset
+ * information bounds it (the FDE that .eh_frame_hdr's table lists): an offset
  * from the module's start like off; false when no FDE covers the frame. A
  * stripped module's functions have no name but still have their FDE. */
 bool sym_function_start(struct sym_module *m, unsigned long long off, bool return_address,
